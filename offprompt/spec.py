@@ -1,0 +1,40 @@
+"""What a collect request asks for, once validated: the frozen values every layer passes around.
+
+Built by the tools layer (or the CLI) from arguments; read by the request store, the page and the
+sinks. Holds names and settings only, never a secret value.
+"""
+
+from dataclasses import dataclass
+from typing import Literal
+
+Encoding = Literal["base64url", "base64", "hex"]
+SinkKind = Literal["dotenv", "file"]
+Status = Literal["awaiting", "written", "expired", "cancelled"]
+
+
+@dataclass(frozen=True)
+class GenerateSpec:
+    """A value offprompt makes itself: `bytes` random bytes in `encoding`."""
+
+    bytes: int = 32
+    encoding: Encoding = "base64url"
+
+
+@dataclass(frozen=True)
+class SecretSpec:
+    """One key the agent asked for."""
+
+    name: str
+    generate: GenerateSpec | None = None
+    provider: str | None = None
+    format: str | None = None
+    secret: bool = True
+    caption: str | None = None
+
+
+@dataclass(frozen=True)
+class SinkSpec:
+    """Where the values go: a dotenv file (upserted) or a plain file holding one value."""
+
+    kind: SinkKind = "dotenv"
+    path: str = ".env"
