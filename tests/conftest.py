@@ -1,0 +1,63 @@
+"""Fixtures every test shares: an isolated HOME and environment, and canary values."""
+
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Give each test its own HOME and state dirs, and no OFFPROMPT_* or BROWSER from outside."""
+    home = tmp_path_factory.mktemp("home")
+    for name in list(os.environ):
+        if name.startswith("OFFPROMPT_") or name in {"BROWSER", "CLAUDE_PROJECT_DIR"}:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("OFFPROMPT_STATE_DIR", str(home / "state"))
+    return home
+
+
+@pytest.fixture
+def canary() -> str:
+    """A unique value that must appear only in the destination file."""
+    return "canary-" + secrets.token_hex(12)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project folder (not a git repository)."""
+    p = tmp_path / "project"
+    p.mkdir()
+    return p
+
+
+def chromium_or_skip() -> str:
+    """Path of Chromium; skips locally when missing, fails in CI where it must be installed."""
+    if os.path.exists(CHROMIUM):
+        return CHROMIUM
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{CHROMIUM} is missing in CI; .ci/run must install Debian's chromium")
+    pytest.skip(f"{CHROMIUM} not installed")
+
+
+def node_or_skip() -> str:
+    node = shutil.which("node")
+    if node:
+        return node
+    if os.environ.get("CI") == "true":
+        pytest.fail("node is missing in CI")
+    pytest.skip("node not installed")
+
+
+@pytest.fixture
+def chromium_path() -> Iterator[str]:
+    yield chromium_or_skip()
