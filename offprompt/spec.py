@@ -38,3 +38,23 @@ class SinkSpec:
 
     kind: SinkKind = "dotenv"
     path: str = ".env"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a finished write reports: names, path and fingerprint, never a value.
+
+    `file` is the destination relative to the project with `/` separators. `added`, `replaced`,
+    `generated` and `kept` partition the requested names (generated ones may also be added or
+    replaced); `file_keys` is every key the dotenv file holds after the write (empty for a file
+    sink); `fingerprint` is four space-separated emoji, or None when the page supplied no value.
+    """
+
+    file: str
+    names: tuple[str, ...]
+    added: tuple[str, ...] = ()
+    replaced: tuple[str, ...] = ()
+    generated: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    file_keys: tuple[str, ...] = ()
+    fingerprint: str | None = None
