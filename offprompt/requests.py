@@ -1,0 +1,292 @@
+"""Request records and their life: TTL, the state machine, the single write (claim), and waiters.
+
+Pure bookkeeping on one asyncio loop with an injectable clock; no I/O and no values stored.
+
+States: ``awaiting`` → ``written`` (claim, then complete), ``cancelled`` (cancel, close_all) or
+``expired`` (TTL passed). All three are final. While awaiting, a request may be *claimed*: one
+write is in progress and every other claim, and cancel, is refused until it completes or is
+released.
+
+A claimed request does not expire: a person who submitted before the deadline gets their write,
+even if the disk is slow. Expiring it mid-write would report ``expired`` for a file that was in
+fact written. So the write decides: ``complete`` records it as written; ``release`` after the
+deadline closes it as expired at once (closed_at = the release time).
+"""
+
+import asyncio
+import hashlib
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
+from offprompt.spec import Outcome, SecretSpec, SinkSpec, Status
+
+__all__ = ["Request", "RequestStore"]
+
+
+@dataclass(eq=False, kw_only=True)
+class Request:
+    """One collect request, owned and mutated only by its `RequestStore`.
+
+    `created_at` is wall-clock (time.time()); `expires_at` and `closed_at` are on the store's
+    clock. `extra` is for other layers' per-request data (e.g. sealing keys): it is cleared when
+    the request closes, so nothing held there outlives the request.
+    """
+
+    id: str
+    token: str = field(repr=False)
+    nonce: str = field(repr=False)
+    secrets: tuple[SecretSpec, ...]
+    sink: SinkSpec
+    project: Path
+    reason: str = field(repr=False)
+    client: str | None = None
+    remote: bool = False
+    created_at: float
+    expires_at: float
+    status: Status = "awaiting"
+    claimed: bool = False
+    outcome: Outcome | None = None
+    closed_at: float | None = None
+    extra: dict[str, object] = field(default_factory=dict, repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The requested names, in request order."""
+        return tuple(s.name for s in self.secrets)
+
+    def expires_in(self, now: float) -> int:
+        """Whole seconds left at `now` (store clock), rounded up; 0 once the request is closed."""
+        if self.status != "awaiting":
+            return 0
+        return max(0, math.ceil(self.expires_at - now))
+
+
+def _token_key(token: str) -> bytes:
+    # The index is keyed by a hash so a lookup's timing depends on the hash, not on how many
+    # leading characters of a guessed token match a real one.
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+class RequestStore:
+    """Every live request of this process, and those closed within the last `keep_closed` s.
+
+    Expiry and forgetting are applied lazily at every call, which also wakes the waiters of any
+    request that expired. `clock` is monotonic seconds; tests pass a fake one.
+    """
+
+    def __init__(
+        self, *, clock: Callable[[], float] = time.monotonic, keep_closed: float = 3600.0
+    ) -> None:
+        self._clock = clock
+        self._keep_closed = keep_closed
+        self._by_id: dict[str, Request] = {}
+        self._by_token: dict[bytes, Request] = {}
+        self._waiters: dict[str, set[asyncio.Future[None]]] = {}
+        # Claimed when close_all ran: their writer finishes, but a release cancels them.
+        self._cancel_on_release: set[str] = set()
+
+    def now(self) -> float:
+        """The store's clock, the one `expires_at` and `closed_at` are measured on."""
+        return self._clock()
+
+    # -- records ------------------------------------------------------------------------------
+
+    def create(
+        self,
+        secrets: Iterable[SecretSpec],
+        sink: SinkSpec,
+        project: Path,
+        reason: str,
+        *,
+        ttl: float,
+        client: str | None = None,
+        remote: bool = False,
+    ) -> Request:
+        """A new awaiting request that expires `ttl` seconds from now."""
+        if not (ttl > 0 and math.isfinite(ttl)):
+            raise ValueError("ttl must be a positive number of seconds")
+        self._sweep()
+        request_id = new_request_id()
+        while request_id in self._by_id:
+            request_id = new_request_id()
+        request = Request(
+            id=request_id,
+            token=new_token(),
+            nonce=new_nonce(),
+            secrets=tuple(secrets),
+            sink=sink,
+            project=project,
+            reason=reason,
+            client=client,
+            remote=remote,
+            created_at=time.time(),
+            expires_at=self._clock() + ttl,
+        )
+        self._by_id[request.id] = request
+        self._by_token[_token_key(request.token)] = request
+        return request
+
+    def get(self, request_id: str) -> Request | None:
+        """The request with this id, open or recently closed; None if unknown or forgotten."""
+        self._sweep()
+        return self._by_id.get(request_id)
+
+    def by_token(self, token: str) -> Request | None:
+        """The request whose page token this is, compared in constant time; None otherwise."""
+        self._sweep()
+        request = self._by_token.get(_token_key(token))
+        if request is None or not same(request.token, token):
+            return None
+        return request
+
+    def open_requests(self) -> tuple[Request, ...]:
+        """Every request still awaiting, claimed ones included, oldest first."""
+        self._sweep()
+        return tuple(r for r in self._by_id.values() if r.status == "awaiting")
+
+    def expires_in(self, request: Request) -> int:
+        """Whole seconds `request` has left now; 0 once closed."""
+        self._sweep()
+        return request.expires_in(self._clock())
+
+    # -- the single write ---------------------------------------------------------------------
+
+    def claim(self, request: Request) -> bool:
+        """Reserve the request for one write; False if closed, expired or already claimed."""
+        self._sweep()
+        if request.status != "awaiting" or request.claimed:
+            return False
+        request.claimed = True
+        self._notify(request)
+        return True
+
+    def release(self, request: Request) -> None:
+        """Give back a claim after a failed write: the request stays open for a retry.
+
+        Past the deadline, or after close_all, the request closes instead (expired, cancelled).
+        """
+        if not request.claimed:
+            return
+        request.claimed = False
+        if request.id in self._cancel_on_release:
+            self._close(request, "cancelled", self._clock())
+        elif self._clock() >= request.expires_at:
+            self._close(request, "expired", self._clock())
+        else:
+            self._notify(request)
+        self._sweep()
+
+    def complete(self, request: Request, outcome: Outcome) -> None:
+        """Record the claimed write as done: the request is written and closed."""
+        if not request.claimed or request.status != "awaiting":
+            raise RuntimeError(f"request {request.id} is not claimed; claim it before writing")
+        request.claimed = False
+        request.outcome = outcome
+        self._close(request, "written", self._clock())
+        self._sweep()
+
+    def cancel(self, request: Request) -> bool:
+        """Close an awaiting request as cancelled; False if closed or while a write holds it."""
+        self._sweep()
+        if request.status != "awaiting" or request.claimed:
+            return False
+        self._close(request, "cancelled", self._clock())
+        return True
+
+    def close_all(self) -> None:
+        """At shutdown: cancel every awaiting request and wake every waiter.
+
+        A request being written is left to its writer: completing records the write that
+        happened; releasing cancels it.
+        """
+        now = self._clock()
+        for request in list(self._by_id.values()):
+            if request.status != "awaiting":
+                continue
+            if request.claimed:
+                self._cancel_on_release.add(request.id)
+            else:
+                self._close(request, "cancelled", now)
+
+    # -- waiting ------------------------------------------------------------------------------
+
+    # A timeout here is an answer ("still awaiting"), not an error, so asyncio.timeout() would
+    # not fit: hence the timeout parameters.
+    async def wait(self, request: Request, timeout: float) -> Status:
+        """The status once it leaves awaiting, or `awaiting` after `timeout` seconds.
+
+        Wakes on complete, cancel, close_all and on the TTL passing (real clock), or when any
+        other call notices the expiry (fake clock). Any number of callers may wait at once.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0.0, timeout)
+        while True:
+            self._sweep()
+            if request.status != "awaiting":
+                return request.status
+            left = deadline - loop.time()
+            if left <= 0:
+                return request.status
+            if not request.claimed:
+                # Sleep no longer than the TTL so expiry needs no other caller to be noticed.
+                # A claimed request does not expire, so only a change can end its wait.
+                left = min(left, max(0.0, request.expires_at - self._clock()))
+            await self._next_change(request, left)
+
+    async def changed(self, request: Request, timeout: float) -> bool:
+        """True at the next change to `request` (claim and release included), False on timeout.
+
+        Returns True at once for a closed request: nothing about it will change again.
+        """
+        self._sweep()
+        if request.status != "awaiting":
+            return True
+        return await self._next_change(request, max(0.0, timeout))
+
+    async def _next_change(self, request: Request, seconds: float) -> bool:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(request.id, set()).add(future)
+        try:
+            done, _ = await asyncio.wait({future}, timeout=seconds)
+            return bool(done)
+        finally:
+            waiters = self._waiters.get(request.id)
+            if waiters is not None:
+                waiters.discard(future)
+                if not waiters:
+                    del self._waiters[request.id]
+            if not future.done():
+                future.cancel()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _notify(self, request: Request) -> None:
+        for future in self._waiters.pop(request.id, set()):
+            if not future.done() and not future.get_loop().is_closed():
+                future.set_result(None)
+
+    def _close(self, request: Request, status: Status, at: float) -> None:
+        request.status = status
+        request.claimed = False
+        request.closed_at = at
+        request.extra.clear()
+        self._cancel_on_release.discard(request.id)
+        self._notify(request)
+
+    def _sweep(self) -> None:
+        now = self._clock()
+        forget: list[Request] = []
+        for request in self._by_id.values():
+            if request.status == "awaiting":
+                if not request.claimed and now >= request.expires_at:
+                    self._close(request, "expired", request.expires_at)
+            if request.closed_at is not None and now >= request.closed_at + self._keep_closed:
+                forget.append(request)
+        for request in forget:
+            del self._by_id[request.id]
+            self._by_token.pop(_token_key(request.token), None)
+            self._waiters.pop(request.id, None)
