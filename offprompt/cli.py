@@ -14,9 +14,14 @@ def cli() -> None:
 @cli.command()
 def serve() -> None:
     """Run the MCP server on stdin/stdout (agent hosts start this)."""
-    from offprompt.mcp.stdio import run_stdio_server
+    raise SystemExit(_serve())
 
-    raise SystemExit(run_stdio_server())
+
+def _serve() -> int:
+    from offprompt.mcp.stdio import run
+    from offprompt.server_app import make_app
+
+    return run(make_app)
 
 
 def main() -> None:

@@ -1,0 +1,507 @@
+"""The MCP server core: dispatch of both revisions per message, lifecycle, tools, MRTR.
+
+Revision is decided per message (a request with `_meta` protocolVersion is 2026-07-28; the rest
+is the handshake era), never locked per process. Knows nothing of files, values or the page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from offprompt.mcp import jsonrpc as rpc
+from offprompt.mcp import schema
+from offprompt.mcp.jsonrpc import JSON, RequestId, RpcError
+from offprompt.mcp.tool import MODERN, ClientError, InputRequired, Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    # asyncio is imported only once a tool call needs it (see `Server.receive`).
+    import asyncio
+
+    from offprompt.mcp.state import StateSealer
+
+log = logging.getLogger("offprompt")
+
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+MODERN_VERSIONS = (MODERN,)
+SUPPORTED = [MODERN, LEGACY_VERSIONS[0]]
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPS = "io.modelcontextprotocol/clientCapabilities"
+META_INFO = "io.modelcontextprotocol/clientInfo"
+CACHE_TTL_MS = 300_000
+EOF_GRACE = 0.5
+
+Work = Callable[[], Awaitable[JSON]]
+
+
+class Transport(Protocol):
+    """Lines in. `read` returns None at end of input."""
+
+    async def read(self) -> bytes | None: ...
+
+
+class Writer(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+
+@dataclass
+class _Legacy:
+    """Connection state that `initialize` creates (the handshake era only)."""
+
+    version: str
+    capabilities: JSON
+    client_info: JSON
+    initialized: bool = False
+
+
+@dataclass(frozen=True)
+class _Era:
+    """How one request is to be served: its revision and the client's declarations."""
+
+    version: str
+    capabilities: JSON
+    client_info: JSON
+
+
+@dataclass
+class _Call:
+    task: asyncio.Task[None]
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    name: str
+    version: str
+    instructions: str | None = None
+    title: str | None = None
+
+
+@dataclass
+class _Outbound:
+    futures: dict[RequestId, asyncio.Future[Any]] = field(default_factory=dict)
+    next_id: int = 0
+
+
+class Server:
+    """Serves `tools` until end of input or `stop()`.
+
+    `receive` handles one line; `serve` reads lines from a `Transport` in a loop. Nothing here
+    needs a running event loop until a tool call arrives.
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        info: ServerInfo,
+        writer: Writer,
+        *,
+        progress_interval: float = 10.0,
+        sealer: StateSealer | None = None,
+    ) -> None:
+        self._tools = {t.name: t for t in tools}
+        self._info = info
+        self._writer = writer
+        self._progress_interval = progress_interval
+        self._sealer_given = sealer
+        self._legacy: _Legacy | None = None
+        self._calls: dict[RequestId, _Call] = {}
+        self._out = _Outbound()
+        self._stopping: asyncio.Event | None = None
+        self._closed = False
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    async def serve(self, transport: Transport, first: bytes | None = None) -> None:
+        """Read and dispatch until end of input or `stop()`; then cancel what is in flight.
+
+        `first` is a line already read but not handled (see `receive`).
+        """
+        import asyncio
+
+        self._stopping = asyncio.Event()
+        if first is not None:
+            self.receive(first)
+        reader = asyncio.ensure_future(self._read_loop(transport))
+        stopper = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if reader.done() and self._calls:
+                # End of input: give calls that are about to answer a moment, then stop.
+                await asyncio.wait([c.task for c in self._calls.values()], timeout=EOF_GRACE)
+        finally:
+            for t in (reader, stopper):
+                t.cancel()
+            await self._shutdown()
+
+    def stop(self) -> None:
+        if self._stopping is not None:
+            self._stopping.set()
+
+    async def _read_loop(self, transport: Transport) -> None:
+        while True:
+            line = await transport.read()
+            if line is None:
+                return
+            self.receive(line)
+
+    async def _shutdown(self) -> None:
+        import asyncio
+
+        self._closed = True
+        for call in list(self._calls.values()):
+            call.cancelled = True
+            call.task.cancel()
+        tasks = [c.task for c in self._calls.values()]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for fut in self._out.futures.values():
+            fut.cancel()
+        self._out.futures.clear()
+
+    def _send(self, message: JSON) -> None:
+        try:
+            self._writer.write(rpc.dumps(message))
+        except OSError:
+            # The client went away (broken pipe): nothing more can be said to it.
+            self.stop()
+
+    # -- receiving ------------------------------------------------------------------------------
+
+    def receive(self, line: bytes, *, loop_running: bool = True) -> bool:
+        """Handle one line. Without a running loop, answer what needs none and return False
+        for anything that does (a tool call), leaving it unconsumed.
+
+        That lets `offprompt serve` answer `initialize` and `tools/list` before asyncio is even
+        imported: hosts spawn the server at the start of every session and wait for it.
+        """
+        try:
+            return self._receive(line, loop_running)
+        except Exception:  # the protocol boundary: never die on a message
+            log.exception("unexpected error handling a message")
+            return True
+
+    def _receive(self, line: bytes, loop_running: bool) -> bool:
+        msg = rpc.classify(line)
+        if msg is None:
+            return True
+        if isinstance(msg, rpc.Invalid):
+            self._send(rpc.error(msg.id, msg.error))
+        elif isinstance(msg, rpc.Response):
+            self._resolve(msg)
+        elif isinstance(msg, rpc.Notification):
+            self._notification(msg)
+        elif msg.method == "tools/call" and not loop_running:
+            return False
+        elif msg.id in self._calls:
+            err = RpcError(rpc.INVALID_REQUEST, "Invalid Request: id already in use")
+            self._send(rpc.error(msg.id, err))
+        else:
+            try:
+                routed = self._route(msg)
+            except RpcError as err:
+                self._send(rpc.error(msg.id, err))
+                return True
+            if isinstance(routed, dict):
+                self._send(rpc.result(msg.id, routed))
+                return True
+            import asyncio
+
+            task = asyncio.ensure_future(self._answer(msg, routed))
+            self._calls[msg.id] = _Call(task)
+            rid = msg.id
+            task.add_done_callback(lambda _t: self._calls.pop(rid, None))
+        return True
+
+    def _notification(self, note: rpc.Notification) -> None:
+        params = note.params or {}
+        if note.method == "notifications/initialized":
+            if self._legacy is not None:
+                self._legacy.initialized = True
+        elif note.method == "notifications/cancelled":
+            rid = params.get("requestId")
+            call = self._calls.get(rid) if isinstance(rid, str | int) else None
+            if call is not None:
+                call.cancelled = True
+                call.task.cancel()
+        # Every other notification (roots/list_changed, progress, unknown) needs nothing.
+
+    def _resolve(self, response: rpc.Response) -> None:
+        fut = self._out.futures.pop(response.id, None)
+        if fut is None or fut.done():
+            return
+        if response.error is not None:
+            fut.set_exception(ClientError(str(response.error.get("message", "error"))))
+        else:
+            fut.set_result(response.result)
+
+    async def _answer(self, req: rpc.Request, work: Work) -> None:
+        import asyncio
+
+        try:
+            value = await work()
+        except asyncio.CancelledError:
+            return  # cancelled by the client or by shutdown: nothing is sent for this id
+        except RpcError as err:
+            self._send(rpc.error(req.id, err))
+            return
+        except Exception:
+            log.exception("internal error in %s", req.method)
+            self._send(rpc.error(req.id, RpcError(rpc.INTERNAL_ERROR, "Internal error")))
+            return
+        call = self._calls.get(req.id)
+        if call is not None and call.cancelled:
+            return
+        self._send(rpc.result(req.id, value))
+
+    # -- routing --------------------------------------------------------------------------------
+
+    def _route(self, req: rpc.Request) -> JSON | Work:
+        """The answer for `req`, or the work that will produce it (tool calls)."""
+        params = req.params or {}
+        if req.method == "initialize":
+            return self._initialize(params)
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and META_VERSION in meta:
+            return self._modern(req.method, params, meta)
+        if req.method == "ping":
+            return {}
+        if self._legacy is None:
+            raise RpcError(
+                rpc.INVALID_PARAMS,
+                f"Invalid params: missing _meta keys {META_VERSION}, {META_CAPS} "
+                "(or send initialize first)",
+            )
+        era = _Era(self._legacy.version, self._legacy.capabilities, self._legacy.client_info)
+        if req.method == "tools/list":
+            return {"tools": self._tool_list()}
+        if req.method == "tools/call":
+            return self._prepare_call(params, era)
+        raise RpcError(rpc.METHOD_NOT_FOUND, f"Method not found: {_short(req.method)}")
+
+    def _initialize(self, params: JSON) -> JSON:
+        asked = params.get("protocolVersion")
+        version = asked if asked in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
+        caps = params.get("capabilities")
+        info = params.get("clientInfo")
+        self._legacy = _Legacy(
+            version=version,
+            capabilities=caps if isinstance(caps, dict) else {},
+            client_info=info if isinstance(info, dict) else {},
+        )
+        result: JSON = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": self._server_info(),
+        }
+        if self._info.instructions:
+            result["instructions"] = self._info.instructions
+        return result
+
+    def _modern(self, method: str, params: JSON, meta: JSON) -> JSON | Work:
+        version = meta.get(META_VERSION)
+        if not isinstance(version, str):
+            raise RpcError(rpc.INVALID_PARAMS, f"Invalid params: {META_VERSION} must be a string")
+        if version not in MODERN_VERSIONS:
+            raise RpcError(
+                rpc.UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                {"supported": SUPPORTED, "requested": version},
+            )
+        caps = meta.get(META_CAPS)
+        if not isinstance(caps, dict):
+            raise RpcError(rpc.INVALID_PARAMS, f"Invalid params: missing _meta keys {META_CAPS}")
+        info = meta.get(META_INFO)
+        era = _Era(MODERN, caps, info if isinstance(info, dict) else {})
+        if method == "server/discover":
+            out: JSON = {
+                "resultType": "complete",
+                "supportedVersions": SUPPORTED,
+                "capabilities": {"tools": {}},
+                "serverInfo": self._server_info(),
+                "ttlMs": CACHE_TTL_MS,
+                "cacheScope": "public",
+            }
+            if self._info.instructions:
+                out["instructions"] = self._info.instructions
+        elif method == "tools/list":
+            out = {
+                "resultType": "complete",
+                "tools": self._tool_list(),
+                "ttlMs": CACHE_TTL_MS,
+                "cacheScope": "public",
+            }
+        elif method == "tools/call":
+            work = self._prepare_call(params, era)
+
+            async def modern_call() -> JSON:
+                answer = await work()
+                answer.setdefault("resultType", "complete")
+                answer["_meta"] = self._meta()
+                return answer
+
+            return modern_call
+        else:
+            raise RpcError(rpc.METHOD_NOT_FOUND, f"Method not found: {_short(method)}")
+        out["_meta"] = self._meta()
+        return out
+
+    def _meta(self) -> JSON:
+        return {"io.modelcontextprotocol/serverInfo": self._server_info()}
+
+    def _server_info(self) -> JSON:
+        info: JSON = {"name": self._info.name, "version": self._info.version}
+        if self._info.title:
+            info["title"] = self._info.title
+        return info
+
+    def _tool_list(self) -> list[JSON]:
+        return [t.describe() for t in self._tools.values()]
+
+    # -- tools/call -----------------------------------------------------------------------------
+
+    def _prepare_call(self, params: JSON, era: _Era) -> Work:
+        """Check the call's shape now (JSON-RPC errors); return the work of running it."""
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise RpcError(rpc.INVALID_PARAMS, "Invalid params: name must be a string")
+        tool = self._tools.get(name)
+        if tool is None:
+            raise RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {_short(name)}")
+        arguments = params.get("arguments", {})
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise RpcError(rpc.INVALID_PARAMS, "Invalid params: arguments must be an object")
+        meta = params.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        token = meta.get("progressToken")
+        if not (isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool))):
+            token = None
+        ctx = ToolContext(
+            tool=name,
+            revision=era.version,
+            client_info=era.client_info,
+            client_capabilities=era.capabilities,
+            meta=meta,
+            peer=_Peer(self),
+            progress_token=token,
+        )
+        if era.version == MODERN:
+            self._open_state(params, ctx, arguments)
+        return lambda: self._run_tool(tool, arguments, ctx)
+
+    def _open_state(self, params: JSON, ctx: ToolContext, arguments: JSON) -> None:
+        has_state = "requestState" in params
+        if "inputResponses" in params:
+            responses = params["inputResponses"]
+            if not isinstance(responses, dict):
+                raise RpcError(
+                    rpc.INVALID_PARAMS, "Invalid params: inputResponses must be an object"
+                )
+            if not has_state:
+                raise RpcError(
+                    rpc.INVALID_PARAMS, "Invalid params: inputResponses without requestState"
+                )
+            ctx.input_responses = responses
+        if has_state:
+            ctx.state = self._sealer.open(
+                params["requestState"], tool=ctx.tool, arguments=arguments, client=ctx.client_name
+            )
+            if ctx.input_responses is None:
+                ctx.input_responses = {}
+
+    async def _run_tool(self, tool: Tool, arguments: JSON, ctx: ToolContext) -> JSON:
+        import asyncio
+
+        problems = list(schema.errors(tool.input_schema, arguments))
+        if problems:
+            return ToolResult.refused("; ".join(problems[:5]) + ".").to_json()
+        heartbeat = None
+        if ctx.progress_token is not None:
+            heartbeat = asyncio.ensure_future(self._heartbeat(ctx))
+        try:
+            result = await tool.handler(arguments, ctx)
+        except InputRequired as ask:
+            if not ctx.modern:
+                raise
+            state = self._sealer.seal(
+                tool=tool.name,
+                arguments=arguments,
+                client=ctx.client_name,
+                data=ask.data,
+                ttl=ask.ttl,
+            )
+            return {
+                "resultType": "input_required",
+                "inputRequests": ask.input_requests,
+                "requestState": state,
+            }
+        finally:
+            if heartbeat is not None:
+                heartbeat.cancel()
+        return result.to_json()
+
+    async def _heartbeat(self, ctx: ToolContext) -> None:
+        """Keep a waiting client patient: progress at least every `progress_interval` seconds."""
+        import asyncio
+
+        while True:
+            await asyncio.sleep(self._progress_interval)
+            ctx.progress()
+
+    @property
+    def _sealer(self) -> StateSealer:
+        if self._sealer_given is None:
+            from offprompt.mcp.state import StateSealer
+
+            self._sealer_given = StateSealer()
+        return self._sealer_given
+
+    # -- server → client ------------------------------------------------------------------------
+
+    @property
+    def legacy_ready(self) -> bool:
+        """Legacy server→client requests are allowed only after `notifications/initialized`."""
+        return self._legacy is not None and self._legacy.initialized and not self._closed
+
+    async def request_client(self, method: str, params: JSON, timeout: float) -> Any:
+        """Send a legacy request and await the answer; TimeoutError or ClientError otherwise."""
+        import asyncio
+
+        self._out.next_id += 1
+        rid = f"offprompt-{self._out.next_id}"
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._out.futures[rid] = fut
+        self._send(rpc.request(rid, method, params))
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        finally:
+            # A late answer after a timeout finds no future and is ignored.
+            self._out.futures.pop(rid, None)
+
+    def notify(self, method: str, params: JSON) -> None:
+        self._send(rpc.notification(method, params))
+
+
+class _Peer:
+    """The `Peer` a tool context talks through."""
+
+    def __init__(self, server: Server) -> None:
+        self._server = server
+
+    @property
+    def can_send_requests(self) -> bool:
+        return self._server.legacy_ready
+
+    async def send_request(self, method: str, params: JSON, timeout: float) -> Any:
+        return await self._server.request_client(method, params, timeout)
+
+    def notify(self, method: str, params: JSON) -> None:
+        self._server.notify(method, params)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 80 else text[:80] + "…"

@@ -1,0 +1,174 @@
+"""The stdio side of `offprompt serve`: line framing, stdout hygiene, signals, exit.
+
+Lines are answered synchronously until the first tool call, so `initialize` and `tools/list`
+are answered before asyncio is imported; then the rest runs on an event loop.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+
+from offprompt.mcp.server import Server, ServerInfo
+from offprompt.mcp.tool import Tool
+
+MAX_LINE = 4 * 1024 * 1024
+OVERSIZE = b"\x00oversize"  # not JSON: answered as a parse error, never dispatched
+
+
+class LineReader:
+    """Splits an fd into lines with raw `os.read` (no buffered-reader locks at exit)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buf = bytearray()
+
+    def __iter__(self) -> Iterator[bytes]:
+        skipping = False
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[:nl])
+                del self._buf[: nl + 1]
+                if skipping:
+                    skipping = False
+                    continue
+                yield line
+                continue
+            if len(self._buf) > MAX_LINE:
+                # Too long to be ours: say so once, then drop it up to its newline.
+                if not skipping:
+                    yield OVERSIZE
+                skipping = True
+                self._buf.clear()
+            try:
+                chunk = os.read(self._fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if self._buf.strip() and not skipping:
+                    yield bytes(self._buf)
+                self._buf.clear()
+                return
+            self._buf += chunk
+
+
+class FdWriter:
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+
+class ThreadTransport:
+    """Feeds the remaining lines of a `LineReader` to the event loop from a daemon thread."""
+
+    def __init__(self, lines: Iterator[bytes]) -> None:
+        import asyncio
+
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self._lines = lines
+        threading.Thread(target=self._pump, name="offprompt-stdin", daemon=True).start()
+
+    def _pump(self) -> None:
+        try:
+            for line in self._lines:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, line)
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
+        except RuntimeError:
+            pass  # the loop closed first: the process is exiting
+
+    async def read(self) -> bytes | None:
+        return await self._queue.get()
+
+
+Hook = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class App:
+    """What `serve` runs: the tools, the server's identity, and what to close at exit."""
+
+    tools: Sequence[Tool]
+    info: ServerInfo
+    on_close: list[Hook] = field(default_factory=list)
+
+
+class _Stop(Exception):
+    pass
+
+
+def _raise_stop(_signum: int, _frame: FrameType | None) -> None:
+    raise _Stop
+
+
+def _protect_stdout() -> int:
+    """Keep the real stdout for the protocol; send fd 1 (prints, children) to stderr."""
+    proto = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return proto
+
+
+def run(make_app: Callable[[], App]) -> int:
+    """Serve MCP on stdin/stdout until EOF, SIGINT or SIGTERM; returns the exit status (0)."""
+    from offprompt import log
+
+    log.setup()
+    app = make_app()
+    server = Server(app.tools, app.info, FdWriter(_protect_stdout()))
+    lines = iter(LineReader(0))
+    old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    first: bytes | None = None
+    try:
+        for line in lines:
+            if not server.receive(line, loop_running=False):
+                first = line
+                break
+        else:
+            return 0  # end of input before any tool call
+    except _Stop:
+        return 0
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    import asyncio
+
+    try:
+        asyncio.run(_serve(app, server, lines, first))
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown: still quiet
+        pass
+    return 0
+
+
+async def _serve(app: App, server: Server, lines: Iterator[bytes], first: bytes) -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, server.stop)
+    try:
+        await server.serve(ThreadTransport(lines), first)
+    finally:
+        await _close(app)
+
+
+async def _close(app: App) -> None:
+    import asyncio
+
+    from offprompt import log
+
+    for hook in app.on_close:
+        try:
+            await asyncio.wait_for(hook(), 5)
+        except Exception:  # closing must go on whatever one step does
+            log.get().warning("a shutdown step failed")

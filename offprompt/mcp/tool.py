@@ -1,0 +1,220 @@
+"""The seam between the protocol and the tools: what a tool declares, gets, and returns.
+
+A tool's handler receives validated arguments and a `ToolContext` that hides the difference
+between the two revisions as far as it honestly can (URL elicitation, progress, roots).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from offprompt.mcp.jsonrpc import JSON, RequestId
+
+REFUSAL_PREFIX = "offprompt refused that request: "
+MODERN = "2026-07-28"
+
+ElicitOutcome = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A `CallToolResult`: content blocks, optional structured content, error flag."""
+
+    content: tuple[JSON, ...]
+    structured: JSON | None = None
+    is_error: bool = False
+
+    @classmethod
+    def refused(cls, reason: str) -> ToolResult:
+        """A tool failure the model can act on: one text block, no structured content."""
+        return cls(({"type": "text", "text": REFUSAL_PREFIX + reason},), None, True)
+
+    @classmethod
+    def of(cls, structured: JSON, headline: str | None = None) -> ToolResult:
+        """A success: structured content plus the same JSON as text, after an optional headline."""
+        blocks: list[JSON] = []
+        if headline:
+            blocks.append({"type": "text", "text": headline})
+        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+        blocks.append({"type": "text", "text": text})
+        return cls(tuple(blocks), structured, False)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"content": list(self.content)}
+        if self.structured is not None:
+            out["structuredContent"] = self.structured
+        if self.is_error:
+            out["isError"] = True
+        return out
+
+
+class InputRequired(Exception):
+    """Raised inside a modern call to end this round with `input_required`.
+
+    `data` is the tool's own payload, sealed into `requestState` and handed back as
+    `ToolContext.state` on the client's retry.
+    """
+
+    def __init__(self, input_requests: dict[str, JSON], data: dict[str, Any], ttl: float) -> None:
+        super().__init__("input required")
+        self.input_requests = input_requests
+        self.data = data
+        self.ttl = ttl
+
+
+class Peer(Protocol):
+    """What a context needs from the server: talk back to the client of this call."""
+
+    @property
+    def can_send_requests(self) -> bool: ...
+
+    async def send_request(self, method: str, params: JSON, timeout: float) -> Any: ...
+
+    def notify(self, method: str, params: JSON) -> None: ...
+
+
+@dataclass
+class ToolContext:
+    """Everything a handler may know about the call besides its arguments."""
+
+    tool: str
+    revision: str
+    client_info: Mapping[str, Any]
+    client_capabilities: Mapping[str, Any]
+    meta: Mapping[str, Any]
+    peer: Peer = field(repr=False)
+    state: dict[str, Any] | None = None
+    input_responses: dict[str, Any] | None = None
+    progress_token: RequestId | None = None
+    _progress: int = 0
+    _last_message: str | None = None
+
+    @property
+    def modern(self) -> bool:
+        return self.revision == MODERN
+
+    @property
+    def client_name(self) -> str:
+        name = self.client_info.get("name")
+        return name if isinstance(name, str) else ""
+
+    @property
+    def client_title(self) -> str | None:
+        title = self.client_info.get("title")
+        return title if isinstance(title, str) and title else None
+
+    def supports_url_elicitation(self) -> bool:
+        """True only when the client declared `elicitation.url` (form-only `{}` does not count)."""
+        elicitation = self.client_capabilities.get("elicitation")
+        return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
+
+    def supports_roots(self) -> bool:
+        return isinstance(self.client_capabilities.get("roots"), dict)
+
+    def progress(self, message: str | None = None) -> None:
+        """Send `notifications/progress` (strictly increasing) when the call carried a token."""
+        if message is not None:
+            self._last_message = message
+        if self.progress_token is None:
+            return
+        self._progress += 1
+        params: JSON = {"progressToken": self.progress_token, "progress": self._progress}
+        if self._last_message:
+            params["message"] = self._last_message
+        self.peer.notify("notifications/progress", params)
+
+    async def elicit_url(
+        self,
+        *,
+        key: str,
+        url: str,
+        message: str,
+        elicitation_id: str,
+        data: dict[str, Any],
+        wait: float,
+        state_ttl: float,
+    ) -> ElicitOutcome:
+        """Offer `url` to the person through the client.
+
+        Legacy: send `elicitation/create` and wait up to `wait` seconds for the answer.
+        Modern: the first round raises `InputRequired` (the tool's `data` is sealed into the
+        state); the retry returns the action found under `key` in `inputResponses`, and a retry
+        that lacks the key asks again.
+        """
+        if not self.supports_url_elicitation():
+            return "unsupported"
+        params: JSON = {"mode": "url", "url": url, "message": message}
+        if self.modern:
+            answer = (self.input_responses or {}).get(key)
+            if answer is None:
+                raise InputRequired(
+                    {key: {"method": "elicitation/create", "params": params}}, data, state_ttl
+                )
+            action = answer.get("action") if isinstance(answer, dict) else None
+            return action if action in ("accept", "decline", "cancel") else "error"
+        if not self.peer.can_send_requests:
+            return "unsupported"
+        params["elicitationId"] = elicitation_id
+        try:
+            answer = await self.peer.send_request("elicitation/create", params, wait)
+        except TimeoutError:
+            return "timeout"
+        except ClientError:
+            return "error"
+        action = answer.get("action") if isinstance(answer, dict) else None
+        return action if action in ("accept", "decline", "cancel") else "error"
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        """Tell a legacy client its URL elicitation finished (2026-07-28 has no such note)."""
+        if not self.modern and self.peer.can_send_requests:
+            self.peer.notify(
+                "notifications/elicitation/complete", {"elicitationId": elicitation_id}
+            )
+
+    async def roots(self, timeout: float = 5.0) -> list[str] | None:
+        """The client's root URIs (legacy `roots/list`), or None when unavailable."""
+        if self.modern or not self.supports_roots() or not self.peer.can_send_requests:
+            return None
+        try:
+            answer = await self.peer.send_request("roots/list", {}, timeout)
+        except (TimeoutError, ClientError):
+            return None
+        roots = answer.get("roots") if isinstance(answer, dict) else None
+        if not isinstance(roots, list):
+            return None
+        return [r["uri"] for r in roots if isinstance(r, dict) and isinstance(r.get("uri"), str)]
+
+
+class ClientError(Exception):
+    """The client answered a server→client request with a JSON-RPC error."""
+
+
+Handler = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool as declared in `tools/list`, plus the handler that runs it."""
+
+    name: str
+    title: str
+    description: str
+    input_schema: JSON
+    output_schema: JSON | None
+    annotations: JSON
+    handler: Handler = field(repr=False)
+
+    def describe(self) -> JSON:
+        out: JSON = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": self.annotations,
+        }
+        if self.output_schema is not None:
+            out["outputSchema"] = self.output_schema
+        return out
