@@ -1,0 +1,187 @@
+"""The journal: one JSON line per finished write (names, file, fingerprint), never a value.
+
+Kept in OFFPROMPT_STATE_DIR (else the user state dir), mode 0600; `offprompt fingerprints` reads it.
+"""
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from offprompt.requests import Request
+from offprompt.spec import Outcome
+
+__all__ = ["Journal", "JournalEntry", "default_path"]
+
+_FILE_NAME = "journal.jsonl"
+_FIELDS = ("at", "project", "file", "names", "kept", "fingerprint", "client", "request_id")
+
+
+def _iso_utc(at: datetime) -> str:
+    if at.tzinfo is None:
+        raise ValueError("journal times must be timezone-aware")
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"journal field {key!r} is not a list of strings")
+    return tuple(value)
+
+
+def _str(data: dict[str, Any], key: str) -> str:
+    value = data[key]
+    if not isinstance(value, str):
+        raise ValueError(f"journal field {key!r} is not a string")
+    return value
+
+
+def _str_or_none(data: dict[str, Any], key: str) -> str | None:
+    return None if data[key] is None else _str(data, key)
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One write as the journal records it: when, where, which names, and the fingerprint.
+
+    `at` is ISO-8601 UTC to the second (`2026-11-30T02:41:07Z`), `project` an absolute path,
+    `file` the destination relative to the project with `/` separators.
+    """
+
+    at: str
+    project: str
+    file: str
+    names: tuple[str, ...]
+    kept: tuple[str, ...]
+    fingerprint: str | None
+    client: str | None
+    request_id: str
+
+    @classmethod
+    def from_outcome(
+        cls, request: Request, outcome: Outcome, at: datetime | None = None
+    ) -> "JournalEntry":
+        """The entry for `request` finished with `outcome`, at `at` (default: now)."""
+        return cls(
+            at=_iso_utc(at if at is not None else datetime.now(UTC)),
+            project=os.path.abspath(request.project),
+            file=outcome.file,
+            names=tuple(outcome.names),
+            kept=tuple(outcome.kept),
+            fingerprint=outcome.fingerprint,
+            client=request.client,
+            request_id=request.id,
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """The entry as plain JSON types, in field order (what `fingerprints --json` prints)."""
+        return {
+            "at": self.at,
+            "project": self.project,
+            "file": self.file,
+            "names": list(self.names),
+            "kept": list(self.kept),
+            "fingerprint": self.fingerprint,
+            "client": self.client,
+            "request_id": self.request_id,
+        }
+
+    def to_json(self) -> str:
+        """One line of JSON, no newline inside, ASCII-only so any path survives the file."""
+        # ensure_ascii also escapes the lone surrogates os.fsdecode makes of non-UTF-8 file
+        # names, which a UTF-8 encoder would refuse.
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=True)
+
+    @classmethod
+    def from_json(cls, line: str) -> "JournalEntry":
+        """Parse one line; ValueError if it is not a well-formed entry. Unknown keys are ignored."""
+        data = json.loads(line)
+        if not isinstance(data, dict):
+            raise ValueError("a journal line is a JSON object")
+        missing = [k for k in _FIELDS if k not in data]
+        if missing:
+            raise ValueError(f"journal line lacks {', '.join(missing)}")
+        return cls(
+            at=_str(data, "at"),
+            project=_str(data, "project"),
+            file=_str(data, "file"),
+            names=_str_tuple(data, "names"),
+            kept=_str_tuple(data, "kept"),
+            fingerprint=_str_or_none(data, "fingerprint"),
+            client=_str_or_none(data, "client"),
+            request_id=_str(data, "request_id"),
+        )
+
+
+def default_path() -> Path:
+    """`$OFFPROMPT_STATE_DIR/journal.jsonl`, else the platform's user state dir for offprompt."""
+    state_dir = os.environ.get("OFFPROMPT_STATE_DIR", "").strip()
+    if state_dir:
+        return Path(state_dir).expanduser() / _FILE_NAME
+    return Path(platformdirs.user_state_dir("offprompt", appauthor=False)) / _FILE_NAME
+
+
+class Journal:
+    """Appends entries to, and reads them back from, one JSON-lines file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path if path is not None else default_path()
+
+    def append(self, entry: JournalEntry) -> None:
+        """Add one line and fsync it; the file is 0600 and new folders 0700. Raises OSError."""
+        _make_private_dirs(self.path.parent)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.path, flags | getattr(os, "O_BINARY", 0), 0o600)
+        try:
+            if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077 and hasattr(os, "fchmod"):
+                # Created earlier with looser bits (by hand, or an older version): tighten it.
+                os.fchmod(fd, 0o600)
+            data = (entry.to_json() + "\n").encode("ascii")
+            # One write() per line with O_APPEND, so two servers appending at once (one per
+            # agent session) add whole lines rather than overwrite or split each other's.
+            while data:
+                data = data[os.write(fd, data) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def read(self) -> list[JournalEntry]:
+        """Every entry, newest first; lines that do not parse are skipped. [] if no journal."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        entries: list[JournalEntry] = []
+        for line in raw.splitlines():
+            if not line.strip():
+                continue
+            try:
+                entries.append(JournalEntry.from_json(line.decode("utf-8")))
+            except ValueError:
+                # A torn last line after a crash, or a hand edit: the rest is still good.
+                continue
+        entries.reverse()
+        return entries
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """Create missing folders as 0700; folders that exist already are left as they are."""
+    missing: list[Path] = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        # mkdir's mode passes through the umask; make it exactly 0700 (ours, nobody else's).
+        os.chmod(path, 0o700)
