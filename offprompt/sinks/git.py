@@ -1,0 +1,91 @@
+"""What git says about a destination: inside a work tree, tracked, ignored.
+
+Runs the `git` binary (no shell, short timeout); no git or no repository means "not tracked".
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["GitStatus", "GitUnanswered", "status"]
+
+TIMEOUT_SECONDS = 5.0
+
+# `safe.directory=*`: git refuses a repository owned by another user ("dubious ownership", exit
+# 128), which would read as "not a repository" and let a secret into a tracked file; root in a
+# container writing into a bind-mounted project is exactly that case. The commands below only
+# read the index and ignore rules; fsmonitor is switched off so no repository-configured program
+# runs. `--literal-pathspecs`: a file named `.env*` must not act as a glob.
+_GIT_ARGS = (
+    "-c",
+    "safe.directory=*",
+    "-c",
+    "core.fsmonitor=false",
+    "--literal-pathspecs",
+)
+
+
+class GitUnanswered(Exception):
+    """git ran but did not answer in time or crashed: tracked-ness is unknown."""
+
+
+@dataclass(frozen=True)
+class GitStatus:
+    in_git_repo: bool
+    tracked: bool
+    ignored: bool
+
+
+def status(path: Path) -> GitStatus:
+    """Ask git about `path` (absolute; it and its parents need not exist).
+
+    Raises GitUnanswered when git exists but gave no usable answer, so a caller never mistakes
+    "could not tell" for "not tracked".
+    """
+    git = shutil.which("git")
+    if git is None:
+        return GitStatus(in_git_repo=False, tracked=False, ignored=False)
+    cwd = path.parent
+    while not cwd.is_dir():
+        cwd = cwd.parent
+    rel = os.path.relpath(path, cwd)
+    inside = _run(git, cwd, "rev-parse", "--is-inside-work-tree")
+    if inside.returncode != 0 or inside.stdout.strip() != b"true":
+        # 128: not a repository (or inside .git itself): nothing there can be tracked.
+        if inside.returncode not in (0, 128):
+            raise GitUnanswered(f"git rev-parse exited with {inside.returncode}")
+        return GitStatus(in_git_repo=False, tracked=False, ignored=False)
+    listed = _run(git, cwd, "ls-files", "--error-unmatch", "--", rel)
+    if listed.returncode not in (0, 1):
+        raise GitUnanswered(f"git ls-files exited with {listed.returncode}")
+    checked = _run(git, cwd, "check-ignore", "-q", "--", rel)
+    if checked.returncode not in (0, 1):
+        raise GitUnanswered(f"git check-ignore exited with {checked.returncode}")
+    return GitStatus(
+        in_git_repo=True, tracked=listed.returncode == 0, ignored=checked.returncode == 0
+    )
+
+
+def _run(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    # GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE… from the caller's environment would make git
+    # answer about some other repository than the one holding the file.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["LC_ALL"] = "C"
+    try:
+        return subprocess.run(  # noqa: S603 - fixed argv, no shell
+            [git, *_GIT_ARGS, *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=TIMEOUT_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise GitUnanswered(f"git {args[0]} took longer than {TIMEOUT_SECONDS:g} s") from None
+    except OSError as e:
+        raise GitUnanswered(f"git {args[0]} could not run: {e.strerror}") from None
