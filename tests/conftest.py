@@ -2,13 +2,10 @@
 
 import os
 import secrets
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-CHROMIUM = "/usr/bin/chromium"
+from helpers import CHROMIUM, chromium_or_skip, node_or_skip
 
 
 @pytest.fixture(autouse=True)
@@ -40,24 +37,10 @@ def project(tmp_path: Path) -> Path:
     return p
 
 
-def chromium_or_skip() -> str:
-    """Path of Chromium; skips locally when missing, fails in CI where it must be installed."""
-    if os.path.exists(CHROMIUM):
-        return CHROMIUM
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{CHROMIUM} is missing in CI; .ci/run must install Debian's chromium")
-    pytest.skip(f"{CHROMIUM} not installed")
-
-
-def node_or_skip() -> str:
-    node = shutil.which("node")
-    if node:
-        return node
-    if os.environ.get("CI") == "true":
-        pytest.fail("node is missing in CI")
-    pytest.skip("node not installed")
-
-
 @pytest.fixture
-def chromium_path() -> Iterator[str]:
-    yield chromium_or_skip()
+def chromium_path() -> str:
+    """Chromium's path (skips locally when missing, fails in CI)."""
+    return chromium_or_skip()
+
+
+__all__ = ["CHROMIUM", "chromium_or_skip", "node_or_skip"]

@@ -103,8 +103,8 @@ class App:
     on_close: list[Hook] = field(default_factory=list)
 
 
-class _Stop(Exception):
-    pass
+class _Stop(BaseException):
+    """SIGINT/SIGTERM during the synchronous phase; a BaseException so no handler swallows it."""
 
 
 def _raise_stop(_signum: int, _frame: FrameType | None) -> None:

@@ -1,34 +1,18 @@
 """web/fingerprint.js computes the same fingerprint as offprompt.crypto.fingerprint (in Node)."""
 
-import importlib.util
 import json
 import random
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from helpers import node_or_skip
+
 from offprompt.crypto import tokens
 from offprompt.crypto.fingerprint import EMOJI, fingerprint
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "web" / "fingerprint.js"
-
-
-def node_or_skip() -> str:
-    """tests/conftest.py's node_or_skip(), loaded by path.
-
-    `from conftest import ...` finds whichever conftest.py pytest imported last (tests/protocol
-    has one too), so the shared helper is loaded from its file under a name of its own.
-    """
-    spec = importlib.util.spec_from_file_location(
-        "offprompt_root_conftest", ROOT / "tests" / "conftest.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    node: str = module.node_or_skip()
-    return node
 
 
 # Loads the page script as a plain script (no module wrapper), then answers every case at once.
