@@ -1,0 +1,204 @@
+"""The one path from submitted fields to disk: claim, validate, generate, write, fingerprint.
+
+The page, the CLI and the tools call `Submitter.submit`; nothing else turns values into a file.
+"""
+
+import asyncio
+import base64
+import logging
+import secrets
+from collections.abc import Collection, Mapping
+from typing import Final
+
+from offprompt import sinks
+from offprompt.crypto.fingerprint import fingerprint
+from offprompt.crypto.tokens import new_fp_key
+from offprompt.errors import OffpromptError
+from offprompt.journal import Journal, JournalEntry
+from offprompt.requests import Request, RequestStore
+from offprompt.spec import GenerateSpec, Outcome, SecretSpec
+
+__all__ = ["MAX_VALUE_BYTES", "RequestClosed", "Submitter", "ValidationFailed", "normalize"]
+
+MAX_VALUE_BYTES: Final = 16 * 1024
+"""The longest value accepted, in UTF-8 bytes (after normalizing)."""
+
+REQUIRED: Final = "Required"
+TOO_LONG: Final = "Too long: at most 16 KiB"
+NOT_TEXT: Final = "Not valid text: it holds a lone UTF-16 surrogate"
+
+# Only these are trimmed around dotenv values, and the page trims exactly the same set, so the
+# fingerprint the page computes from what was typed matches the one read back from the file.
+_DOTENV_TRIM: Final = " \t\n"
+
+_log = logging.getLogger("offprompt")
+
+
+class RequestClosed(OffpromptError):
+    """The request was already written, cancelled or expired, or another write holds it."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"request {request_id} is closed; ask the agent for a new link")
+        self.request_id = request_id
+
+
+class ValidationFailed(OffpromptError):
+    """Some fields failed their rules; `errors` maps each field name to its reasons.
+
+    Reasons and the message name rules only, never a value.
+    """
+
+    def __init__(self, errors: Mapping[str, list[str]]) -> None:
+        self.errors: dict[str, list[str]] = {name: list(rs) for name, rs in errors.items()}
+        detail = "; ".join(f"{name}: {', '.join(rs)}" for name, rs in self.errors.items())
+        super().__init__(f"some values were not accepted ({detail})")
+
+
+def normalize(value: str, *, trim: bool) -> str:
+    """The value as written: line breaks as `\\n` and, for dotenv keys, no surrounding blanks.
+
+    Browsers send a textarea's line breaks as CRLF while its `.value` (what the page
+    fingerprints) holds LF; a key copied from a terminal or dashboard often carries a stray
+    newline or space that no dotenv value wants.
+    """
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return value.strip(_DOTENV_TRIM) if trim else value
+
+
+def generate(spec: GenerateSpec) -> str:
+    """A fresh random value: `spec.bytes` bytes from `secrets` in `spec.encoding`."""
+    raw = secrets.token_bytes(spec.bytes)
+    if spec.encoding == "hex":
+        return raw.hex()
+    if spec.encoding == "base64":
+        return base64.b64encode(raw).decode("ascii")
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def _check_one(value: str) -> list[str]:
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        return [NOT_TEXT]
+    return [TOO_LONG] if size > MAX_VALUE_BYTES else []
+
+
+def _in_order(names: tuple[str, ...], subset: Collection[str]) -> tuple[str, ...]:
+    members = frozenset(subset)
+    return tuple(n for n in names if n in members)
+
+
+class Submitter:
+    """Turns one submission of a request's fields into a written file and an `Outcome`."""
+
+    def __init__(self, store: RequestStore, journal: Journal) -> None:
+        self._store = store
+        self._journal = journal
+
+    async def submit(
+        self,
+        request: Request,
+        fields: Mapping[str, str],
+        *,
+        allow_tracked: bool = False,
+        fp_key: bytes | None = None,
+    ) -> Outcome:
+        """Validate `fields`, write them, and close `request` as written.
+
+        Raises RequestClosed when the request is not open, ValidationFailed with every field's
+        reasons, or the sink's error (TrackedFile, UnsafeValue, WriteError); after any failure
+        the request stays open so the person can fix it and submit again.
+        """
+        if fp_key is not None and len(fp_key) != 32:
+            raise ValueError("a fingerprint key is exactly 32 bytes")
+        if not self._store.claim(request):
+            raise RequestClosed(request.id)
+        try:
+            outcome = await self._write(request, fields, allow_tracked=allow_tracked, fp_key=fp_key)
+        except BaseException:
+            self._store.release(request)
+            raise
+        self._store.complete(request, outcome)
+        await self._record(request, outcome)
+        return outcome
+
+    async def _write(
+        self,
+        request: Request,
+        fields: Mapping[str, str],
+        *,
+        allow_tracked: bool,
+        fp_key: bytes | None,
+    ) -> Outcome:
+        values, supplied, server_made = self._values(request, fields)
+        result = await asyncio.to_thread(
+            sinks.write,
+            request.project,
+            request.sink,
+            values,
+            keep_if_present=frozenset(server_made),
+            allow_tracked=allow_tracked,
+        )
+        names = request.names
+        kept = _in_order(names, result.kept)
+        fp: str | None = None
+        if supplied:
+            # What the file holds, not what was sent: the person checks the write, not the form.
+            # A name missing from read_back (the file changed under the write) is fingerprinted
+            # as empty, so the person sees a mismatch rather than a reassuring match.
+            pairs = [(name, result.read_back.get(name, "")) for name in supplied]
+            fp = str(fingerprint(fp_key if fp_key is not None else new_fp_key(), pairs))
+        return Outcome(
+            file=result.display,
+            names=names,
+            added=_in_order(names, result.added),
+            replaced=_in_order(names, result.replaced),
+            generated=tuple(n for n in server_made if n not in kept),
+            kept=kept,
+            file_keys=tuple(result.file_keys),
+            fingerprint=fp,
+        )
+
+    def _values(
+        self, request: Request, fields: Mapping[str, str]
+    ) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
+        """Values to write, names the page supplied, names the server generated (request order)."""
+        trim = request.sink.kind == "dotenv"
+        errors: dict[str, list[str]] = {}
+        values: dict[str, str] = {}
+        supplied: list[str] = []
+        server_made: list[str] = []
+        secret: SecretSpec
+        for secret in request.secrets:
+            raw = fields.get(secret.name)
+            value = normalize(raw, trim=trim) if isinstance(raw, str) else ""
+            if value:
+                problems = _check_one(value)
+                if problems:
+                    errors[secret.name] = problems
+                    continue
+                values[secret.name] = value
+                supplied.append(secret.name)
+            elif secret.generate is not None:
+                values[secret.name] = generate(secret.generate)
+                server_made.append(secret.name)
+            else:
+                errors[secret.name] = [REQUIRED]
+        for name, reason in sinks.check_values(request.sink, values).items():
+            errors.setdefault(name, []).append(reason)
+        if errors:
+            ordered = {s.name: errors[s.name] for s in request.secrets if s.name in errors}
+            raise ValidationFailed(ordered)
+        return values, tuple(supplied), tuple(server_made)
+
+    async def _record(self, request: Request, outcome: Outcome) -> None:
+        # The file is written and the request closed: a journal that cannot be appended to is
+        # reported, never turned into a failed write the person would retry.
+        try:
+            await asyncio.to_thread(
+                self._journal.append, JournalEntry.from_outcome(request, outcome)
+            )
+        except (OSError, ValueError, OffpromptError) as exc:
+            _log.warning(
+                "journal: could not record request %s (%s)", request.id, type(exc).__name__
+            )
