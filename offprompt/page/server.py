@@ -1,0 +1,444 @@
+"""The loopback page server (DESIGN §6): app factory, guard middleware, the three routes, runner.
+
+It reads requests from the store and hands submissions to the Submitter; it never writes a file.
+"""
+
+import asyncio
+import logging
+import re
+import secrets
+import socket
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+from multidict import MultiDictProxy
+
+from offprompt import sinks
+from offprompt.crypto.tokens import parse_fp_key, same
+from offprompt.errors import OffpromptError, TrackedFile, UnsafeValue
+from offprompt.page import render
+from offprompt.page.guards import (
+    fetch_site_allowed,
+    host_allowed,
+    normalize_tunnel_host,
+    origin_allowed,
+    prefers_json,
+)
+from offprompt.requests import Request, RequestStore
+from offprompt.submit import RequestClosed, Submitter, ValidationFailed
+
+__all__ = ["MAX_BODY", "PageServer", "PageSettings", "create_app"]
+
+MAX_BODY: Final = 64 * 1024
+_MAX_FIELDS: Final = 64
+_TOKEN: Final = re.compile(r"[0-9a-f]{32}")
+_FORM: Final = "application/x-www-form-urlencoded"
+_MULTIPART: Final = "multipart/form-data"
+
+_log = logging.getLogger("offprompt")
+
+
+@dataclass
+class PageSettings:
+    """What the guards accept besides loopback; changed while the server runs."""
+
+    tunnel_host: str | None = None
+
+
+STORE: Final = web.AppKey("store", RequestStore)
+SUBMITTER: Final = web.AppKey("submitter", Submitter)
+SETTINGS: Final = web.AppKey("settings", PageSettings)
+CSP_NONCE: Final = web.RequestKey("csp_nonce", str)
+WANTS_JSON: Final = web.RequestKey("wants_json", bool)
+
+
+class Refusal(Exception):
+    """An answer other than 200, raised by a handler and rendered by the middleware."""
+
+    def __init__(self, status: int, title: str, text: str) -> None:
+        super().__init__(f"{status} {title}")
+        self.status = status
+        self.title = title
+        self.text = text
+
+
+_DEFAULTS: Final[dict[int, tuple[str, str]]] = {
+    400: ("Bad request", "The form could not be read. Reload the page and try again."),
+    403: ("Refused", "This page only accepts requests made by itself."),
+    404: ("Not found", "This link is not known here: it may be mistyped, or from an earlier run."),
+    405: ("Method not allowed", "This address does not accept that kind of request."),
+    409: ("Busy", "Another submission of this form is being written. Reload in a moment."),
+    413: ("Too large", "The form is larger than 64 KiB, so it was not read."),
+    415: ("Unsupported form", "The form must be sent as a normal HTML form (UTF-8)."),
+    421: ("Wrong address", "This page is served on 127.0.0.1 and localhost only."),
+    500: ("Something went wrong", "offprompt could not handle that. Nothing was written."),
+}
+
+
+def _refuse(status: int, text: str | None = None) -> Refusal:
+    title, default = _DEFAULTS.get(status, ("Error", "That request could not be handled."))
+    return Refusal(status, title, text or default)
+
+
+def _closed(request: Request) -> Refusal:
+    if request.status == "awaiting":  # claimed: a write is in progress right now
+        return _refuse(409)
+    text = {
+        "written": "These values were already written. There is nothing more to do here.",
+        "cancelled": "The agent cancelled this request. Nothing was written from this page.",
+        "expired": "This request expired before anything was written. Ask the agent again.",
+    }[request.status]
+    return Refusal(410, "Closed", text)
+
+
+# -- responses ---------------------------------------------------------------------------------
+
+
+def _csp(nonce: str) -> str:
+    return (
+        "default-src 'none'; "
+        f"script-src 'nonce-{nonce}'; "
+        f"style-src 'nonce-{nonce}'; "
+        "img-src 'self' data:; "
+        "connect-src 'self'; "
+        "form-action 'self'; "
+        "frame-ancestors 'none'; "
+        "base-uri 'none'"
+    )
+
+
+def _harden(response: web.StreamResponse, nonce: str) -> None:
+    headers = response.headers
+    headers["Content-Security-Policy"] = _csp(nonce)
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["Cache-Control"] = "no-store"
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["X-Frame-Options"] = "DENY"
+    headers["Cross-Origin-Opener-Policy"] = "same-origin"
+    headers["Cross-Origin-Resource-Policy"] = "same-origin"
+
+
+def _html(body: str, status: int = 200) -> web.Response:
+    return web.Response(text=body, status=status, content_type="text/html", charset="utf-8")
+
+
+def _json(data: dict[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(data, status=status)
+
+
+def _render_refusal(request: web.Request, refusal: Refusal) -> web.Response:
+    if request.get(WANTS_JSON, False):
+        return _json({"error": refusal.text}, refusal.status)
+    nonce = request[CSP_NONCE]
+    return _html(
+        render.render_message(refusal.title, refusal.text, csp_nonce=nonce), refusal.status
+    )
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """DESIGN §6 steps 1-2 for every path, then the handler; headers on every answer."""
+    nonce = secrets.token_urlsafe(18)
+    request[CSP_NONCE] = nonce
+    route = request.match_info.route
+    request[WANTS_JSON] = route.name == "status" or prefers_json(request.headers.get("Accept"))
+    tunnel = request.app[SETTINGS].tunnel_host
+    response: web.StreamResponse
+    try:
+        if not host_allowed(request.headers.getall("Host", []), tunnel):
+            raise _refuse(421)
+        if not fetch_site_allowed(request.headers.getall("Sec-Fetch-Site", [])):
+            raise _refuse(403)
+        if not origin_allowed(request.headers.getall("Origin", []), tunnel):
+            raise _refuse(403)
+        response = await handler(request)
+    except Refusal as refusal:
+        response = _render_refusal(request, refusal)
+    except web.HTTPException as exc:  # the router's 404/405, aiohttp's 413
+        response = _render_refusal(request, _refuse(exc.status))
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # the handler boundary: log the kind only, answer without detail
+        _log.error("page: %s %s failed (%s)", request.method, route.name or "-", _kind(exc))
+        response = _render_refusal(request, _refuse(500))
+    _harden(response, nonce)
+    return response
+
+
+def _kind(exc: BaseException) -> str:
+    # The type and where it came from, never str(exc): a message could quote anything.
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f" at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
+    return f"{type(exc).__name__}{where}"
+
+
+# -- handlers ----------------------------------------------------------------------------------
+
+
+def _lookup(request: web.Request) -> Request:
+    """The request this URL names, or 404: unknown token, malformed token or any query."""
+    if "?" in request.raw_path:
+        raise _refuse(404)
+    token = request.match_info.get("token", "")
+    if not _TOKEN.fullmatch(token):
+        raise _refuse(404)
+    found = request.app[STORE].by_token(token)
+    if found is None:
+        raise _refuse(404)
+    return found
+
+
+async def _inspect(req: Request) -> tuple[sinks.Target | None, str | None]:
+    try:
+        target = await asyncio.to_thread(sinks.inspect_target, req.project, req.sink, req.names)
+    except OffpromptError as exc:
+        return None, str(exc)
+    return target, None
+
+
+async def _form(
+    request: web.Request, req: Request, *, status: int = 200, state: render.FormState | None = None
+) -> web.Response:
+    target, problem = await _inspect(req)
+    body = render.render_form(
+        req,
+        target,
+        csp_nonce=request[CSP_NONCE],
+        expires_in=request.app[STORE].expires_in(req),
+        target_problem=problem,
+        state=state,
+    )
+    return _html(body, status)
+
+
+async def _page(request: web.Request) -> web.StreamResponse:
+    """GET /r/<token>: the form."""
+    req = _lookup(request)
+    if req.status != "awaiting":
+        raise _closed(req)
+    return await _form(request, req)
+
+
+async def _status(request: web.Request) -> web.StreamResponse:
+    """GET /r/<token>/status: the state while the record exists (open or recently closed)."""
+    req = _lookup(request)
+    store = request.app[STORE]
+    return _json({"status": req.status, "expires_in": store.expires_in(req)})
+
+
+async def _submit(request: web.Request) -> web.StreamResponse:
+    """POST /r/<token>: guards, nonce, then the Submitter; answers HTML or JSON."""
+    req = _lookup(request)
+    if req.status != "awaiting":
+        raise _closed(req)
+    form = await _read_form(request)
+    if not same(form.get("nonce", ""), req.nonce):
+        _log.warning("page: request %s: refused a POST with a wrong nonce", req.id)
+        raise _refuse(403, "This form is out of date or was not made by this page. Reload it.")
+    fp_key: bytes | None = None
+    if form.get("fp_key"):
+        fp_key = parse_fp_key(form["fp_key"])
+        if fp_key is None:
+            # Made by a page script with a bug; a key of our own would show the person a
+            # fingerprint that can never match the one their page computed.
+            return await _failed(
+                request, req, 422, "The page sent a malformed fingerprint key. Reload it."
+            )
+    fields = {s.name: form[s.name] for s in req.secrets if s.name in form}
+    allow_tracked = form.get("allow_tracked") == "1"
+    try:
+        outcome = await request.app[SUBMITTER].submit(
+            req, fields, allow_tracked=allow_tracked, fp_key=fp_key
+        )
+    except RequestClosed:
+        raise _closed(req) from None
+    except ValidationFailed as exc:
+        _log.info("page: request %s: 422 (%s)", req.id, ", ".join(exc.errors))
+        return await _failed(request, req, 422, errors=exc.errors)
+    except TrackedFile as exc:
+        _log.info("page: request %s: 422 (tracked by git)", req.id)
+        return await _failed(request, req, 422, str(exc), tracked=True)
+    except UnsafeValue as exc:
+        _log.info("page: request %s: 422 (unsafe value)", req.id)
+        return await _failed(request, req, 422, str(exc))
+    except OffpromptError as exc:  # WriteError, RefusedRequest, ProjectError: value-free text
+        _log.warning("page: request %s: 500, nothing written (%s)", req.id, type(exc).__name__)
+        return await _failed(request, req, 500, f"Nothing was written: {exc}")
+    except Exception as exc:  # the handler boundary; the request stays open for a retry
+        _log.error("page: request %s: 500, write failed (%s)", req.id, _kind(exc))
+        return await _failed(request, req, 500, _DEFAULTS[500][1] + " Try again.")
+    _log.info("page: request %s: written %s to %s", req.id, ", ".join(outcome.names), outcome.file)
+    if request[WANTS_JSON]:
+        return _json(render.outcome_json(outcome))
+    return _html(render.render_written(outcome, csp_nonce=request[CSP_NONCE]))
+
+
+async def _failed(
+    request: web.Request,
+    req: Request,
+    status: int,
+    message: str | None = None,
+    *,
+    errors: dict[str, list[str]] | None = None,
+    tracked: bool = False,
+) -> web.Response:
+    """A refused submit: the form again (HTML) or the reasons (JSON); never a value."""
+    if request[WANTS_JSON]:
+        body: dict[str, Any] = {"errors": errors or {}}
+        if message:
+            body["error"] = message
+        if tracked:
+            body["tracked"] = True
+        return _json(body, status)
+    state = render.FormState(errors=errors or {}, form_error=message, tracked=tracked, retype=True)
+    return await _form(request, req, status=status, state=state)
+
+
+async def _read_form(request: web.Request) -> dict[str, str]:
+    """The POST fields, each name once; 413 over 64 KiB (declared or read), 415/400 otherwise."""
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        raise _refuse(413)
+    ctype = request.content_type
+    if ctype not in (_FORM, _MULTIPART) or request.charset not in (None, "utf-8"):
+        raise _refuse(415)
+    pairs: list[tuple[str, str]] = []
+    try:
+        if ctype == _FORM:
+            # aiohttp's client_max_size (MAX_BODY) bounds read() as it reads chunked bodies.
+            text = (await request.read()).decode("utf-8")
+            pairs = parse_qsl(
+                text,
+                keep_blank_values=True,
+                encoding="utf-8",
+                errors="strict",
+                max_num_fields=_MAX_FIELDS,
+            )
+        else:
+            pairs = _text_parts(await request.post())
+    except (ValueError, LookupError) as exc:  # UnicodeDecodeError is a ValueError
+        raise _refuse(400) from exc
+    form: dict[str, str] = {}
+    for name, value in pairs:
+        if name in form:
+            raise _refuse(400)
+        form[name] = value
+    return form
+
+
+def _text_parts(post: MultiDictProxy[Any]) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    bad = False
+    for name, value in post.items():
+        if isinstance(value, str):
+            pairs.append((name, value))
+            continue
+        bad = True
+        if isinstance(value, web.FileField):
+            value.file.close()
+    if bad or len(pairs) > _MAX_FIELDS:
+        raise ValueError("a form field that is not text")
+    return pairs
+
+
+def create_app(
+    store: RequestStore, submitter: Submitter, *, settings: PageSettings | None = None
+) -> web.Application:
+    """The page application: three routes behind the guard middleware."""
+    app = web.Application(middlewares=[_guard], client_max_size=MAX_BODY)
+    app[STORE] = store
+    app[SUBMITTER] = submitter
+    app[SETTINGS] = settings or PageSettings()
+    app.router.add_get("/r/{token}", _page, name="page")
+    app.router.add_post("/r/{token}", _submit, name="submit")
+    app.router.add_get("/r/{token}/status", _status, name="status")
+    return app
+
+
+class _Redact(logging.Filter):
+    """aiohttp's protocol errors can quote the request line, which carries the page token."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = type(record.exc_info[1]).__name__ if record.exc_info else "no detail"
+        record.msg, record.args = "page: HTTP protocol error (%s)", (kind,)
+        record.exc_info = record.exc_text = None
+        record.stack_info = None
+        return True
+
+
+def _protocol_logger() -> logging.Logger:
+    logger = logging.getLogger("offprompt.page.http")
+    if not any(isinstance(f, _Redact) for f in logger.filters):
+        logger.addFilter(_Redact())
+    return logger
+
+
+class PageServer:
+    """The page server of one process: started on first use, on 127.0.0.1 and a random port."""
+
+    def __init__(
+        self, store: RequestStore, submitter: Submitter, *, host: str = "127.0.0.1"
+    ) -> None:
+        self._host = host
+        self._settings = PageSettings()
+        self._app = create_app(store, submitter, settings=self._settings)
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def port(self) -> int | None:
+        """The bound port, or None before `start` and after `close`."""
+        return self._port
+
+    @property
+    def tunnel_host(self) -> str | None:
+        """The live tunnel's hostname, accepted by the Host and Origin checks (https)."""
+        return self._settings.tunnel_host
+
+    @tunnel_host.setter
+    def tunnel_host(self, host: str | None) -> None:
+        self._settings.tunnel_host = normalize_tunnel_host(host)
+
+    async def start(self) -> int:
+        """Bind and serve; returns the port. Calling it again returns the same port."""
+        async with self._lock:
+            if self._port is not None:
+                return self._port
+            runner = web.AppRunner(
+                self._app,
+                access_log=None,  # an access log would record every page token
+                logger=_protocol_logger(),
+                shutdown_timeout=1.0,
+            )
+            await runner.setup()
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                sock.bind((self._host, 0))
+                site = web.SockSite(runner, sock)
+                await site.start()
+            except BaseException:
+                sock.close()
+                await runner.cleanup()
+                raise
+            self._runner = runner
+            self._port = int(sock.getsockname()[1])
+            _log.debug("page: serving on %s:%d", self._host, self._port)
+            return self._port
+
+    def url_for(self, request: Request) -> str:
+        """The page link for `request` on this server."""
+        if self._port is None:
+            raise RuntimeError("the page server is not started")
+        return f"http://{self._host}:{self._port}/r/{request.token}"
+
+    async def close(self) -> None:
+        """Stop serving; open connections get a second to finish. Safe to call twice."""
+        async with self._lock:
+            runner, self._runner, self._port = self._runner, None, None
+            if runner is not None:
+                await runner.cleanup()

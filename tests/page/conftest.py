@@ -1,0 +1,79 @@
+"""Page-server fixtures: a real store, submitter and sinks behind pytest-aiohttp's client."""
+
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient
+from aiohttp.web import Application
+
+from offprompt.journal import Journal
+from offprompt.page import PageSettings, create_app
+from offprompt.requests import Request, RequestStore
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.submit import Submitter
+
+AiohttpClient = Callable[[Application], Awaitable[TestClient]]
+
+
+class FakeClock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def store(clock: FakeClock) -> RequestStore:
+    return RequestStore(clock=clock)
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    return Journal(tmp_path / "state" / "journal.jsonl")
+
+
+@pytest.fixture
+def settings() -> PageSettings:
+    return PageSettings()
+
+
+@pytest.fixture
+async def client(
+    aiohttp_client: AiohttpClient, store: RequestStore, journal: Journal, settings: PageSettings
+) -> TestClient:
+    return await aiohttp_client(create_app(store, Submitter(store, journal), settings=settings))
+
+
+@pytest.fixture
+def make_request(store: RequestStore, project: Path) -> Callable[..., Request]:
+    def make(*secrets: SecretSpec, sink: SinkSpec | None = None, reason: str = "Needed") -> Request:
+        return store.create(
+            secrets or (SecretSpec("API_KEY"),),
+            sink or SinkSpec(),
+            project,
+            reason,
+            ttl=300,
+            client="Test Agent",
+        )
+
+    return make
+
+
+def path_of(request: Request) -> str:
+    return f"/r/{request.token}"
+
+
+def csp_nonce(csp: str) -> str:
+    match = re.search(r"script-src 'nonce-([^']+)'", csp)
+    assert match is not None
+    return match.group(1)
