@@ -1,0 +1,281 @@
+"""offprompt.sinks.dotenv.upsert and serialize_value: exact bytes in, exact bytes out."""
+
+import io
+
+import pytest
+from dotenv import dotenv_values
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from offprompt.errors import RefusedRequest, UnsafeValue
+from offprompt.sinks import dotenv
+
+# (id, before, values, keep_if_present, after, added, replaced, kept)
+CASES = [
+    ("empty file", "", {"A": "1"}, (), "A=1\n", ("A",), (), ()),
+    ("missing final newline", "X=1", {"A": "1"}, (), "X=1\nA=1\n", ("A",), (), ()),
+    ("comment without newline", "# c", {"A": "1"}, (), "# c\nA=1\n", ("A",), (), ()),
+    ("request order", "", {"B": "2", "A": "1"}, (), "B=2\nA=1\n", ("B", "A"), (), ()),
+    (
+        "export and indent kept",
+        "  export A=old\nB=1\n",
+        {"A": "new"},
+        (),
+        "  export A=new\nB=1\n",
+        (),
+        ("A",),
+        (),
+    ),
+    ("duplicates removed", "A=1\nB=2\nA=3\n", {"A": "n"}, (), "A=n\nB=2\n", (), ("A",), ()),
+    (
+        "comments and blanks untouched",
+        "# top\n\nA=1 # why\n\n# end\n",
+        {"A": "n"},
+        (),
+        "# top\n\nA=n # why\n\n# end\n",
+        (),
+        ("A",),
+        (),
+    ),
+    (
+        "comment after an unquoted value kept",
+        "A=old value # note\n",
+        {"A": "n w"},
+        (),
+        "A='n w' # note\n",
+        (),
+        ("A",),
+        (),
+    ),
+    ("glued comment dropped", "A='x'#c\n", {"A": "n"}, (), "A=n\n", (), ("A",), ()),
+    (
+        "CRLF lines kept, new line CRLF",
+        "# c\r\nX=1\r\n",
+        {"A": "v"},
+        (),
+        "# c\r\nX=1\r\nA=v #\r\n",
+        ("A",),
+        (),
+        (),
+    ),
+    ("CRLF line replaced", "A=1\r\nX=2\r\n", {"A": "v"}, (), "A=v #\r\nX=2\r\n", (), ("A",), ()),
+    ("CRLF comment kept", "A=1 # c\r\n", {"A": "v"}, (), "A=v # c\r\n", (), ("A",), ()),
+    (
+        "LF dominant in a mixed file",
+        "X=1\r\nY=2\nZ=3\n",
+        {"A": "v"},
+        (),
+        "X=1\r\nY=2\nZ=3\nA=v\n",
+        ("A",),
+        (),
+        (),
+    ),
+    (
+        "multi-line value replaced whole",
+        "A='l1\nl2\nl3'\nB=2\n",
+        {"A": "n"},
+        (),
+        "A=n\nB=2\n",
+        (),
+        ("A",),
+        (),
+    ),
+    (
+        "multi-line duplicate removed whole",
+        'X=0\nA=1\nA="l1\nl2"\nB=2\n',
+        {"A": "n"},
+        (),
+        "X=0\nA=n\nB=2\n",
+        (),
+        ("A",),
+        (),
+    ),
+    ("last line without newline", "X=1\nA=old", {"A": "n"}, (), "X=1\nA=n", (), ("A",), ()),
+    (
+        "replace last and append",
+        "A=old",
+        {"A": "n", "B": "m"},
+        (),
+        "A=n\nB=m\n",
+        ("B",),
+        ("A",),
+        (),
+    ),
+    ("kept when set", "A=old\n", {"A": "gen"}, ("A",), "A=old\n", (), (), ("A",)),
+    ("empty placeholder filled", "A=\n", {"A": "gen"}, ("A",), "A=gen\n", (), ("A",), ()),
+    ("last assignment decides keep", "A=x\nA=\n", {"A": "g"}, ("A",), "A=g\n", (), ("A",), ()),
+    ("bare KEY line filled in place", "A\nB=1\n", {"A": "v"}, (), "A=v\nB=1\n", ("A",), (), ()),
+    ("tab indent dropped for Node", "\tA=1\n", {"A": "v"}, (), "A=v\n", (), ("A",), ()),
+    ("quoted key unquoted", "'A'=1\n", {"A": "v"}, (), "A=v\n", (), ("A",), ()),
+    ("export tab normalized", "export\tA=1\n", {"A": "v"}, (), "export A=v\n", (), ("A",), ()),
+    (
+        "unreadable lines untouched",
+        "garbage line\nA=1\n=x\n",
+        {"A": "v"},
+        (),
+        "garbage line\nA=v\n=x\n",
+        (),
+        ("A",),
+        (),
+    ),
+    (
+        "other keys byte-identical",
+        "B = spaced\nC='q'  \n",
+        {"A": "v"},
+        (),
+        "B = spaced\nC='q'  \nA=v\n",
+        ("A",),
+        (),
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "values", "keep", "after", "added", "replaced", "kept"),
+    [c[1:] for c in CASES],
+    ids=[c[0] for c in CASES],
+)
+def test_upsert_rewrites_only_the_named_statements(
+    before: str,
+    values: dict[str, str],
+    keep: tuple[str, ...],
+    after: str,
+    added: tuple[str, ...],
+    replaced: tuple[str, ...],
+    kept: tuple[str, ...],
+) -> None:
+    """Exact text and name lists for each case of the table."""
+    result = dotenv.upsert(before, values, frozenset(keep))
+    assert (after, added, replaced, kept) == (
+        result.text,
+        result.added,
+        result.replaced,
+        result.kept,
+    )
+
+
+FORMS = [
+    ("plain", "plain"),
+    ("sk_live_51H-x.y/z+w=:,@%", "sk_live_51H-x.y/z+w=:,@%"),
+    ("", "''"),
+    ("a b", "'a b'"),
+    ("$HOME", "'$HOME'"),
+    ("a\nb", "'a\nb'"),
+    ('say "hi"', "'say \"hi\"'"),
+    ("C:\\dir", "'C:\\dir'"),
+    ("it's", '"it\'s"'),
+    ("it's\nfine!", '"it\'s\nfine!"'),
+    ("~", "'~'"),
+]
+
+
+@pytest.mark.parametrize(("value", "form"), FORMS)
+def test_serialize_value_picks_bare_then_single_then_double_quotes(value: str, form: str) -> None:
+    """The form each kind of value gets."""
+    assert form == dotenv.serialize_value(value)
+
+
+REFUSED = [
+    "both ' and \"",
+    "it's $5",
+    "it's `x`",
+    "it's C:\\dir",
+    "double \\\\ backslash",
+    "ends in \\",
+    "${HOME}",
+    "a${X:-d}b",
+    "${}",
+    "carriage\rreturn",
+    "nul\0byte",
+    "broken \ud800 surrogate",
+]
+
+
+@pytest.mark.parametrize("value", REFUSED)
+def test_serialize_value_refuses_what_no_form_carries(value: str) -> None:
+    """UnsafeValue for values a reader would change."""
+    with pytest.raises(UnsafeValue):
+        dotenv.serialize_value(value)
+
+
+def test_upsert_refuses_before_building_anything() -> None:
+    """One unsafe value fails the whole upsert."""
+    with pytest.raises(UnsafeValue):
+        dotenv.upsert("", {"A": "fine", "B": "${X}"})
+
+
+def test_upsert_refuses_a_name_bash_cannot_assign() -> None:
+    """Names must be shell identifiers."""
+    with pytest.raises(RefusedRequest):
+        dotenv.upsert("", {"A-B": "v"})
+
+
+def test_upserted_repr_holds_no_value(canary: str) -> None:
+    """The new text stays out of repr."""
+    assert canary not in repr(dotenv.upsert("", {"A": canary}))
+
+
+# --- Property: untouched statements stay byte-identical, python-dotenv reads the result -----
+
+STATEMENTS = [
+    "X=1",
+    "export Y='two words'",
+    '  Z="it\'s"',
+    "# comment",
+    "",
+    "W='l1\nl2'",
+    "V=a # note",
+    "A=old",
+    "export B=old",
+    "C='old\nmulti'",
+    "A=dup",
+]
+SAFE_VALUES = st.one_of(
+    st.sampled_from(["", "v", "two words", "it's", "l1\nl2", "#x", " pad ", "😀"]),
+    st.text(alphabet="ab '\n#=$\"`\\😀", max_size=8).filter(
+        lambda v: dotenv.unsafe_reason(v) is None
+    ),
+)
+
+
+def _strip(text: str, names: set[str]) -> str:
+    out, pos = [], 0
+    for e in dotenv.parse(text):
+        if e.key in names:
+            out.append(text[pos : e.start])
+            pos = e.end
+    return "".join(out) + text[pos:]
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(STATEMENTS), st.sampled_from(["\n", "\r\n"])), max_size=10
+    ),
+    values=st.dictionaries(st.sampled_from(["A", "B", "C", "D"]), SAFE_VALUES, min_size=1),
+    keep=st.frozensets(st.sampled_from(["A", "B", "C", "D"])),
+    final_newline=st.booleans(),
+)
+def test_upsert_changes_nothing_but_the_named_statements(
+    lines: list[tuple[str, str]],
+    values: dict[str, str],
+    keep: frozenset[str],
+    final_newline: bool,
+) -> None:
+    """Other statements keep their bytes and values; named ones read back as written."""
+    before = "".join(line + eol for line, eol in lines)
+    if not final_newline:
+        before = before.rstrip("\r\n")
+    result = dotenv.upsert(before, values, keep)
+    touched = set(values)
+    old_rest, new_rest = _strip(before, touched), _strip(result.text, touched)
+    assert new_rest in (old_rest, old_rest + "\n", old_rest + "\r\n")
+    read = dotenv_values(stream=io.StringIO(result.text.replace("\r\n", "\n")))
+    old = dotenv_values(stream=io.StringIO(before.replace("\r\n", "\n")))
+    for name in touched:
+        expected = old[name] if name in result.kept else values[name]
+        assert expected == read[name]
+    assert {k: v for k, v in old.items() if k not in touched} == {
+        k: v for k, v in read.items() if k not in touched
+    }
