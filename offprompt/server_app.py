@@ -1,22 +1,45 @@
 """What `offprompt serve` serves: the product's tools, identity and instructions."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from offprompt import __version__
 from offprompt.mcp.server import ServerInfo
 from offprompt.mcp.stdio import App
+from offprompt.tools import build
+
+if TYPE_CHECKING:
+    from offprompt.tools.service import Service
 
 INSTRUCTIONS = (
     "offprompt collects secrets (API keys, tokens, database URLs) from the person without the "
-    "values passing through you. Ask for every key you need in one collect_secret call. When "
-    "it returns, tell the person the fingerprint right away so they can match it with their "
-    "page. Never open, print or read the .env file or the values; use `offprompt keys` to see "
-    "which key names a file holds. When a result has a url, show it on its own line."
+    "values passing through you. Ask for every key the task needs in ONE collect_secret call. "
+    "When it returns tell_user, say that fingerprint to the person right away so they can match "
+    "it with their page. Never ask for a secret in the chat, and never open, print or read the "
+    ".env file: run `offprompt keys .env` to see which key names it holds. When a result has a "
+    "url, show it to the person on its own line, then call await_secret."
 )
 
 
 def make_app() -> App:
+    service: list[Service] = []
+
+    def get_service() -> Service:
+        if not service:
+            from offprompt.tools.service import Service
+
+            service.append(Service())
+        return service[0]
+
+    async def close() -> None:
+        if service:
+            await service[0].close()
+
     return App(
-        tools=[],
+        tools=build(get_service),
         info=ServerInfo(
             name="offprompt", version=__version__, instructions=INSTRUCTIONS, title="offprompt"
         ),
+        on_close=[close],
     )

@@ -1,0 +1,97 @@
+"""The tools the model calls: `collect_secret`, `await_secret`, `cancel_secret`.
+
+Declarations only; the work is in `service` (imported when the first call arrives, so that an
+idle server that was only asked `initialize` and `tools/list` stays small and starts fast).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from offprompt.mcp.tool import Tool, ToolContext, ToolResult
+from offprompt.tools import schemas
+
+if TYPE_CHECKING:
+    from offprompt.tools.service import Service
+
+COLLECT_DESCRIPTION = """\
+Ask the person for secrets (API keys, tokens, passwords, database URLs) and write them into the \
+project's .env (or one file) without the values passing through you. List every key the task \
+needs in ONE call, with a short reason. A page opens for the person on their machine; you get \
+back only key names and a four-emoji fingerprint. When the result has tell_user, say it to the \
+person right away so they can match it with their page. Never ask for a secret in the chat, and \
+never open, print or read the .env file afterwards: run `offprompt keys .env` to see which keys \
+it holds. If the result has a url, show it to the person on its own line and call await_secret. \
+Use generate for values you may invent (session secrets, signing keys)."""
+
+AWAIT_DESCRIPTION = """\
+Wait (up to a minute per call) for the person to submit a page that collect_secret opened, and \
+get the same result shape: awaiting, written (with the fingerprint to tell the person), expired \
+or cancelled."""
+
+CANCEL_DESCRIPTION = """\
+Close a collect_secret request the person no longer needs to answer; anything typed on its page \
+is discarded and nothing is written."""
+
+
+def build(get_service: Any) -> list[Tool]:
+    """The three tools; `get_service()` returns the process's `Service` on first call."""
+
+    async def collect(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        service: Service = get_service()
+        return await service.collect(args, ctx)
+
+    async def await_(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        service: Service = get_service()
+        return await service.await_secret(args, ctx)
+
+    async def cancel(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        service: Service = get_service()
+        return await service.cancel_secret(args, ctx)
+
+    output = schemas.result_output()
+    return [
+        Tool(
+            name="collect_secret",
+            title="Collect secrets from the person",
+            description=COLLECT_DESCRIPTION,
+            input_schema=schemas.collect_input(),
+            output_schema=output,
+            annotations={
+                "title": "Collect secrets from the person",
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "idempotentHint": False,
+                "openWorldHint": False,
+            },
+            handler=collect,
+        ),
+        Tool(
+            name="await_secret",
+            title="Wait for a secret page",
+            description=AWAIT_DESCRIPTION,
+            input_schema=schemas.request_id_input(),
+            output_schema=output,
+            annotations={
+                "title": "Wait for a secret page",
+                "readOnlyHint": True,
+                "openWorldHint": False,
+            },
+            handler=await_,
+        ),
+        Tool(
+            name="cancel_secret",
+            title="Cancel a secret request",
+            description=CANCEL_DESCRIPTION,
+            input_schema=schemas.request_id_input(),
+            output_schema=output,
+            annotations={
+                "title": "Cancel a secret request",
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            },
+            handler=cancel,
+        ),
+    ]

@@ -1,0 +1,99 @@
+"""Tool results (DESIGN §3.2): names, status, fingerprint and what the model should do next.
+
+Everything the model must act on is in structuredContent (`tell_user` first, then `note`, `url`):
+hosts hand the model only that JSON. Never a value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from offprompt.mcp.tool import ToolResult
+
+if TYPE_CHECKING:
+    from offprompt.requests import Request
+
+NEVER_OPEN = (
+    "Do not open, print or read {file} or the values; to see which keys it holds, run "
+    "`offprompt keys {file}`."
+)
+
+
+def _count(n: int) -> str:
+    return f"{n} value" if n == 1 else f"{n} values"
+
+
+def headline(file: str, names: tuple[str, ...], kept: tuple[str, ...], fp: str | None) -> str:
+    written = len(names) - len(kept)
+    if written == 0:
+        return f"{file} already held {', '.join(kept)}"
+    line = f"Wrote {_count(written)} to {file}"
+    return f"{line} · fingerprint {fp}" if fp else line
+
+
+def build(request: Request, *, url: str | None, expires_in: int, opened: bool) -> ToolResult:
+    """The result for `request` in its current state."""
+    sink = {"kind": request.sink.kind, "path": request.sink.path}
+    out: dict[str, Any] = {}
+    status = request.status
+    outcome = request.outcome
+    if status == "written" and outcome is not None:
+        sink["path"] = outcome.file
+        if outcome.fingerprint:
+            out["tell_user"] = f"Fingerprint {outcome.fingerprint}"
+        out["note"] = _written_note(outcome.file, outcome.fingerprint, outcome.kept)
+    elif status == "awaiting":
+        out["note"] = _awaiting_note(request.id, url is not None, opened)
+        if url is not None:
+            out["url"] = url
+    elif status == "expired":
+        out["note"] = (
+            "The request expired before the person submitted the page; nothing was written. "
+            "Call collect_secret again if the values are still needed."
+        )
+    else:
+        out["note"] = "The request was cancelled; nothing was written and nothing typed was kept."
+    out["request_id"] = request.id
+    out["status"] = status
+    if status == "awaiting":
+        out["expires_in"] = expires_in
+    out["names"] = list(request.names)
+    if outcome is not None and status == "written":
+        if outcome.kept:
+            out["kept"] = list(outcome.kept)
+        if outcome.fingerprint:
+            out["fingerprint"] = outcome.fingerprint
+        if request.sink.kind == "dotenv":
+            out["file_keys"] = list(outcome.file_keys)
+    out["sink"] = sink
+    first = None
+    if status == "written" and outcome is not None:
+        first = headline(outcome.file, request.names, outcome.kept, outcome.fingerprint)
+    return ToolResult.of(out, headline=first)
+
+
+def _written_note(file: str, fp: str | None, kept: tuple[str, ...]) -> str:
+    parts = []
+    if fp:
+        parts.append(
+            f"Tell the person now: Fingerprint {fp}. It must match the four emoji on their page; "
+            "if it does not, they should say so."
+        )
+    if kept:
+        parts.append(f"{', '.join(kept)} already had values in {file} and were kept.")
+    parts.append(NEVER_OPEN.format(file=file))
+    return " ".join(parts)
+
+
+def _awaiting_note(request_id: str, link: bool, opened: bool) -> str:
+    if link:
+        return (
+            "Show the person the url below on its own line and ask them to open it and type "
+            "the values there (never in the chat). Then call await_secret with request_id "
+            f"{request_id} to wait for the write."
+        )
+    where = "in the person's browser" if opened else "for the person"
+    return (
+        f"The page is open {where} and still waiting. Call await_secret with request_id "
+        f"{request_id} to keep waiting; never ask for the values in the chat."
+    )

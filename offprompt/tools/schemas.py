@@ -1,0 +1,134 @@
+"""The three tools' input and output schemas (DESIGN §3.1, §3.2), enums drawn from the registry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from offprompt.registry import format_ids, provider_refs
+
+NAME_PATTERN = "^[A-Z][A-Z0-9_]*$"
+REQUEST_ID = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$"}
+
+
+def collect_input() -> dict[str, Any]:
+    secret = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["name"],
+        "properties": {
+            "name": {
+                "type": "string",
+                "pattern": NAME_PATTERN,
+                "maxLength": 128,
+                "description": "The environment variable name, e.g. STRIPE_SECRET_KEY.",
+            },
+            "generate": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "bytes": {"type": "integer", "minimum": 16, "maximum": 64, "default": 32},
+                    "encoding": {
+                        "type": "string",
+                        "enum": ["base64url", "base64", "hex"],
+                        "default": "base64url",
+                    },
+                },
+                "description": "Make a random value instead of asking (session secrets, "
+                "signing keys). A key the file already holds is kept.",
+            },
+            "provider": {
+                "type": "string",
+                "enum": list(provider_refs()),
+                "description": "Where the key comes from, e.g. stripe or stripe/webhook_secret; "
+                "the page links to where it is made and checks its shape.",
+            },
+            "format": {
+                "type": "string",
+                "enum": list(format_ids()),
+                "description": "The value's format when no provider fits.",
+            },
+            "secret": {
+                "type": "boolean",
+                "description": "false shows the value in clear on the page (e.g. a public id).",
+            },
+            "caption": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 90,
+                "description": "A short hint shown under the field.",
+            },
+        },
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["secrets", "reason"],
+        "properties": {
+            "secrets": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 12,
+                "items": secret,
+                "description": "Every key you need, all in one call.",
+            },
+            "reason": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 2000,
+                "description": "Why these values are needed (Markdown), shown to the person.",
+            },
+            "sink": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["kind"],
+                "properties": {
+                    "kind": {"type": "string", "enum": ["dotenv", "file"]},
+                    "path": {"type": "string", "minLength": 1, "maxLength": 1024},
+                },
+                "description": 'Where to write. Default {"kind": "dotenv", "path": ".env"}; '
+                '{"kind": "file", "path": ...} writes exactly one value as a whole file.',
+            },
+            "sandbox": {
+                "type": "boolean",
+                "description": "true when the person's browser is on another machine; only "
+                "counts where offprompt cannot tell by itself.",
+            },
+        },
+    }
+
+
+def request_id_input() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["request_id"],
+        "properties": {"request_id": dict(REQUEST_ID)},
+    }
+
+
+def result_output() -> dict[str, Any]:
+    names = {"type": "array", "items": {"type": "string"}}
+    return {
+        "type": "object",
+        "required": ["request_id", "status", "names", "sink", "note"],
+        "properties": {
+            "tell_user": {"type": "string"},
+            "note": {"type": "string"},
+            "url": {"type": "string"},
+            "request_id": {"type": "string"},
+            "status": {"type": "string", "enum": ["awaiting", "written", "expired", "cancelled"]},
+            "expires_in": {"type": "integer", "minimum": 0},
+            "names": names,
+            "kept": names,
+            "fingerprint": {"type": "string"},
+            "file_keys": names,
+            "sink": {
+                "type": "object",
+                "required": ["kind", "path"],
+                "properties": {
+                    "kind": {"type": "string", "enum": ["dotenv", "file"]},
+                    "path": {"type": "string"},
+                },
+            },
+        },
+    }

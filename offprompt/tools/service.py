@@ -1,0 +1,306 @@
+"""The runtime behind the tools: request store, page server and submitter, and the ladder.
+
+A collect call validates its arguments, finds the project, creates a request, and gets the page
+to the person: URL elicitation, then the browser, then a link in the result (DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Coroutine, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from offprompt.errors import OffpromptError, ProjectError, RefusedRequest, TrackedFile
+from offprompt.mcp.tool import ToolContext, ToolResult
+from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+from offprompt.tools import results
+
+if TYPE_CHECKING:
+    from offprompt.page.server import PageServer
+    from offprompt.requests import Request, RequestStore
+    from offprompt.submit import Submitter
+
+log = logging.getLogger("offprompt")
+
+ELICIT_KEY = "offprompt_page"
+LOCAL_TTL = 300.0
+STATE_TTL = 3600.0
+
+
+def _number(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        log.warning("%s is not a number; using %s", name, default)
+        return default
+    return min(max(value, low), high)
+
+
+class Settings:
+    """The environment's knobs (DESIGN §10), read once."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.ttl = _number(env, "OFFPROMPT_TTL", LOCAL_TTL, 1, 24 * 3600)
+        self.await_seconds = _number(env, "OFFPROMPT_AWAIT_SECONDS", 60, 0, 3600)
+        self.elicit_wait = _number(env, "OFFPROMPT_ELICIT_WAIT_MS", 1500, 0, 600_000) / 1000
+
+
+class Service:
+    """One per server process; everything heavy is created on first use."""
+
+    def __init__(self, *, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+        self._env = dict(os.environ if env is None else env)
+        self._cwd = cwd
+        self.settings = Settings(self._env)
+        self._store: RequestStore | None = None
+        self._submitter: Submitter | None = None
+        self._page: PageServer | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- parts, made lazily -----------------------------------------------------------------------
+
+    @property
+    def store(self) -> RequestStore:
+        return self._parts()[0]
+
+    @property
+    def submitter(self) -> Submitter:
+        return self._parts()[1]
+
+    def _parts(self) -> tuple[RequestStore, Submitter]:
+        if self._store is None or self._submitter is None:
+            from offprompt.journal import Journal
+            from offprompt.requests import RequestStore
+            from offprompt.submit import Submitter
+
+            self._store = RequestStore()
+            self._submitter = Submitter(self._store, Journal())
+        return self._store, self._submitter
+
+    async def page(self) -> PageServer:
+        if self._page is None:
+            from offprompt.page.server import PageServer
+
+            self._page = PageServer(self.store, self.submitter)
+        await self._page.start()
+        return self._page
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._store is not None:
+            self._store.close_all()
+        if self._page is not None:
+            await self._page.close()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # -- collect_secret -------------------------------------------------------------------------
+
+    async def collect(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if ctx.state is not None:
+            request = self.store.get(str(ctx.state.get("request_id", "")))
+            if request is None:
+                return ToolResult.refused(
+                    "that request is no longer known (it closed over an hour ago). "
+                    "Call collect_secret again without requestState."
+                )
+            return await self._ladder(request, ctx)
+        try:
+            secrets, sink = parse_arguments(args)
+            project = await self._project(ctx)
+            from offprompt import sinks
+
+            sinks.resolve_target(project, sink)
+        except (RefusedRequest, ProjectError) as err:
+            return ToolResult.refused(str(err))
+        request = self.store.create(
+            secrets,
+            sink,
+            project,
+            str(args["reason"]),
+            ttl=self.settings.ttl,
+            client=ctx.client_name or None,
+        )
+        log.info("request %s: collecting %s", request.id, ", ".join(request.names))
+        if all(s.generate is not None for s in secrets):
+            return await self._generate_only(request)
+        return await self._ladder(request, ctx)
+
+    async def _generate_only(self, request: Request) -> ToolResult:
+        try:
+            await self.submitter.submit(request, {})
+        except TrackedFile as err:
+            self.store.cancel(request)
+            return ToolResult.refused(
+                f"{err} Generated values are written without a page, so nobody can allow a "
+                "tracked file: ask the person to add it to .gitignore, or choose another path."
+            )
+        except OffpromptError as err:
+            self.store.cancel(request)
+            return ToolResult.refused(str(err))
+        return self._result(request)
+
+    async def _project(self, ctx: ToolContext) -> Path:
+        from offprompt import project
+
+        cwd = self._cwd or Path.cwd()
+        roots: list[str] = []
+        if not project.usable(cwd) and ctx.supports_roots():
+            roots = await ctx.roots(timeout=5.0) or []
+        found = project.candidates(cwd=cwd, env=self._env, roots=roots, meta=ctx.meta)
+        return project.choose(found, cwd)
+
+    # -- the ladder -----------------------------------------------------------------------------
+
+    async def _ladder(self, request: Request, ctx: ToolContext) -> ToolResult:
+        if request.status != "awaiting":
+            return self._result(request)
+        page = await self.page()
+        url = page.url_for(request)
+        if ctx.supports_url_elicitation():
+            if ctx.modern and "fallback" not in request.extra and not request.extra.get("opened"):
+                # The dialog may never show: open the browser if no answer comes in time.
+                request.extra["fallback"] = self._spawn(self._fallback(request, url))
+            outcome = await ctx.elicit_url(
+                key=ELICIT_KEY,
+                url=url,
+                message=f"offprompt is collecting {', '.join(request.names)}. "
+                "Open the page to type them.",
+                elicitation_id=request.id,
+                data={"request_id": request.id},
+                wait=self.settings.elicit_wait,
+                state_ttl=STATE_TTL,
+            )
+            fallback = request.extra.pop("fallback", None)
+            if isinstance(fallback, asyncio.Task):
+                fallback.cancel()
+            log.info("request %s: URL elicitation answered %s", request.id, outcome)
+            if not ctx.modern and outcome != "unsupported":
+                request.extra["elicited"] = True
+            if outcome == "accept":
+                return await self._block(request, ctx, opened=True)
+        if request.status != "awaiting":
+            return self._result(request)
+        opened = bool(request.extra.get("opened")) or await self._open(request, url)
+        if opened:
+            return await self._block(request, ctx, opened=True)
+        request.extra["url"] = url
+        return self._result(request)
+
+    async def _fallback(self, request: Request, url: str) -> None:
+        await asyncio.sleep(self.settings.elicit_wait)
+        if request.status == "awaiting" and not request.extra.get("opened"):
+            await self._open(request, url)
+
+    async def _open(self, request: Request, url: str) -> bool:
+        from offprompt import browser
+
+        opened = await browser.open_url(url)
+        log.info("request %s: browser %s", request.id, "opened" if opened else "did not open")
+        if opened:
+            request.extra["opened"] = True
+        return opened
+
+    async def _block(self, request: Request, ctx: ToolContext, *, opened: bool) -> ToolResult:
+        ctx.progress(f"Waiting for the person to fill in {', '.join(request.names)}")
+        await self.store.wait(request, timeout=self.store.expires_in(request) + 1)
+        if request.status == "written" and request.extra.get("elicited"):
+            ctx.elicitation_complete(request.id)
+        return self._result(request, opened=opened)
+
+    def _result(self, request: Request, *, opened: bool = False) -> ToolResult:
+        url = request.extra.get("url")
+        return results.build(
+            request,
+            url=url if isinstance(url, str) else None,
+            expires_in=self.store.expires_in(request),
+            opened=opened or bool(request.extra.get("opened")),
+        )
+
+    # -- await_secret / cancel_secret -----------------------------------------------------------
+
+    def _known(self, args: dict[str, Any]) -> Request | ToolResult:
+        request = self.store.get(str(args["request_id"]))
+        if request is None:
+            return ToolResult.refused(
+                f"no request {args['request_id']} is known to this server (it may have closed "
+                "over an hour ago, or belong to another session). Call collect_secret again."
+            )
+        return request
+
+    async def await_secret(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        request = self._known(args)
+        if isinstance(request, ToolResult):
+            return request
+        if request.status == "awaiting":
+            ctx.progress(f"Waiting for the person to fill in {', '.join(request.names)}")
+            await self.store.wait(request, timeout=self.settings.await_seconds)
+        return self._result(request)
+
+    async def cancel_secret(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        request = self._known(args)
+        if isinstance(request, ToolResult):
+            return request
+        if request.status == "awaiting" and not self.store.cancel(request):
+            return ToolResult.refused(
+                "the person is submitting this request right now; call await_secret instead."
+            )
+        return self._result(request)
+
+
+def parse_arguments(args: dict[str, Any]) -> tuple[tuple[SecretSpec, ...], SinkSpec]:
+    """Schema-valid arguments → specs; RefusedRequest for what the schema cannot say."""
+    secrets: list[SecretSpec] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(args["secrets"]):
+        name = entry["name"]
+        if name in seen:
+            raise RefusedRequest(f"{name} is asked for twice; list each key once.")
+        seen.add(name)
+        chosen = [k for k in ("generate", "provider", "format") if k in entry]
+        if len(chosen) > 1:
+            raise RefusedRequest(
+                f"secrets[{i}] ({name}) sets {' and '.join(chosen)}; use at most one of "
+                "generate, provider and format per key."
+            )
+        generate = None
+        if "generate" in entry:
+            g = entry["generate"]
+            generate = GenerateSpec(
+                bytes=int(g.get("bytes", 32)), encoding=g.get("encoding", "base64url")
+            )
+        secrets.append(
+            SecretSpec(
+                name=name,
+                generate=generate,
+                provider=entry.get("provider"),
+                format=entry.get("format"),
+                secret=bool(entry.get("secret", True)),
+                caption=entry.get("caption"),
+            )
+        )
+    raw_sink = args.get("sink") or {"kind": "dotenv"}
+    kind = raw_sink["kind"]
+    path = raw_sink.get("path")
+    if kind == "file":
+        if not path:
+            raise RefusedRequest(
+                'a file sink needs a path, e.g. {"kind": "file", "path": "key.pem"}.'
+            )
+        if len(secrets) != 1:
+            raise RefusedRequest(
+                f"a file sink holds exactly one value, but {len(secrets)} keys were asked for; "
+                "use one collect_secret call per file, or the dotenv sink."
+            )
+    return tuple(secrets), SinkSpec(kind=kind, path=path or ".env")
