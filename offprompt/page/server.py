@@ -304,7 +304,8 @@ async def _read_form(request: web.Request) -> dict[str, str]:
     if request.content_length is not None and request.content_length > MAX_BODY:
         raise _refuse(413)
     ctype = request.content_type
-    if ctype not in (_FORM, _MULTIPART) or request.charset not in (None, "utf-8"):
+    charset = (request.charset or "utf-8").lower()  # fetch() sends "charset=UTF-8"
+    if ctype not in (_FORM, _MULTIPART) or charset not in ("utf-8", "utf8"):
         raise _refuse(415)
     pairs: list[tuple[str, str]] = []
     try:

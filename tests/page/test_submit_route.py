@@ -162,6 +162,19 @@ async def test_multipart_file_upload_is_a_bad_request(
     assert (resp.status, (project / ".env").exists()) == (400, False)
 
 
+async def test_fetch_style_charset_parameter_is_accepted(
+    client: TestClient, make_request: MakeRequest, project: Path, canary: str
+) -> None:
+    """`application/x-www-form-urlencoded;charset=UTF-8` (what fetch sends) is read as usual."""
+    req = make_request()
+    resp = await client.post(
+        path_of(req),
+        data=f"nonce={req.nonce}&API_KEY={canary}".encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded;charset=UTF-8"},
+    )
+    assert (resp.status, env(project)) == (200, {"API_KEY": canary})
+
+
 async def test_other_content_types_are_unsupported(
     client: TestClient, make_request: MakeRequest, canary: str
 ) -> None:

@@ -1,0 +1,96 @@
+"""A real PageServer on its own event loop thread, and headless Chromium driven by Playwright."""
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from playwright.sync_api import Browser, Playwright, sync_playwright
+
+from offprompt.journal import Journal
+from offprompt.page import PageServer
+from offprompt.requests import Request, RequestStore
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.submit import Submitter
+
+T = TypeVar("T")
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class LiveServer:
+    """PageServer serving from a background thread; the store is only touched on its loop."""
+
+    def __init__(self, project: Path, journal: Journal) -> None:
+        self.project = project
+        self.journal = journal
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.store = RequestStore()
+        self.server = PageServer(self.store, Submitter(self.store, journal))
+        self.port = self.call(self.server.start())
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
+
+    def create(self, *secrets: SecretSpec, sink: SinkSpec | None = None) -> Request:
+        async def make() -> Request:
+            return self.store.create(
+                secrets or (SecretSpec("API_KEY"),),
+                sink or SinkSpec(),
+                self.project,
+                "The billing module needs the live key.",
+                ttl=300,
+                client="Browser Test Agent",
+            )
+
+        return self.call(make())
+
+    def url(self, request: Request) -> str:
+        return self.server.url_for(request)
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.call(self.server.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+
+@pytest.fixture
+def live(project: Path, tmp_path: Path) -> Iterator[LiveServer]:
+    server = LiveServer(project, Journal(tmp_path / "state" / "journal.jsonl"))
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture
+def browser(playwright: Playwright, chromium_path: str) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(
+        executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS
+    )
+    try:
+        yield browser
+    finally:
+        browser.close()
