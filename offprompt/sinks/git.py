@@ -19,14 +19,8 @@ TIMEOUT_SECONDS = 5.0
 # 128), which would read as "not a repository" and let a secret into a tracked file; root in a
 # container writing into a bind-mounted project is exactly that case. The commands below only
 # read the index and ignore rules; fsmonitor is switched off so no repository-configured program
-# runs. `--literal-pathspecs`: a file named `.env*` must not act as a glob.
-_GIT_ARGS = (
-    "-c",
-    "safe.directory=*",
-    "-c",
-    "core.fsmonitor=false",
-    "--literal-pathspecs",
-)
+# runs.
+_GIT_ARGS = ("-c", "safe.directory=*", "-c", "core.fsmonitor=false")
 
 
 class GitUnanswered(Exception):
@@ -59,7 +53,9 @@ def status(path: Path) -> GitStatus:
         if inside.returncode not in (0, 128):
             raise GitUnanswered(f"git rev-parse exited with {inside.returncode}")
         return GitStatus(in_git_repo=False, tracked=False, ignored=False)
-    listed = _run(git, cwd, "ls-files", "--error-unmatch", "--", rel)
+    # `--literal-pathspecs`: a file named `.env*` must not match `.env` as a glob. (check-ignore
+    # takes plain paths and rejects that option.)
+    listed = _run(git, cwd, "--literal-pathspecs", "ls-files", "--error-unmatch", "--", rel)
     if listed.returncode not in (0, 1):
         raise GitUnanswered(f"git ls-files exited with {listed.returncode}")
     checked = _run(git, cwd, "check-ignore", "-q", "--", rel)
@@ -86,6 +82,6 @@ def _run(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise GitUnanswered(f"git {args[0]} took longer than {TIMEOUT_SECONDS:g} s") from None
+        raise GitUnanswered(f"git took longer than {TIMEOUT_SECONDS:g} s") from None
     except OSError as e:
-        raise GitUnanswered(f"git {args[0]} could not run: {e.strerror}") from None
+        raise GitUnanswered(f"git could not run: {e.strerror}") from None
