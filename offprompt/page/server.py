@@ -240,6 +240,11 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     if not same(form.get("nonce", ""), req.nonce):
         _log.warning("page: request %s: refused a POST with a wrong nonce", req.id)
         raise _refuse(403, "This form is out of date or was not made by this page. Reload it.")
+    if req.remote:
+        # DESIGN §5: a remote request's values cross a tunnel, so only a browser-sealed body is
+        # accepted; plain fields (and, until sealing lands here, everything) are refused.
+        _log.warning("page: request %s: refused an unsealed POST for a remote request", req.id)
+        raise _refuse(400, "Values for a remote request must be sealed by the page. Reload it.")
     fp_key: bytes | None = None
     if form.get("fp_key"):
         fp_key = parse_fp_key(form["fp_key"])

@@ -230,6 +230,15 @@ async def test_nonce_of_another_request_is_forbidden(
     assert resp.status == 403
 
 
+async def test_plain_values_for_a_remote_request_are_refused(
+    client: TestClient, store: RequestStore, project: Path, canary: str
+) -> None:
+    """A remote (tunnelled) request accepts no plain value fields: 400, nothing written."""
+    req = store.create([SecretSpec("API_KEY")], SinkSpec(), project, "r", ttl=300, remote=True)
+    resp = await post(client, req, {"API_KEY": canary})
+    assert (resp.status, (project / ".env").exists()) == (400, False)
+
+
 async def test_empty_required_value_is_unprocessable_without_echoing_values(
     client: TestClient, make_request: MakeRequest, project: Path, canary: str
 ) -> None:
