@@ -1,0 +1,30 @@
+"""Fixtures for end-to-end flows: a Flow per test, and one headless Chromium per session."""
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# The protocol helpers (wire.py, sdk.py) live beside the protocol tests, as plain modules.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
+
+from helpers import CHROMIUM, chromium_or_skip  # noqa: E402
+
+from .flow import Chromium, Flow, make_flow  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Chromium]:
+    """One headless Chromium for every flow that plays the person in a real browser."""
+    browser = Chromium(chromium_or_skip())
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture
+def flow(isolated_env: Path, project: Path, tmp_path: Path) -> Flow:
+    """A fresh project, journal, MCP byte log and person's notebook for one flow."""
+    return make_flow(tmp_path, project, CHROMIUM)
