@@ -9,9 +9,9 @@ import pytest
 # The protocol helpers (wire.py, sdk.py) live beside the protocol tests, as plain modules.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
 
-from helpers import CHROMIUM, chromium_or_skip  # noqa: E402
+from helpers import CHROMIUM, chromium_or_skip
 
-from .flow import Chromium, Flow, make_flow  # noqa: E402
+from .flow import Chromium, Flow, make_flow
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ The fingerprint is computed here from DESIGN §7, independently of offprompt's o
 from __future__ import annotations
 
 import base64
-import hashlib
 import hmac
 import json
 import os
