@@ -1,0 +1,14 @@
+"""`offprompt serve` whose 2026-07-28 requestState lives FLOWS_STATE_TTL seconds.
+
+The product seals states for an hour and offers no knob; a test of their expiry needs less.
+"""
+
+import os
+import sys
+
+import offprompt.tools.service as service
+from offprompt.__main__ import main
+
+service.STATE_TTL = float(os.environ["FLOWS_STATE_TTL"])
+sys.argv = ["offprompt", "serve"]
+main()
