@@ -36,6 +36,7 @@ PY = sys.executable
 HERE = Path(__file__).resolve().parent
 TEE = HERE / "tee_server.py"
 PERSON = HERE / "person.py"
+SHORT_STATE_SERVE = HERE / "short_state_serve.py"
 REFUSED = "offprompt refused that request: "
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
