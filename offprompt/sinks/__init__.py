@@ -13,7 +13,7 @@ from pathlib import Path
 
 from offprompt import log
 from offprompt.errors import RefusedRequest, TrackedFile, UnsafeValue, WriteError
-from offprompt.sinks import atomic, dotenv, git
+from offprompt.sinks import atomic, dotenv, git, verify
 from offprompt.sinks.lock import locked
 from offprompt.sinks.paths import display, real_project, resolve_target
 from offprompt.spec import SinkKind, SinkSpec
@@ -89,6 +89,8 @@ def inspect_target(project: Path, sink: SinkSpec, names: Sequence[str]) -> Targe
     if exists:
         try:
             present = _present(sink.kind, path, shown, names)
+            if sink.kind == "dotenv":
+                problem = _lines_in_the_way(path, shown, names)
         except WriteError as e:
             problem = str(e)
     tracked = ignored = in_repo = False
@@ -184,9 +186,11 @@ def _write_dotenv(
     written = [n for n in values if n not in up.kept]
     after = text
     if written:
-        # The parse that decides read_back must agree before anything is written; if an existing
-        # line swallows ours (an unclosed quote above it), stop rather than write a surprise.
-        _verify(up.text, {n: values[n] for n in written}, text, shown)
+        # Readers must see exactly these values before anything is written: if an existing line
+        # would swallow ours (an unclosed quote, a stray line Node glues on), stop and say which.
+        why = verify.hidden(up.text, text, {n: values[n] for n in written}, shown)
+        if why is not None:
+            raise WriteError(f"{why} Nothing was changed.")
         atomic.replace(path, up.text.encode("utf-8"), shown, owner)
         after = _read_text(path, shown)
     held = dotenv.values(after)
@@ -241,17 +245,11 @@ def _write_file(
     )
 
 
-def _verify(new_text: str, written: Mapping[str, str], old_text: str, shown: str) -> None:
-    entries = dotenv.parse(new_text)
-    for name, value in written.items():
-        mine = [e for e in entries if e.key == name]
-        if len(mine) != 1 or mine[0].value != value:
-            bad = dotenv.bad_lines(old_text)
-            near = f" (python-dotenv cannot read line {', '.join(map(str, bad))})" if bad else ""
-            raise WriteError(
-                f"{shown} has a line that would hide {name} from readers{near}; fix it and try"
-                " again. Nothing was changed."
-            )
+def _lines_in_the_way(path: Path, shown: str, names: Sequence[str]) -> str | None:
+    """Whether existing lines would hide any of `names` from a reader, tried with a stand-in."""
+    text = _read_text(path, shown)
+    stand_in = {n: "x" for n in names}
+    return verify.hidden(dotenv.upsert(text, stand_in).text, text, stand_in, shown)
 
 
 def _read_text(path: Path, shown: str) -> str:

@@ -69,3 +69,11 @@ def test_debug_log_holds_no_value(
         write(project, SinkSpec("file", "k"), {"K": canary})
     assert "A" in caplog.text
     assert canary not in caplog.text
+
+
+def test_hidden_line_error_holds_no_value(project: Path, canary: str) -> None:
+    """The refusal that names a stray line quotes neither it nor any value."""
+    (project / ".env").write_text(f"OLD={canary}\n  {canary}\n")
+    with pytest.raises(WriteError) as caught:
+        write(project, SinkSpec(), {"A": canary})
+    assert_clean(caught.value, canary)

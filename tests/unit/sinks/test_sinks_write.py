@@ -236,3 +236,37 @@ def test_inspect_refuses_a_path_outside_the_project(project: Path) -> None:
     """Path refusals are raised, not reported as problems."""
     with pytest.raises(RefusedRequest):
         inspect_target(project, SinkSpec(path="../x"), ["A"])
+
+
+@pytest.mark.parametrize("stray", ["  \n", "\t\n", "   # indented comment\n", "LEFTOVER\n"])
+def test_line_node_would_glue_onto_the_new_name_stops_the_write(project: Path, stray: str) -> None:
+    """Node 20 reads such a line as part of the next name: refuse and name the line."""
+    env = project / ".env"
+    env.write_text(f"X=1\n{stray}")
+    with pytest.raises(WriteError, match=r"line 2 of \.env has no '='"):
+        write(project, DOTENV, {"A": "1"})
+    assert f"X=1\n{stray}" == env.read_text()
+
+
+def test_inspect_shows_a_line_that_would_hide_the_names(project: Path) -> None:
+    """The page learns about the stray line before anyone types."""
+    (project / ".env").write_text("X=1\n  \n")
+    problem = inspect_target(project, DOTENV, ["A"]).problem
+    assert problem is not None
+    assert "Node's --env-file would not see A" in problem
+
+
+def test_unclosed_backtick_above_stops_the_write(project: Path) -> None:
+    """Node would run a backtick value into the new line."""
+    env = project / ".env"
+    env.write_text("X=`open\n")
+    with pytest.raises(WriteError, match="unclosed quote or backtick"):
+        write(project, DOTENV, {"A": "has ` tick"})
+    assert "X=`open\n" == env.read_text()
+
+
+def test_stray_line_below_the_replaced_name_does_not_stop_the_write(project: Path) -> None:
+    """Only lines that would hide a written name matter."""
+    (project / ".env").write_text("A=1\n  \nB=2\n")
+    write(project, DOTENV, {"A": "new"})
+    assert "A=new\n  \nB=2\n" == (project / ".env").read_text()

@@ -1,0 +1,82 @@
+"""The last check before a .env is written: each written name reads back as its value for
+python-dotenv and Node, whatever the file's other lines do; else a reason naming the lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from offprompt.sinks import dotenv, nodeenv
+
+__all__ = ["hidden"]
+
+# bash is not emulated: the statements we write are complete shell words on their own lines, so
+# only an earlier line bash cannot parse (an unclosed quote) could hide them, and python-dotenv
+# skips such a line rather than swallowing ours in most of those cases. The page warns of lines
+# python-dotenv cannot read; offprompt never rewrites them.
+
+
+def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
+    """Why some name in `written` would not read back from `new_text`, or None when all do.
+
+    The reason names keys and line numbers of `old_text` (unchanged, since nothing is written
+    then), never a value.
+    """
+    entries = dotenv.parse(new_text)
+    node = nodeenv.parse(new_text)
+    for name, value in written.items():
+        mine = [e for e in entries if e.key == name]
+        if len(mine) != 1 or mine[0].value != value:
+            bad = dotenv.bad_lines(old_text)
+            where = f" (look at line {_lines(bad)})" if bad else ""
+            return (
+                f"A line of {shown} that python-dotenv cannot read would hide {name} from"
+                f" it{where}; fix that line and try again."
+            )
+        if node.get(name) != value:
+            gluers = _node_gluers(old_text)
+            if gluers:
+                which = (
+                    f"line {_lines(gluers)} of {shown} has"
+                    if len(gluers) == 1
+                    else (f"lines {_lines(gluers)} of {shown} have")
+                )
+                return (
+                    f"Node's --env-file would not see {name}: {which} no '=' and no '#' at the"
+                    " start (a line holding only spaces, or an indented comment, counts), so"
+                    " Node reads it as part of the next name. Remove or fix it and try again."
+                )
+            return (
+                f"Node's --env-file would not see {name}: an earlier line of {shown} (an"
+                " unclosed quote or backtick?) runs into it. Fix that line and try again."
+            )
+    return None
+
+
+def _lines(numbers: tuple[int, ...]) -> str:
+    shown = ", ".join(map(str, numbers[:5]))
+    return shown + (" …" if len(numbers) > 5 else "")
+
+
+def _node_gluers(text: str) -> tuple[int, ...]:
+    """Lines Node 20 glues onto the next key: not blank, not starting with `#`, without `=`,
+    and not inside a multi-line value."""
+    inside: list[tuple[int, int]] = []
+    for e in dotenv.parse(text):
+        if e.value is not None:
+            first_line_end = text.find("\n", e.start)
+            inside.append((first_line_end + 1 if first_line_end != -1 else e.end, e.end))
+    found: list[int] = []
+    pos = 0
+    # Lines as Node sees them: split at LF only (it deletes every CR first).
+    for number, line in enumerate(re.findall(r"[^\n]*\n|[^\n]+\Z", text), start=1):
+        start, pos = pos, pos + len(line)
+        if any(lo <= start < hi for lo, hi in inside):
+            continue
+        bare = line.replace("\r", "").rstrip("\n")
+        if number == 1:
+            bare = bare.lstrip(" ")  # Node trims spaces at the start of the file
+        if bare and not bare.startswith("#") and "=" not in bare:
+            found.append(number)
+    return tuple(found)
