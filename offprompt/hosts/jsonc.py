@@ -1,0 +1,486 @@
+"""Lossless edits of JSON and JSON-with-comments files (VS Code, Zed and Gemini allow comments).
+
+The parser keeps every value's offsets, and edits splice the text: comments, trailing commas, key
+order, indentation and line endings outside the one member changed stay as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "Document",
+    "JsoncError",
+    "Member",
+    "Node",
+    "is_empty",
+    "parse",
+    "remove",
+    "same",
+    "set_value",
+]
+
+
+class JsoncError(ValueError):
+    """The text is not JSON (comments and trailing commas allowed), or not of the needed shape."""
+
+
+@dataclass(frozen=True)
+class Member:
+    """`"key": value` inside an object, with the offset of the comma after it, if any."""
+
+    key: str
+    key_start: int
+    key_end: int
+    value: Node
+    comma: int | None
+
+
+@dataclass(frozen=True)
+class Node:
+    """A value and its span `[start, end)`; objects also keep their members in file order."""
+
+    start: int
+    end: int
+    value: object
+    members: tuple[Member, ...] | None = None  # objects only
+
+    def member(self, key: str) -> Member | None:
+        """The member JSON readers use for `key`: the last one when a key repeats."""
+        found = [m for m in self.members or () if m.key == key]
+        return found[-1] if found else None
+
+
+@dataclass(frozen=True)
+class Document:
+    text: str
+    root: Node
+    has_comments: bool
+
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_LITERALS = {"true": True, "false": False, "null": None}
+_WS = " \t\r\n\ufeff"
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.has_comments = False
+
+    def fail(self, what: str, pos: int | None = None) -> JsoncError:
+        at = self.pos if pos is None else pos
+        line = self.text.count("\n", 0, at) + 1
+        return JsoncError(f"{what} at line {line}")
+
+    def skip(self) -> None:
+        """Skip whitespace and comments (a leading byte-order mark counts as whitespace)."""
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            c = text[self.pos]
+            if c in _WS:
+                self.pos += 1
+            elif text.startswith("//", self.pos):
+                self.has_comments = True
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end
+            elif text.startswith("/*", self.pos):
+                self.has_comments = True
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.fail("an unclosed /* comment")
+                self.pos = end + 2
+            else:
+                return
+
+    def value(self) -> Node:
+        self.skip()
+        if self.pos >= len(self.text):
+            raise self.fail("unexpected end of file")
+        c = self.text[self.pos]
+        if c == "{":
+            return self.object()
+        if c == "[":
+            return self.array()
+        if c == '"':
+            start = self.pos
+            return Node(start, self.pos_after_string(), self.string_at(start))
+        for word, literal in _LITERALS.items():
+            if self.text.startswith(word, self.pos):
+                start = self.pos
+                self.pos += len(word)
+                return Node(start, self.pos, literal)
+        m = _NUMBER.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+            number: object = json.loads(m.group())
+            return Node(m.start(), m.end(), number)
+        raise self.fail(f"unexpected {c!r}")
+
+    def pos_after_string(self) -> int:
+        m = _STRING.match(self.text, self.pos)
+        if m is None:
+            raise self.fail("an unclosed string")
+        self.pos = m.end()
+        return self.pos
+
+    def string_at(self, start: int) -> str:
+        try:
+            decoded = json.loads(self.text[start : self.pos], strict=False)
+        except ValueError:
+            raise self.fail("a malformed string", start) from None
+        if not isinstance(decoded, str):
+            raise self.fail("a malformed string", start)
+        return decoded
+
+    def object(self) -> Node:
+        start = self.pos
+        self.pos += 1
+        members: list[Member] = []
+        value: dict[str, object] = {}
+        while True:
+            self.skip()
+            if self.text.startswith("}", self.pos):
+                self.pos += 1
+                return Node(start, self.pos, value, tuple(members))
+            if not self.text.startswith('"', self.pos):
+                raise self.fail('expected a "key" or }')
+            key_start = self.pos
+            self.pos_after_string()
+            key = self.string_at(key_start)
+            key_end = self.pos
+            self.skip()
+            if not self.text.startswith(":", self.pos):
+                raise self.fail("expected :")
+            self.pos += 1
+            node = self.value()
+            self.skip()
+            comma: int | None = None
+            if self.text.startswith(",", self.pos):
+                comma = self.pos
+                self.pos += 1
+            elif not self.text.startswith("}", self.pos):
+                raise self.fail("expected , or }")
+            members.append(Member(key, key_start, key_end, node, comma))
+            value[key] = node.value
+
+    def array(self) -> Node:
+        start = self.pos
+        self.pos += 1
+        items: list[object] = []
+        while True:
+            self.skip()
+            if self.text.startswith("]", self.pos):
+                self.pos += 1
+                return Node(start, self.pos, items)
+            items.append(self.value().value)
+            self.skip()
+            if self.text.startswith(",", self.pos):
+                self.pos += 1
+            elif not self.text.startswith("]", self.pos):
+                raise self.fail("expected , or ]")
+
+
+def parse(text: str) -> Document:
+    """Parse JSON with comments and trailing commas; JsoncError says what and on which line."""
+    parser = _Parser(text)
+    try:
+        root = parser.value()
+        parser.skip()
+    except RecursionError:
+        raise JsoncError("values nested too deeply") from None
+    if parser.pos != len(text):
+        raise parser.fail("more text after the end")
+    return Document(text, root, parser.has_comments)
+
+
+def same(a: object, b: object) -> bool:
+    """Equal as JSON: unlike ==, `true` is not `1` and `1` is not `1.0`."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def is_empty(text: str) -> bool:
+    """True for `{}` with nothing else in the file but whitespace: a file offprompt can delete."""
+    try:
+        doc = parse(text)
+    except JsoncError:
+        return False
+    return not doc.has_comments and doc.root.members == ()
+
+
+# --- Layout ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Style:
+    eol: str
+    unit: str  # one level of indentation
+    compact: bool  # the whole document is on one line
+    colon: str  # ": " or ":"
+    comma: str  # ", " or ","
+
+
+def _style(doc: Document) -> _Style:
+    text = doc.text
+    eol = "\r\n" if "\r\n" in text else "\n"
+    widths = []
+    unit = ""
+    for line in text.splitlines():
+        stripped = line.lstrip(" \t")
+        if not stripped or stripped == line or stripped.startswith(("/", "*")):
+            continue
+        lead = line[: len(line) - len(stripped)]
+        if lead.startswith("\t"):
+            unit = "\t"
+            break
+        widths.append(len(lead))
+    if not unit:
+        unit = " " * min(min(widths, default=2), 8)
+    compact = bool(doc.root.members) and "\n" not in text.strip()
+    colon, comma = ": ", ", "
+    first = _first_member(doc.root)
+    if first is not None:
+        if text[first.key_end : first.value.start] == ":":
+            colon, comma = ":", ","
+    return _Style(eol, unit, compact, colon, comma)
+
+
+def _first_member(node: Node) -> Member | None:
+    for m in node.members or ():
+        return m
+    return None
+
+
+def _line_start(text: str, pos: int) -> int:
+    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+
+
+def _indent_of_line(text: str, pos: int) -> str:
+    start = _line_start(text, pos)
+    line = text[start:pos]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _starts_line(text: str, pos: int) -> bool:
+    return text[_line_start(text, pos) : pos].strip(" \t") == ""
+
+
+def _spans_lines(text: str, node: Node) -> bool:
+    return "\n" in text[node.start : node.end] or "\r" in text[node.start : node.end]
+
+
+def _after_line_trivia(text: str, pos: int) -> int:
+    """From `pos`, skip blanks and comments that end on this line; where the line's content ends."""
+    n = len(text)
+    while pos < n:
+        if text[pos] in " \t":
+            pos += 1
+        elif text.startswith("//", pos):
+            end = min(i for i in (text.find("\n", pos), text.find("\r", pos), n) if i >= 0)
+            return end
+        elif text.startswith("/*", pos):
+            end = text.find("*/", pos + 2)
+            if end < 0 or any(c in text[pos:end] for c in "\r\n"):
+                return pos
+            pos = end + 2
+        else:
+            return pos
+    return pos
+
+
+def _dump(value: object, style: _Style, indent: str, multiline: bool) -> str:
+    if not multiline:
+        return json.dumps(value, ensure_ascii=False, separators=(style.comma, style.colon))
+    text = json.dumps(value, ensure_ascii=False, indent=style.unit)
+    return (style.eol + indent).join(text.split("\n"))
+
+
+def _member_text(key: str, value: object, style: _Style, indent: str, multiline: bool) -> str:
+    name = json.dumps(key, ensure_ascii=False)
+    return name + style.colon + _dump(value, style, indent, multiline)
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+# --- Edits -------------------------------------------------------------------------------------
+
+
+def _insert(doc: Document, obj: Node, key: str, value: object) -> str:
+    text, style = doc.text, _style(doc)
+    members = obj.members or ()
+    inline = style.compact or (bool(members) and not _spans_lines(text, obj))
+    if members:
+        last = members[-1]
+        after = last.comma + 1 if last.comma is not None else last.value.end
+        if not inline and _starts_line(text, last.key_start):
+            indent = _indent_of_line(text, last.key_start)
+            # Our member goes on its own line after the last one (and after any comment that
+            # ends that line); the comma goes right after the last value, where JSON wants it.
+            at = _after_line_trivia(text, after)
+            if at < len(text) and text[at] in "\r\n":
+                new = style.eol + indent + _member_text(key, value, style, indent, True)
+                edits = [(at, at, new + ("," if last.comma is not None else ""))]
+                if last.comma is None:
+                    edits.append((last.value.end, last.value.end, ","))
+                return _splice(text, edits)
+        member = _member_text(key, value, style, "", False)
+        if last.comma is None:
+            return _splice(text, [(after, after, style.comma + member)])
+        return _splice(text, [(after, after, " " + member + ",")])
+    close = obj.end - 1
+    inner = text[obj.start + 1 : close]
+    if style.compact:
+        return _splice(text, [(close, close, _member_text(key, value, style, "", False))])
+    outer = _indent_of_line(text, obj.start)
+    indent = outer + style.unit
+    member = _member_text(key, value, style, indent, True)
+    if ("\n" in inner or "\r" in inner) and _starts_line(text, close):
+        # Only comments or blank lines inside: add our line just above the closing brace.
+        at = _line_start(text, close)
+        return _splice(text, [(at, at, indent + member + style.eol)])
+    if inner.strip(" \t") == "":
+        new = style.eol + indent + member + style.eol + outer
+        return _splice(text, [(obj.start + 1, close, new)])
+    return _splice(text, [(obj.start + 1, obj.start + 1, style.eol + indent + member + ",")])
+
+
+def _replace(doc: Document, obj: Node, member: Member, value: object) -> str:
+    text, style = doc.text, _style(doc)
+    old = member.value
+    scalar_list = isinstance(value, list) and all(not isinstance(v, dict | list) for v in value)
+    keep_inline = not _spans_lines(text, old) and (
+        scalar_list or not isinstance(value, dict | list)
+    )
+    multiline = (
+        not keep_inline
+        and not style.compact
+        and _spans_lines(text, obj)
+        and _starts_line(text, member.key_start)
+    )
+    indent = _indent_of_line(text, member.key_start)
+    return _splice(text, [(old.start, old.end, _dump(value, style, indent, multiline))])
+
+
+def _delete(doc: Document, obj: Node, index: int) -> str:
+    text = doc.text
+    members = obj.members or ()
+    m = members[index]
+    end = m.comma + 1 if m.comma is not None else m.value.end
+    edits: list[tuple[int, int, str]] = []
+    if _spans_lines(text, obj) and _starts_line(text, m.key_start):
+        start = _line_start(text, m.key_start)
+        if start > obj.start + 1:
+            start -= 1  # the line break before this member's line
+            if text[start] == "\n" and text[start - 1] == "\r":
+                start -= 1
+        rest = end
+        while rest < len(text) and text[rest] in " \t":
+            rest += 1
+        if rest >= len(text) or text[rest] in "\r\n":
+            end = rest
+    else:
+        start = m.key_start
+        if m.comma is not None:
+            while end < len(text) and text[end] in " \t":
+                end += 1
+    if m.comma is None and index > 0:
+        # The member before ours now ends the object: its comma goes (a member always has one
+        # when another follows it).
+        comma = members[index - 1].comma
+        if comma is not None and text[comma + 1 : start].strip(" \t\r\n") == "":
+            start = min(start, comma)
+        elif comma is not None:
+            edits.append((comma, comma + 1, ""))
+    edits.append((start, end, ""))
+    if len(members) == 1:
+        inner_start, inner_end = obj.start + 1, obj.end - 1
+        rest_of_inner = text[inner_start:start] + text[end:inner_end]
+        if rest_of_inner.strip(" \t\r\n") == "":
+            return _splice(text, [(inner_start, inner_end, "")])
+    return _splice(text, edits)
+
+
+def _walk(doc: Document, path: Sequence[str]) -> Node | None:
+    node = doc.root
+    for key in path:
+        if node.members is None:
+            return None
+        member = node.member(key)
+        if member is None:
+            return None
+        node = member.value
+    return node
+
+
+def _object_at(doc: Document, path: Sequence[str]) -> Node:
+    node = doc.root
+    for i, key in enumerate(path):
+        if node.members is None:
+            where = ".".join(path[:i]) or "the top level"
+            raise JsoncError(f"{where} is not an object")
+        member = node.member(key)
+        if member is None:
+            raise JsoncError(f"{'.'.join(path[: i + 1])} is missing")
+        node = member.value
+    if node.members is None:
+        raise JsoncError(f"{'.'.join(path) or 'the top level'} is not an object")
+    return node
+
+
+def set_value(text: str, path: Sequence[str], value: object) -> str:
+    """Make `path` hold `value`: replace it, or add it (and the objects above it) at the end."""
+    doc = parse(text)
+    node = doc.root
+    for i, key in enumerate(path):
+        if node.members is None:
+            raise JsoncError(f"{'.'.join(path[:i]) or 'the top level'} is not an object")
+        member = node.member(key)
+        if member is None:
+            nested = value
+            for inner in reversed(path[i + 1 :]):
+                nested = {inner: nested}
+            return _insert(doc, node, key, nested)
+        if i == len(path) - 1:
+            return _replace(doc, node, member, value)
+        node = member.value
+    raise ValueError("an empty path")
+
+
+def remove(text: str, path: Sequence[str]) -> str:
+    """Take out every `path` member; then objects above it that this left empty (and free of
+    comments) go too, so removing what `set_value` added gives back the original text."""
+    doc = parse(text)
+    if _walk(doc, path) is None:
+        return text
+    parent_path = path[:-1]
+    while True:
+        doc = parse(text)
+        parent = _object_at(doc, parent_path)
+        indexes = [i for i, m in enumerate(parent.members or ()) if m.key == path[-1]]
+        if not indexes:
+            break
+        text = _delete(doc, parent, indexes[-1])
+    for depth in range(len(parent_path), 0, -1):
+        doc = parse(text)
+        node = _walk(doc, parent_path[:depth])
+        if node is None or node.members != () or text[node.start + 1 : node.end - 1].strip():
+            break
+        above = _object_at(doc, parent_path[: depth - 1])
+        indexes = [i for i, m in enumerate(above.members or ()) if m.key == parent_path[depth - 1]]
+        text = _delete(doc, above, indexes[-1])
+    return text
