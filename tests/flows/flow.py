@@ -30,7 +30,7 @@ from dotenv import dotenv_values
 from mcp import Client
 from sdk import Seen, connect
 
-from .person import CHROMIUM_ARGS, fill_page, http_submit
+from .person import CHROMIUM_ARGS, Form, fill_page, http_submit, open_form, post_form
 
 PY = sys.executable
 HERE = Path(__file__).resolve().parent
@@ -153,6 +153,16 @@ async def aget(url: str) -> tuple[int, str]:
 async def submit(url: str, values: dict[str, str]) -> str:
     """The person without JavaScript: GET, POST the form; the fingerprint they expect."""
     return await asyncio.to_thread(http_submit, url, values)
+
+
+async def load(url: str) -> Form:
+    """The person loads the page (and may submit it later)."""
+    return await asyncio.to_thread(open_form, url)
+
+
+async def post(form: Form, values: dict[str, str]) -> str:
+    """The person submits a page loaded earlier."""
+    return await asyncio.to_thread(post_form, form, values)
 
 
 async def assert_page_closed(url: str, status: str, *secrets: str) -> None:

@@ -19,9 +19,11 @@ import os
 import re
 import secrets
 import sys
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 CHROMIUM_ARGS = [
@@ -46,37 +48,76 @@ def expected_fingerprint(fp_key: bytes, pairs: Sequence[tuple[str, str]]) -> str
     return " ".join(EMOJI[i][0] for i in ((n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63))
 
 
-def http_submit(url: str, values: dict[str, str]) -> str:
-    """Fill the page as a browser without JavaScript would; the fingerprint the person expects.
+class PageRefused(Exception):
+    """The page answered a submit with an error status."""
 
-    Only the fields the page asks for are sent, so one `values` can serve several pages.
-    """
-    with urllib.request.urlopen(url, timeout=10) as page:  # noqa: S310 - loopback test URL
-        html = page.read().decode()
+    def __init__(self, status: int, body: str) -> None:
+        super().__init__(f"the page answered HTTP {status}")
+        self.status = status
+        self.body = body
+
+
+@dataclass(frozen=True)
+class Form:
+    """What a person's browser holds after loading the page: its URL, nonce and fields."""
+
+    url: str
+    nonce: str
+    names: tuple[str, ...]
+
+
+def _fetch(request: str | urllib.request.Request) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 - loopback
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, err.read().decode()
+
+
+def open_form(url: str) -> Form:
+    """GET the page as a browser without JavaScript would."""
+    status, html = _fetch(url)
+    if status != 200:
+        raise PageRefused(status, html)
     found = NONCE.search(html)
     if found is None:
         raise RuntimeError("the page has no nonce input")
-    asked = FIELD.findall(html)
-    values = {name: values[name] for name in asked if name in values}
+    return Form(url, found.group(1), tuple(FIELD.findall(html)))
+
+
+def post_form(form: Form, values: dict[str, str]) -> str:
+    """POST the fields the page asks for; the fingerprint the person expects (DESIGN §7).
+
+    Only the fields the page asks for are sent, so one `values` can serve several pages.
+    Raises PageRefused for any answer but 200, and if the answer disagrees or echoes a value.
+    """
+    values = {name: values[name] for name in form.names if name in values}
     fp_key = secrets.token_bytes(32)
-    form = {"nonce": found.group(1), **values}
-    form["fp_key"] = base64.urlsafe_b64encode(fp_key).rstrip(b"=").decode()
-    post = urllib.request.Request(  # noqa: S310
-        url,
-        data=urllib.parse.urlencode(form).encode(),
+    fields = {"nonce": form.nonce, **values}
+    fields["fp_key"] = base64.urlsafe_b64encode(fp_key).rstrip(b"=").decode()
+    post = urllib.request.Request(  # noqa: S310 - loopback test URL
+        form.url,
+        data=urllib.parse.urlencode(fields).encode(),
         headers={"Accept": "application/json"},
         method="POST",
     )
-    with urllib.request.urlopen(post, timeout=30) as answer:  # noqa: S310
-        body = answer.read().decode()
+    status, body = _fetch(post)
+    for value in values.values():
+        if value and value in body:
+            raise RuntimeError("the page echoed a value")
+    if status != 200:
+        raise PageRefused(status, body)
     data = json.loads(body)
     mine = expected_fingerprint(fp_key, [(k, v) for k, v in values.items() if v])
     if data.get("fingerprint") != mine:
         raise RuntimeError(f"page answered fingerprint {data.get('fingerprint')}, expected {mine}")
-    for value in values.values():
-        if value and value in body:
-            raise RuntimeError("the page echoed a value")
     return mine
+
+
+def http_submit(url: str, values: dict[str, str]) -> str:
+    """Load the page and submit `values` as a plain form; the fingerprint the person expects."""
+    return post_form(open_form(url), values)
 
 
 def chromium_submit(url: str, values: dict[str, str], executable: str) -> str:

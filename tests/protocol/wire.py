@@ -32,7 +32,12 @@ def meta(**overrides: Any) -> dict[str, Any]:
 class Wire:
     """A server subprocess; every stdout line is recorded, and must be one JSON object."""
 
-    def __init__(self, cmd: list[str] | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        cmd: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
         full_env = dict(os.environ)
         full_env.update(env or {})
         self.proc = subprocess.Popen(
@@ -41,7 +46,7 @@ class Wire:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=full_env,
-            cwd=str(ROOT),
+            cwd=cwd or str(ROOT),
         )
         self.lines: list[bytes] = []  # raw stdout, for "nothing but JSON" checks
         self.sent: list[bytes] = []
