@@ -1,151 +1,99 @@
-"""Providers and formats as plain data: what a key looks like and where it is made.
+"""Providers and formats as plain data, and the one rules engine the server and the page share.
 
-Starter set: the formats and a handful of providers. Imports nothing else from offprompt.
+Imports nothing else from offprompt. Importing it loads the data only (what the tool schema
+needs at start-up); the engine (resolve, check, page_data) loads on first use of one of them.
+
+Public API
+----------
+`format_ids() -> tuple[str, ...]`
+    Every format id (`text`, `uuid`, `postgres_url`, …): the tool schema's `format` enum.
+`provider_refs() -> tuple[str, ...]`
+    Every ref: `stripe`, `stripe/secret_key`, …, and offered formats (`neon/postgres_url`):
+    the tool schema's `provider` enum.
+`resolve(name, provider=None, format=None) -> Field | None`
+    The Field a secret entry gets: from its provider ref, else its format, else its name alone
+    (after stripping `NEXT_PUBLIC_`, `VITE_`, … when exactly one credential goes by it). None
+    means plain text with no rules. Raises `UnknownRef` for a ref the registry lacks and
+    `AmbiguousProvider(ref, choices)` for a bare provider ref the name does not narrow to one
+    credential (`MY_KEY` + `stripe`); both are `RegistryError`, a ValueError whose message
+    lists what to choose from and holds no value.
+`check(field, value) -> Verdict`
+    `Verdict.ok`, `.lines` (one `Line(rule_id, text, passed, detail)` per rule, `detail` a
+    count or a known prefix, never part of the value), `.hint` (a wrong-key hint, also set on
+    a passing value that looks like another credential's: advisory) and `.reasons` (failing
+    lines as strings for an error list). `check(None, v)` is ok with no lines. Pass the value
+    as it will be written (normalized and trimmed); refusing an empty one is the caller's job.
+`page_data(fields: Mapping[str, Field | None]) -> dict`
+    JSON-ready `{"fields": {NAME: field}, "hints": [...]}` for the page; web/rules.js's
+    `offpromptCheck(data.fields[NAME], value, data.hints)` returns the same verdict as
+    `check` as `{ok, lines: [{rule_id, text, passed, detail}], hint}`.
+`field_json(field)`, `hint_table()`
+    The two halves of `page_data`, for callers that inject them separately.
+
+Data: `PROVIDERS`, `FORMATS`, `CATEGORIES`; types `Provider`, `Credential`, `Offer`, `Format`,
+`Rule`, `Field`, `Line`, `Verdict`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from typing import TYPE_CHECKING, Final
+
+from offprompt.registry.catalog import PROVIDERS, format_ids, provider_refs
+from offprompt.registry.formats import FORMATS
+from offprompt.registry.model import CATEGORIES, Credential, Format, Offer, Provider, Rule
+
+if TYPE_CHECKING:
+    from offprompt.registry.export import field_json, hint_table, page_data
+    from offprompt.registry.resolve import AmbiguousProvider, RegistryError, UnknownRef, resolve
+    from offprompt.registry.results import Field, Line, Verdict
+    from offprompt.registry.rules import check
+
+# Loaded on first access: `offprompt serve` answers `initialize` before anything resolves.
+_LAZY: Final[dict[str, str]] = {
+    "AmbiguousProvider": "resolve",
+    "RegistryError": "resolve",
+    "UnknownRef": "resolve",
+    "resolve": "resolve",
+    "Field": "results",
+    "Line": "results",
+    "Verdict": "results",
+    "check": "rules",
+    "field_json": "export",
+    "hint_table": "export",
+    "page_data": "export",
+}
 
 
-@dataclass(frozen=True)
-class Format:
-    id: str
-    label: str
-    multiline: bool = False
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value: object = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
-@dataclass(frozen=True)
-class Credential:
-    key: str
-    label: str
-    env_names: tuple[str, ...]
-    url: str
-    placeholder: str = ""
-    secret: bool = True
-
-
-@dataclass(frozen=True)
-class Provider:
-    id: str
-    name: str
-    category: str
-    credentials: tuple[Credential, ...]
-
-
-FORMATS: tuple[Format, ...] = (
-    Format("text", "Text"),
-    Format("integer", "Whole number"),
-    Format("hex", "Hexadecimal"),
-    Format("base64", "Base64"),
-    Format("email", "Email address"),
-    Format("url", "URL"),
-    Format("hostname", "Host name"),
-    Format("uuid", "UUID"),
-    Format("jwt", "JSON Web Token"),
-    Format("pem", "PEM block", multiline=True),
-    Format("json", "JSON", multiline=True),
-    Format("postgres_url", "PostgreSQL connection URL"),
-)
-
-PROVIDERS: tuple[Provider, ...] = (
-    Provider(
-        "openai",
-        "OpenAI",
-        "ai",
-        (
-            Credential(
-                "api_key",
-                "API key",
-                ("OPENAI_API_KEY",),
-                "https://platform.openai.com/api-keys",
-                "sk-proj-…",
-            ),
-        ),
-    ),
-    Provider(
-        "anthropic",
-        "Anthropic",
-        "ai",
-        (
-            Credential(
-                "api_key",
-                "API key",
-                ("ANTHROPIC_API_KEY",),
-                "https://console.anthropic.com/settings/keys",
-                "sk-ant-api03-…",
-            ),
-        ),
-    ),
-    Provider(
-        "stripe",
-        "Stripe",
-        "payments",
-        (
-            Credential(
-                "secret_key",
-                "Secret key",
-                ("STRIPE_SECRET_KEY", "STRIPE_API_KEY"),
-                "https://dashboard.stripe.com/apikeys",
-                "sk_live_…",
-            ),
-            Credential(
-                "publishable_key",
-                "Publishable key",
-                ("STRIPE_PUBLISHABLE_KEY",),
-                "https://dashboard.stripe.com/apikeys",
-                "pk_live_…",
-                secret=False,
-            ),
-            Credential(
-                "webhook_secret",
-                "Webhook signing secret",
-                ("STRIPE_WEBHOOK_SECRET",),
-                "https://dashboard.stripe.com/webhooks",
-                "whsec_…",
-            ),
-        ),
-    ),
-    Provider(
-        "resend",
-        "Resend",
-        "email",
-        (
-            Credential(
-                "api_key",
-                "API key",
-                ("RESEND_API_KEY",),
-                "https://resend.com/api-keys",
-                "re_…",
-            ),
-        ),
-    ),
-    Provider(
-        "github",
-        "GitHub",
-        "developer",
-        (
-            Credential(
-                "token",
-                "Personal access token",
-                ("GITHUB_TOKEN", "GH_TOKEN"),
-                "https://github.com/settings/personal-access-tokens",
-                "github_pat_…",
-            ),
-        ),
-    ),
-)
-
-
-def format_ids() -> tuple[str, ...]:
-    """Every format id, for the tool schema's `format` enum."""
-    return tuple(f.id for f in FORMATS)
-
-
-def provider_refs() -> tuple[str, ...]:
-    """Every provider ref, `provider` and `provider/credential`, for the tool schema's enum."""
-    refs: list[str] = []
-    for p in PROVIDERS:
-        refs.append(p.id)
-        refs += [f"{p.id}/{c.key}" for c in p.credentials]
-    return tuple(refs)
+__all__ = [
+    "CATEGORIES",
+    "FORMATS",
+    "PROVIDERS",
+    "AmbiguousProvider",
+    "Credential",
+    "Field",
+    "Format",
+    "Line",
+    "Offer",
+    "Provider",
+    "RegistryError",
+    "Rule",
+    "UnknownRef",
+    "Verdict",
+    "check",
+    "field_json",
+    "format_ids",
+    "hint_table",
+    "page_data",
+    "provider_refs",
+    "resolve",
+]

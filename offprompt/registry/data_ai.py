@@ -1,0 +1,217 @@
+"""AI providers: model APIs, inference hosts, speech and embeddings.
+
+Prefixes are the ones the providers print in their consoles and SDK docs; lengths are wide.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from offprompt.registry.kit import (
+    ALNUM,
+    B64URL,
+    TOKEN,
+    cred,
+    fill,
+    fmt,
+    length,
+    prefix,
+    provider,
+)
+from offprompt.registry.model import Provider
+
+# A table, laid out by hand: one credential per block, related arguments on one line.
+# fmt: off
+PROVIDERS: Final[tuple[Provider, ...]] = (
+    provider(
+        "openai", "OpenAI", "ai", "openai.com",
+        cred(
+            "api_key", "API key", "OPENAI_API_KEY",
+            "https://platform.openai.com/api-keys", "sk-proj-…",
+            fill("sk-proj-", 164),
+            # Project, service-account and admin keys, and the older user keys: all "sk-".
+            prefix("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-", text="starts with sk-"),
+            length(40, 400),
+            B64URL,
+        ),
+        cred(
+            "org_id", "Organization ID", "OPENAI_ORG_ID OPENAI_ORGANIZATION OPENAI_ORGANIZATION_ID",
+            "https://platform.openai.com/settings/organization/general", "org-…",
+            fill("org-", 28), prefix("org-"), length(10, 64), B64URL, secret=False,
+        ),
+        cred(
+            "project_id", "Project ID", "OPENAI_PROJECT_ID OPENAI_PROJECT",
+            "https://platform.openai.com/settings/organization/projects", "proj_…",
+            fill("proj_", 29), prefix("proj_"), length(10, 64), B64URL, secret=False,
+        ),
+    ),
+    provider(
+        "anthropic", "Anthropic", "ai", "anthropic.com claude.com",
+        cred(
+            "api_key", "API key", "ANTHROPIC_API_KEY CLAUDE_API_KEY",
+            "https://console.anthropic.com/settings/keys", "sk-ant-api03-…",
+            fill("sk-ant-api03-", 108), prefix("sk-ant-"), length(40, 300), B64URL,
+        ),
+    ),
+    provider(
+        "gemini", "Google Gemini", "ai", "google.com",
+        cred(
+            "api_key", "API key",
+            "GEMINI_API_KEY GOOGLE_GENERATIVE_AI_API_KEY GOOGLE_AI_API_KEY",
+            "https://aistudio.google.com/app/apikey", "AIza…",
+            fill("AIza", 39), prefix("AIza"), length(30, 100), B64URL,
+        ),
+    ),
+    provider(
+        "mistral", "Mistral AI", "ai", "mistral.ai",
+        cred(
+            "api_key", "API key", "MISTRAL_API_KEY",
+            "https://console.mistral.ai/api-keys", "32 letters and digits",
+            fill("", 32), length(20, 128), TOKEN,
+        ),
+    ),
+    provider(
+        "cohere", "Cohere", "ai", "cohere.com",
+        cred(
+            "api_key", "API key", "COHERE_API_KEY CO_API_KEY",
+            "https://dashboard.cohere.com/api-keys", "40 letters and digits",
+            fill("", 40), length(20, 128), TOKEN,
+        ),
+    ),
+    provider(
+        "groq", "Groq", "ai", "groq.com",
+        cred(
+            "api_key", "API key", "GROQ_API_KEY",
+            "https://console.groq.com/keys", "gsk_…",
+            fill("gsk_", 56), prefix("gsk_"), length(30, 200), B64URL,
+        ),
+    ),
+    provider(
+        "huggingface", "Hugging Face", "ai", "huggingface.co",
+        cred(
+            "token", "Access token", "HF_TOKEN HUGGING_FACE_HUB_TOKEN HUGGINGFACEHUB_API_TOKEN",
+            "https://huggingface.co/settings/tokens", "hf_…",
+            fill("hf_", 37), prefix("hf_"), length(20, 200), B64URL,
+        ),
+    ),
+    provider(
+        "replicate", "Replicate", "ai", "replicate.com",
+        cred(
+            "api_token", "API token", "REPLICATE_API_TOKEN REPLICATE_API_KEY",
+            "https://replicate.com/account/api-tokens", "r8_…",
+            fill("r8_", 40), prefix("r8_"), length(20, 200), B64URL,
+        ),
+    ),
+    provider(
+        "together", "Together AI", "ai", "together.ai together.xyz",
+        cred(
+            "api_key", "API key", "TOGETHER_API_KEY TOGETHER_AI_API_KEY",
+            "https://api.together.ai/settings/api-keys", "tgp_v1_… or 64 hex digits",
+            fill("tgp_v1_", 50), length(30, 200), TOKEN,
+        ),
+    ),
+    provider(
+        "perplexity", "Perplexity", "ai", "perplexity.ai",
+        cred(
+            "api_key", "API key", "PERPLEXITY_API_KEY PPLX_API_KEY",
+            "https://www.perplexity.ai/settings/api", "pplx-…",
+            fill("pplx-", 53), prefix("pplx-"), length(20, 200), B64URL,
+        ),
+    ),
+    provider(
+        "openrouter", "OpenRouter", "ai", "openrouter.ai",
+        cred(
+            "api_key", "API key", "OPENROUTER_API_KEY",
+            "https://openrouter.ai/settings/keys", "sk-or-v1-…",
+            fill("sk-or-v1-", 73, "0123abcd"), prefix("sk-or-"), length(30, 200), B64URL,
+        ),
+    ),
+    provider(
+        "deepseek", "DeepSeek", "ai", "deepseek.com",
+        cred(
+            "api_key", "API key", "DEEPSEEK_API_KEY",
+            "https://platform.deepseek.com/api_keys", "sk-…",
+            fill("sk-", 35, "0123abcd"), prefix("sk-"), length(20, 200), B64URL,
+        ),
+    ),
+    provider(
+        "xai", "xAI", "ai", "x.ai",
+        cred(
+            "api_key", "API key", "XAI_API_KEY GROK_API_KEY",
+            "https://console.x.ai/", "xai-…",
+            fill("xai-", 84), prefix("xai-"), length(30, 300), B64URL,
+        ),
+    ),
+    provider(
+        "fireworks", "Fireworks AI", "ai", "fireworks.ai",
+        cred(
+            "api_key", "API key", "FIREWORKS_API_KEY",
+            "https://app.fireworks.ai/settings/users/api-keys", "fw_… or 48 letters and digits",
+            fill("fw_", 48), length(20, 200), TOKEN,
+        ),
+    ),
+    provider(
+        "elevenlabs", "ElevenLabs", "ai", "elevenlabs.io",
+        cred(
+            "api_key", "API key", "ELEVENLABS_API_KEY ELEVEN_API_KEY XI_API_KEY",
+            "https://elevenlabs.io/app/settings/api-keys", "sk_…",
+            fill("sk_", 51, "0123abcd"), length(20, 200), TOKEN,
+        ),
+    ),
+    provider(
+        "deepgram", "Deepgram", "ai", "deepgram.com",
+        cred(
+            "api_key", "API key", "DEEPGRAM_API_KEY",
+            "https://console.deepgram.com/", "40 hex digits",
+            fill("", 40, "0123abcd"), length(20, 128), TOKEN,
+        ),
+    ),
+    provider(
+        "assemblyai", "AssemblyAI", "ai", "assemblyai.com",
+        cred(
+            "api_key", "API key", "ASSEMBLYAI_API_KEY",
+            "https://www.assemblyai.com/dashboard/api-keys", "32 hex digits",
+            fill("", 32, "0123abcd"), length(20, 128), ALNUM,
+        ),
+    ),
+    provider(
+        "azure_openai", "Azure OpenAI", "ai", "azure.com microsoft.com",
+        cred(
+            "api_key", "API key", "AZURE_OPENAI_API_KEY AZURE_OPENAI_KEY",
+            "https://ai.azure.com/", "32 hex digits or 84 letters and digits",
+            fill("", 32, "0123abcd"), length(20, 200), TOKEN,
+        ),
+        cred(
+            "endpoint", "Endpoint", "AZURE_OPENAI_ENDPOINT AZURE_OPENAI_BASE_URL",
+            "https://ai.azure.com/", "https://….openai.azure.com/",
+            "https://example.openai.azure.com/",
+            fmt("url", "a URL with a scheme and a host, like https://example.com"),
+            secret=False, format="url",
+        ),
+    ),
+    provider(
+        "voyage", "Voyage AI", "ai", "voyageai.com",
+        cred(
+            "api_key", "API key", "VOYAGE_API_KEY VOYAGEAI_API_KEY",
+            "https://dashboard.voyageai.com/organization/api-keys", "pa-…",
+            fill("pa-", 46), length(20, 200), TOKEN,
+        ),
+    ),
+    provider(
+        "stability", "Stability AI", "ai", "stability.ai",
+        cred(
+            "api_key", "API key", "STABILITY_API_KEY STABILITY_KEY",
+            "https://platform.stability.ai/account/keys", "sk-…",
+            fill("sk-", 51), length(20, 200), TOKEN,
+        ),
+    ),
+    provider(
+        "cerebras", "Cerebras", "ai", "cerebras.ai",
+        cred(
+            "api_key", "API key", "CEREBRAS_API_KEY",
+            "https://cloud.cerebras.ai/platform/", "csk-…",
+            fill("csk-", 52), length(20, 200), TOKEN,
+        ),
+    ),
+)
+# fmt: on
