@@ -1,0 +1,197 @@
+"""`offprompt fingerprints` and `offprompt keys`: names and fingerprints, never a value."""
+
+import json
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from offprompt import sinks
+from offprompt.crypto.fingerprint import fingerprint
+from offprompt.journal import Journal, JournalEntry
+from offprompt.spec import SinkSpec
+
+Run = Callable[..., Result]
+FIELDS = ["at", "project", "file", "names", "kept", "fingerprint", "client", "request_id"]
+
+
+def record(project: Path, n: int, **fields: object) -> JournalEntry:
+    values: dict[str, object] = {
+        "at": f"2026-11-30T02:41:{n:02d}Z",
+        "project": str(project),
+        "file": ".env",
+        "names": ("STRIPE_SECRET_KEY",),
+        "kept": (),
+        "fingerprint": "🍋 🥝 🌮 🧀",
+        "client": "claude-code",
+        "request_id": f"req{n:04d}",
+    }
+    values.update(fields)
+    entry = JournalEntry(**values)  # type: ignore[arg-type]
+    Journal().append(entry)
+    return entry
+
+
+@pytest.fixture
+def written(project: Path, canary: str) -> list[JournalEntry]:
+    """Two real writes of canary values into the project's .env, journaled as the server does."""
+    entries = []
+    for n, names in enumerate((("STRIPE_SECRET_KEY",), ("DATABASE_URL", "SESSION_SECRET"))):
+        values = {name: f"{canary}-{name}" for name in names}
+        sinks.write(project, SinkSpec(), values)
+        fp = fingerprint(secrets.token_bytes(32), list(values.items()))
+        entries.append(record(project, n, names=names, fingerprint=str(fp)))
+    return entries
+
+
+def test_fingerprints_lists_writes_newest_first(
+    run: Run, project: Path, written: list[JournalEntry], canary: str
+) -> None:
+    """A table of when, project, file, names, fingerprint and client; no value anywhere."""
+    result = run("fingerprints")
+
+    assert (0, "") == (result.exit_code, result.stderr)
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["WHEN", "PROJECT", "FILE", "NAMES", "FINGERPRINT", "CLIENT"]
+    assert lines[1].startswith("2026-11-30T02:41:01Z")
+    assert "DATABASE_URL, SESSION_SECRET" in lines[1]
+    assert written[1].fingerprint in lines[1]  # type: ignore[operator]
+    assert lines[2].startswith("2026-11-30T02:41:00Z")
+    assert canary not in result.output
+
+
+def test_fingerprints_json_is_the_contract(
+    run: Run, written: list[JournalEntry], canary: str
+) -> None:
+    """--json: an array, newest first, of objects with exactly the DESIGN §9 fields."""
+    result = run("fingerprints", "--json")
+
+    items = json.loads(result.stdout)
+    assert [FIELDS, FIELDS] == [list(item) for item in items]
+    assert [e.to_dict() for e in reversed(written)] == items
+    assert canary not in result.output
+
+
+def test_fingerprints_marks_kept_names_and_missing_fingerprints(run: Run, project: Path) -> None:
+    """Generated keys left as they were say "(kept)"; a write without a fingerprint shows "-"."""
+    record(project, 0, names=("A", "B"), kept=("B",), fingerprint=None, client=None)
+
+    line = run("fingerprints").stdout.splitlines()[1]
+
+    assert "A, B (kept)" in line
+    assert line.split()[-2:] == ["-", "-"]
+
+
+def test_fingerprints_for_one_project(run: Run, project: Path, tmp_path: Path) -> None:
+    """--project keeps the writes into that folder only."""
+    other = tmp_path / "other"
+    other.mkdir()
+    record(project, 0)
+    record(other, 1)
+
+    items = json.loads(run("fingerprints", "--json", "--project", str(other)).stdout)
+
+    assert [str(other)] == [i["project"] for i in items]
+
+
+def test_fingerprints_with_an_empty_journal(run: Run, home: Path) -> None:
+    """No journal yet: a sentence saying where it would be, or [] for scripts."""
+    text = run("fingerprints")
+    as_json = run("fingerprints", "--json")
+
+    assert f"No writes recorded (journal: {home / 'state' / 'journal.jsonl'}).\n" == text.stdout
+    assert ([], 0) == (json.loads(as_json.stdout), as_json.exit_code)
+
+
+ENV = """\
+# Stripe — the value below is live
+STRIPE_SECRET_KEY={c}-bare
+export DATABASE_URL="{c}-double # not a comment"
+  SESSION_SECRET='{c}-single'
+MULTI="{c}-line one
+{c}-line two"
+EMPTY=
+BARE_NAME
+DUPLICATE={c}-first
+DUPLICATE={c}-second
+'broken={c}-unclosed
+AFTER=1 # {c}-comment
+"""
+
+
+def test_keys_prints_names_only(
+    run: Run, project: Path, canary: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each assigned name once, in file order; no value, comment or broken line is echoed."""
+    (project / ".env").write_text(ENV.format(c=canary))
+    monkeypatch.chdir(project)
+
+    result = run("keys")
+
+    assert 0 == result.exit_code
+    assert [
+        "STRIPE_SECRET_KEY",
+        "DATABASE_URL",
+        "SESSION_SECRET",
+        "MULTI",
+        "EMPTY",
+        "DUPLICATE",
+        "AFTER",
+    ] == result.stdout.splitlines()
+    assert canary not in result.stdout
+    assert canary not in result.stderr
+
+
+def test_keys_names_unreadable_lines_by_number_only(run: Run, project: Path, canary: str) -> None:
+    """A line python-dotenv cannot read is reported by its number, never by its text."""
+    (project / ".env").write_text(ENV.format(c=canary))
+
+    result = run("keys", str(project / ".env"))
+
+    assert "offprompt: line 11 of" in result.stderr
+    assert "is not a KEY=value statement; skipped" in result.stderr
+    assert canary not in result.stderr
+
+
+def test_keys_json(run: Run, project: Path, canary: str) -> None:
+    """--json: a JSON array of names."""
+    (project / "prod.env").write_text(f"A={canary}\nB={canary}\n")
+
+    result = run("keys", "--json", str(project / "prod.env"))
+
+    assert ["A", "B"] == json.loads(result.stdout)
+    assert canary not in result.output
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda p: None, "does not exist; name the .env file to read"),
+        (lambda p: p.mkdir(), "is a folder"),
+        (lambda p: p.write_bytes(b"A=\xff\n"), "is not UTF-8 text"),
+    ],
+)
+def test_keys_errors_say_what_to_do(
+    make: Callable[[Path], object], says: str, run: Run, project: Path
+) -> None:
+    """A missing file, a folder or binary data: one `offprompt:` sentence and exit 1."""
+    path = project / ".env"
+    make(path)
+
+    result = run("keys", str(path))
+
+    assert 1 == result.exit_code
+    assert result.stderr.startswith(f"offprompt: {path} ")
+    assert says in result.stderr
+    assert "" == result.stdout
+
+
+def test_keys_on_an_empty_file_prints_nothing(run: Run, project: Path) -> None:
+    """No keys, no output, exit 0."""
+    (project / ".env").write_text("# nothing yet\n")
+
+    result = run("keys", str(project / ".env"))
+
+    assert (0, "") == (result.exit_code, result.stdout)
