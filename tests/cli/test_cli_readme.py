@@ -1,0 +1,79 @@
+"""README's "Command line" section carries every command's `--help` word for word.
+
+To refresh it after changing a help text: `python tests/cli/test_cli_readme.py` prints the
+blocks to paste under the section's "Each command's help" line.
+"""
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from offprompt.cli import cli
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+HEADING = "## Command line"
+# The order the README shows them in: the first command a person runs first.
+ORDER = ["init", "remove", "agents", "fingerprints", "keys", "serve"]
+
+
+def help_text(*command: str) -> str:
+    result = CliRunner().invoke(cli, [*command, "--help"], prog_name="offprompt")
+    assert 0 == result.exit_code, result.output
+    return result.stdout
+
+
+def commands() -> list[str]:
+    assert isinstance(cli, click.Group)
+    names = sorted(cli.commands, key=lambda n: (ORDER.index(n) if n in ORDER else len(ORDER), n))
+    return names
+
+
+def render() -> str:
+    """The help blocks as README holds them."""
+    blocks = [f"### `offprompt`\n\n```text\n{help_text()}```\n"]
+    for name in commands():
+        blocks.append(f"### `offprompt {name}`\n\n```text\n{help_text(name)}```\n")
+    return "\n".join(blocks)
+
+
+def section() -> str:
+    text = README.read_text(encoding="utf-8")
+    assert 1 == text.count(f"\n{HEADING}\n"), f"README needs exactly one {HEADING!r} section"
+    body = text.split(f"\n{HEADING}\n", 1)[1]
+    following = re.search(r"^## ", body, flags=re.MULTILINE)
+    return body[: following.start()] if following else body
+
+
+def documented() -> dict[str, str]:
+    """{heading: help block} for each `### \\`offprompt …\\`` heading of the section."""
+    found = re.findall(r"^### `(offprompt[^`]*)`\n\n```text\n(.*?)```\n", section(), re.M | re.S)
+    return dict(found)
+
+
+def test_readme_documents_every_command() -> None:
+    """A command added to the CLI (offprompt collect, say) must get its README block too."""
+    expected = ["offprompt"] + [f"offprompt {name}" for name in commands()]
+
+    assert expected == list(documented())
+
+
+def test_readme_help_matches_the_real_help() -> None:
+    """Each block is exactly what `--help` prints (help is laid out for 80 columns)."""
+    for heading, block in documented().items():
+        assert help_text(*heading.split()[1:]) == block, f"README's {heading} --help is stale"
+
+
+def test_help_is_the_same_on_any_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A narrow or wide terminal gets the same help, so README's copy holds everywhere."""
+    wide = help_text("init")
+    for columns in ("40", "200"):
+        monkeypatch.setenv("COLUMNS", columns)
+
+        assert wide == help_text("init")
+
+
+if __name__ == "__main__":
+    print(render(), end="")
