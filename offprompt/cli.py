@@ -165,7 +165,9 @@ def init(
     changes = [agent.install(scope, machine, folder, server) for agent in agents]
     for change in changes:
         click.echo(_line(change))
-    if any(c.failed for c in changes):
+    # An agent found on the machine but without a config for this scope is only skipped; one
+    # the person named and that got nothing is a failure of what they asked for.
+    if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):
         raise SystemExit(1)
 
 
@@ -369,15 +371,18 @@ def keys(file: Path, as_json: bool) -> None:
 
 def _read_dotenv(file: Path) -> str:
     try:
-        if file.stat().st_size > _MAX_DOTENV_BYTES:
-            _fatal(f"{file} is larger than 16 MiB; it is not a .env file.")
-        data = file.read_bytes()
+        # Read at most one byte past the limit: `keys /dev/stdin < .env` works, `keys /dev/zero`
+        # stops instead of filling memory.
+        with file.open("rb") as f:
+            data = f.read(_MAX_DOTENV_BYTES + 1)
     except FileNotFoundError:
         _fatal(f"{file} does not exist; name the .env file to read (offprompt keys FILE).")
     except IsADirectoryError:
         _fatal(f"{file} is a folder; name the .env file inside it.")
     except OSError as e:
         _fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
+    if len(data) > _MAX_DOTENV_BYTES:
+        _fatal(f"{file} is larger than 16 MiB; it is not a .env file.")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

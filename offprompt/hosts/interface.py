@@ -208,7 +208,7 @@ def found_by(machine: Machine, programs: tuple[str, ...], folders: tuple[Path, .
     for program in programs:
         where = machine.which(program)
         if where:
-            return Presence(True, f"{program} on PATH ({where})")
+            return Presence(True, f"{program} on PATH: {where}")
     for folder in folders:
         if folder.is_dir():
             return Presence(True, f"{machine.shown(folder)} exists")

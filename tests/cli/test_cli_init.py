@@ -16,6 +16,8 @@ from offprompt.hosts import NAMES
 
 Run = Callable[..., Result]
 ALL = [arg for name in NAMES for arg in ("--agent", name)]
+# Windsurf has no project config, so naming it for the project scope is an error.
+IN_PROJECT = [arg for name in NAMES if name != "windsurf" for arg in ("--agent", name)]
 
 
 def test_init_declares_every_agent_found(
@@ -50,18 +52,19 @@ def test_init_uses_the_current_folder_by_default(
 
 def test_init_twice_changes_nothing(run: Run, project: Path, home: Path) -> None:
     """Every config reads "already there" and no file is rewritten."""
-    assert 0 == run("init", *ALL, "--project", str(project), "--command", COMMAND).exit_code
+    assert 0 == run("init", *IN_PROJECT, "--project", str(project), "--command", COMMAND).exit_code
     assert 0 == run("init", *ALL, "--global", "--command", COMMAND).exit_code
     before = snapshot(project, home)
     mtimes = {p: p.stat().st_mtime_ns for p in [*project.rglob("*"), *home.rglob("*")]}
 
-    again = run("init", *ALL, "--project", str(project), "--command", COMMAND)
+    again = run("init", *IN_PROJECT, "--project", str(project), "--command", COMMAND)
     again_global = run("init", *ALL, "--global", "--command", COMMAND)
 
     assert before == snapshot(project, home)
     assert mtimes == {p: p.stat().st_mtime_ns for p in [*project.rglob("*"), *home.rglob("*")]}
     lines = again.stdout.splitlines() + again_global.stdout.splitlines()
-    assert all("already there in" in line or "skipped" in line for line in lines), lines
+    assert len(NAMES) * 2 - 1 == len(lines)
+    assert all("already there in" in line for line in lines), lines
 
 
 def test_remove_after_init_restores_project_and_home(
@@ -75,7 +78,7 @@ def test_remove_after_init_restores_project_and_home(
     (home / ".claude.json").write_text('{"numStartups": 3}')
     before = snapshot(project, home)
 
-    run("init", *ALL, "--project", str(project), "--command", COMMAND)
+    run("init", *IN_PROJECT, "--project", str(project), "--command", COMMAND)
     run("init", *ALL, "--global", "--command", COMMAND)
     removed = run("remove", *ALL, "--project", str(project))
     removed_global = run("remove", *ALL, "--global")
@@ -229,7 +232,7 @@ def test_agents_lists_every_agent_found_and_declared(
 
     assert 0 == result.exit_code
     assert [
-        f"claude-code  found (claude on PATH ({claude}))",
+        f"claude-code  found (claude on PATH: {claude})",
         f"             declared in {project}/.mcp.json: {COMMAND}",
         f"             declared in ~/.claude.json: {COMMAND}",
         "codex        found (~/.codex exists)",
@@ -322,3 +325,12 @@ def test_a_full_disk_leaves_the_config_as_it_was(run: Run, project: Path) -> Non
     assert "the disk is full" in result.stdout
     assert ["filler", "mcp.json"] == names
     assert '{"mcpServers": {}}\n' == text
+
+
+def test_naming_an_agent_without_a_config_for_that_scope_exits_1(run: Run, project: Path) -> None:
+    """`--agent windsurf` without --global writes nothing: the line says why, and exit is 1."""
+    result = run("init", "--agent", "windsurf", "--project", str(project), "--command", COMMAND)
+
+    assert 1 == result.exit_code
+    assert result.stdout.startswith("windsurf: skipped: Windsurf has no project config")
+    assert [] == list(project.iterdir())

@@ -2,6 +2,8 @@
 
 import json
 import secrets
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -195,3 +197,19 @@ def test_keys_on_an_empty_file_prints_nothing(run: Run, project: Path) -> None:
     result = run("keys", str(project / ".env"))
 
     assert (0, "") == (result.exit_code, result.stdout)
+
+
+def test_keys_reads_standard_input_and_bounds_endless_files(run: Run, project: Path) -> None:
+    """`keys /dev/stdin` works; an endless file stops at 16 MiB instead of filling memory."""
+    piped = subprocess.run(
+        [sys.executable, "-m", "offprompt", "keys", "/dev/stdin"],
+        input="A=1\nB=2\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    endless = run("keys", "/dev/zero")
+
+    assert (0, ["A", "B"]) == (piped.returncode, piped.stdout.splitlines())
+    assert 1 == endless.exit_code
+    assert "is larger than 16 MiB" in endless.stderr
