@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -279,7 +280,7 @@ def agents(project: Path | None, as_json: bool) -> None:
         state = "found" if presence.found else "not found"
         click.echo(f"{agent.name:<{width}}{state} ({presence.evidence})")
         for d in declared:
-            runs = " ".join(d.command) if d.command is not None else "(no command)"
+            runs = shlex.join(d.command) if d.command is not None else "(no command)"
             click.echo(f"{'':<{width}}declared in {machine.shown(d.path)}: {runs}")
         for problem in problems:
             click.echo(f"{'':<{width}}{problem}")
