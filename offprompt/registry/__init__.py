@@ -45,16 +45,16 @@ from offprompt.registry.model import CATEGORIES, Credential, Format, Offer, Prov
 
 if TYPE_CHECKING:
     from offprompt.registry.export import field_json, hint_table, page_data
-    from offprompt.registry.resolve import AmbiguousProvider, RegistryError, UnknownRef, resolve
+    from offprompt.registry.resolution import AmbiguousProvider, RegistryError, UnknownRef, resolve
     from offprompt.registry.results import Field, Line, Verdict
     from offprompt.registry.rules import check
 
 # Loaded on first access: `offprompt serve` answers `initialize` before anything resolves.
 _LAZY: Final[dict[str, str]] = {
-    "AmbiguousProvider": "resolve",
-    "RegistryError": "resolve",
-    "UnknownRef": "resolve",
-    "resolve": "resolve",
+    "AmbiguousProvider": "resolution",
+    "RegistryError": "resolution",
+    "UnknownRef": "resolution",
+    "resolve": "resolution",
     "Field": "results",
     "Line": "results",
     "Verdict": "results",
