@@ -346,6 +346,10 @@ def upsert(
     replaced: list[str] = []
     kept: list[str] = []
     appended: list[str] = []
+    present = {e.key for e in entries}
+    appending = any(
+        n not in present and not (n in keep_if_present and held.get(n)) for n in new_values
+    )
     for name, value in new_values.items():
         if name in keep_if_present and held.get(name):
             kept.append(name)
@@ -357,7 +361,10 @@ def upsert(
             continue
         (replaced if name in held else added).append(name)
         first = mine[0]
-        line = _statement(_clean_prefix(first.prefix), name, value, first.comment, first.eol)
+        # A last line without a line ending gets one when lines follow it, and it must be
+        # written knowing that ending (a CRLF needs the ` #` that keeps bash exact).
+        line_end = first.eol or (eol if appending else "")
+        line = _statement(_clean_prefix(first.prefix), name, value, first.comment, line_end)
         edits.append((first.start, first.end, line))
         edits.extend((e.start, e.end, "") for e in mine[1:])
     out: list[str] = []

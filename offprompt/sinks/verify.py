@@ -7,14 +7,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from offprompt.sinks import dotenv, nodeenv
+from offprompt.sinks import dotenv, nodeenv, shell
 
 __all__ = ["hidden"]
 
-# bash is not emulated: the statements we write are complete shell words on their own lines, so
-# only an earlier line bash cannot parse (an unclosed quote) could hide them, and python-dotenv
-# skips such a line rather than swallowing ours in most of those cases. The page warns of lines
-# python-dotenv cannot read; offprompt never rewrites them.
+# Each reader is asked in its own terms: python-dotenv through our port of its grammar, Node
+# through a port of its parser, bash through a conservative tracker of where its commands start.
+# Existing lines are never rewritten to make room: the person is told which line to fix.
 
 
 def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
@@ -25,6 +24,7 @@ def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str)
     """
     entries = dotenv.parse(new_text)
     node = nodeenv.parse(new_text)
+    bash = shell.scan(new_text)
     for name, value in written.items():
         mine = [e for e in entries if e.key == name]
         if len(mine) != 1 or mine[0].value != value:
@@ -51,7 +51,24 @@ def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str)
                 f"Node's --env-file would not see {name}: an earlier line of {shown} (an"
                 " unclosed quote or backtick?) runs into it. Fix that line and try again."
             )
+        if mine[0].start not in bash.clean:
+            return _bash_reason(name, old_text, shown)
     return None
+
+
+def _bash_reason(name: str, old_text: str, shown: str) -> str:
+    stop = shell.scan(old_text).stop
+    if stop is not None:
+        offset, what = stop
+        line = old_text.count("\n", 0, offset) + 1
+        return (
+            f"bash might not see {name}: offprompt cannot tell where bash stops reading line"
+            f" {line} of {shown} ({what}). Fix or remove that line and try again."
+        )
+    return (
+        f"bash would not see {name}: the line above it in {shown} ends with a backslash, which"
+        " joins the two lines. Remove the backslash and try again."
+    )
 
 
 def _lines(numbers: tuple[int, ...]) -> str:

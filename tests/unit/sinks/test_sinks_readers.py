@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 import sinks_readers as readers
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from offprompt.errors import UnsafeValue
+from offprompt.errors import UnsafeValue, WriteError
 from offprompt.sinks import SinkSpec, check_values, write
 
 DOTENV = SinkSpec()
@@ -218,3 +218,76 @@ def test_every_accepted_value_reads_back_exactly_and_every_refused_one_changes_n
         assert accepted == dict(result.read_back)
         for reader, seen in readers.all_three(project, list(accepted)).items():
             assert (reader, accepted) == (reader, seen)
+
+
+# Existing files with every kind of line a person (or a broken tool) leaves in a .env. Nothing
+# here prints or changes anything when bash sources it.
+EXISTING_LINES = [
+    "X1=plain",
+    "export X2='two words'",
+    '  X3="it\'s"',
+    "# comment, it's",
+    "",
+    "  ",
+    "\t",
+    "   # indented",
+    "LEFTOVER",
+    "X4='multi\nline'",
+    "X5=a # note",
+    "X6='it\\'s'",
+    'X7="a\\"b"',
+    "X8=`true`",
+    "X9=$(true)",
+    "X10=C:\\dir\\",
+    "X11='unclosed",
+    'X12="unclosed',
+    "X13=${X1}",
+    'X14="${X1}:1"',
+    "if",
+    "X15='a'#b'c",
+    "=bad",
+    "X16=a=b",
+    "export X17",
+    "X18",
+    "X19=`open",
+    "OP_K0=old",
+    "export OP_K1='old\nvalue'",
+    "  OP_K2=old # note",
+]
+ACCEPTED_VALUES = VALUES.filter(lambda v: not check_values(DOTENV, {"V": v}))
+
+
+@settings(
+    max_examples=250,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(EXISTING_LINES), st.sampled_from(["\n", "\r\n"])), max_size=8
+    ),
+    final_newline=st.booleans(),
+    values=st.lists(ACCEPTED_VALUES, min_size=5, max_size=5),
+)
+def test_around_any_existing_lines_a_write_is_read_back_exactly_or_refused(
+    lines: list[tuple[str, str]], final_newline: bool, values: list[str]
+) -> None:
+    """Whatever the file holds, a write reads back in all three readers or changes nothing."""
+    before = "".join(line + eol for line, eol in lines)
+    if not final_newline:
+        before = before.rstrip("\r\n")
+    asked = {f"OP_K{i}": v for i, v in enumerate(values)}
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        env = project / ".env"
+        env.write_bytes(before.encode())
+        try:
+            write(project, DOTENV, asked)
+        except WriteError:
+            event("refused because of an existing line")
+            assert before.encode() == env.read_bytes()
+            assert [".env"] == os.listdir(project)
+            return
+        for reader, seen in readers.all_three(project, list(asked)).items():
+            assert (reader, asked) == (reader, seen)

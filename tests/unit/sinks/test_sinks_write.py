@@ -1,6 +1,7 @@
 """offprompt.sinks.write and inspect_target: what lands on disk, and what is reported."""
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -270,3 +271,20 @@ def test_stray_line_below_the_replaced_name_does_not_stop_the_write(project: Pat
     (project / ".env").write_text("A=1\n  \nB=2\n")
     write(project, DOTENV, {"A": "new"})
     assert "A=new\n  \nB=2\n" == (project / ".env").read_text()
+
+
+@pytest.mark.parametrize(
+    ("existing", "why"),
+    [
+        ("X='it\\'s'\n", "an unclosed quote"),
+        ("X=$(date)\n", "a $(...) command"),
+        ("X=C:\\dir\\\n", "ends with a backslash"),
+    ],
+)
+def test_line_bash_would_read_past_stops_the_write(project: Path, existing: str, why: str) -> None:
+    """python-dotenv reads these lines, but bash would run on into the new statement."""
+    env = project / ".env"
+    env.write_text(existing)
+    with pytest.raises(WriteError, match=re.escape(why)):
+        write(project, DOTENV, {"A": "1"})
+    assert existing == env.read_text()
