@@ -174,8 +174,11 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "GITHUB_TOKEN GH_TOKEN GITHUB_PAT GITHUB_ACCESS_TOKEN",
             "https://github.com/settings/personal-access-tokens", "github_pat_… or ghp_…",
             fill("github_pat_", 93),
-            prefix("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-                   text="starts with github_pat_ or ghp_ (gho_, ghu_, ghs_ from apps)"),
+            either(
+                prefix("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+                fmt("hex", "40 hex digits"),
+                text="starts with github_pat_ or ghp_ (or is an older 40-hex-digit token)",
+            ),
             length(30, 255), B64URL,
         ),
         cred(
@@ -185,7 +188,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
         ),
         cred(
             "client_secret", "OAuth client secret",
-            "GITHUB_CLIENT_SECRET GITHUB_SECRET AUTH_GITHUB_SECRET",
+            "GITHUB_CLIENT_SECRET AUTH_GITHUB_SECRET",
             "https://github.com/settings/developers", "40 hex digits",
             fill("", 40, "0123abcd"), length(20, 128), ALNUM,
         ),
@@ -219,7 +222,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
     provider(
         "npm", "npm", "cloud", "npmjs.com",
         cred(
-            "token", "Access token", "NPM_TOKEN NODE_AUTH_TOKEN NPM_AUTH_TOKEN",
+            "token", "Access token", "NPM_TOKEN NPM_AUTH_TOKEN",
             "https://www.npmjs.com/settings/~/tokens", "npm_…",
             fill("npm_", 40), prefix("npm_"), length(20, 200), B64URL,
         ),
@@ -227,7 +230,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
     provider(
         "pypi", "PyPI", "cloud", "pypi.org",
         cred(
-            "token", "API token", "PYPI_TOKEN PYPI_API_TOKEN TWINE_PASSWORD UV_PUBLISH_TOKEN",
+            "token", "API token", "PYPI_TOKEN PYPI_API_TOKEN",
             "https://pypi.org/manage/account/token/", "pypi-…",
             fill("pypi-AgEIcHlwaS5vcmc", 180), prefix("pypi-"), length(50, 1000), TOKEN,
         ),
@@ -359,11 +362,12 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
     provider(
         "mapbox", "Mapbox", "cloud", "mapbox.com",
         cred(
-            "public_token", "Public access token",
+            "access_token", "Access token",
             "MAPBOX_ACCESS_TOKEN MAPBOX_TOKEN MAPBOX_PUBLIC_TOKEN",
             "https://console.mapbox.com/account/access-tokens/", "pk.eyJ…",
-            "pk.eyJ1IjoiZXhhbXBsZSJ9." + fill("", 22), prefix("pk."), length(20, 300), TOKEN,
-            secret=False,
+            "pk.eyJ1IjoiZXhhbXBsZSJ9." + fill("", 22),
+            prefix("pk.", "sk.", "tk.", text="starts with pk. (sk. for a secret token)"),
+            length(20, 300), TOKEN,
         ),
         cred(
             "secret_token", "Secret access token", "MAPBOX_SECRET_TOKEN MAPBOX_DOWNLOADS_TOKEN",

@@ -105,7 +105,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
     provider(
         "slack", "Slack", "messaging", "slack.com",
         cred(
-            "bot_token", "Bot token", "SLACK_BOT_TOKEN SLACK_TOKEN",
+            "bot_token", "Bot token", "SLACK_BOT_TOKEN",
             "https://api.slack.com/apps", "xoxb-…",
             fill("xoxb-", 57, "0123-abc"), prefix("xoxb-"), length(20, 255), TOKEN,
         ),

@@ -237,7 +237,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
     provider(
         "google_analytics", "Google Analytics", "observability", "google.com",
         cred(
-            "measurement_id", "Measurement ID", "GA_MEASUREMENT_ID GOOGLE_ANALYTICS_ID GA_ID",
+            "measurement_id", "Measurement ID", "GA_MEASUREMENT_ID",
             "https://analytics.google.com/", "G-…",
             "G-EXAMPLE012", prefix("G-"), length(4, 40), TOKEN, secret=False,
         ),

@@ -35,7 +35,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "webhook_secret", "Webhook signing secret",
             "STRIPE_WEBHOOK_SECRET STRIPE_WEBHOOK_SIGNING_SECRET STRIPE_ENDPOINT_SECRET",
             "https://dashboard.stripe.com/webhooks", "whsec_…",
-            fill("whsec_", 70), prefix("whsec_"), length(20, 200), B64URL,
+            fill("whsec_", 70), prefix("whsec_"), length(20, 200), TOKEN,
         ),
     ),
     provider(
@@ -150,7 +150,10 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
         cred(
             "api_key", "API key", "MOLLIE_API_KEY MOLLIE_KEY",
             "https://my.mollie.com/dashboard/developers/api-keys", "live_… or test_…",
-            fill("test_", 35), prefix("live_", "test_"), length(20, 100), B64URL,
+            fill("test_", 35),
+            prefix("live_", "test_", "access_",
+                   text="starts with live_ or test_ (access_ for an organization token)"),
+            length(20, 100), B64URL,
         ),
     ),
     provider(

@@ -222,7 +222,11 @@ HAND: list[tuple[str, str, bool]] = [
     ("mongodb/uri", "mongodb://localhost:27017", True),
     ("mongodb/uri", "postgres://h/d", False),
     ("redis/url", "redis://localhost:6379/0", True),
-    ("redis/url", "redis://:password@/0", False),
+    ("redis/url", "unix:///run/redis.sock", True),
+    ("redis/url", "http://localhost:6379", False),
+    ("github/token", "0123456789abcdef0123456789abcdef01234567", True),
+    ("mollie/api_key", "access_" + "a1B2" * 6, True),
+    ("turso/database_url", "file:local.db", True),
     (
         "firebase/private_key",
         "-----BEGIN PRIVATE KEY-----\\nMIIE\\n-----END PRIVATE KEY-----",
