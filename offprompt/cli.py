@@ -390,11 +390,69 @@ def _read_dotenv(file: Path) -> str:
         _fatal(f"{file} is not UTF-8 text, so it is not a .env file offprompt can read.")
 
 
-# --- offprompt collect (item 5 of the CLI issue) -----------------------------------------------
-# `offprompt collect NAME... [--file PATH] [--reason TEXT]` (DESIGN §9) opens the same page
-# from a terminal and prints the names and `Fingerprint e1 e2 e3 e4`; exits 0 written, 1 error,
-# 2 usage, 3 expired/cancelled. It lands here with the tools layer it drives. Give it a help
-# text like the commands above, and add its `--help` to README's "Command line" section.
+def _provider_pairs(values: Sequence[str]) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for value in values:
+        name, sep, ref = value.partition("=")
+        if not sep or not name or not ref:
+            raise click.BadParameter(
+                f"{value!r} is not NAME=REF, e.g. STRIPE_KEY=stripe/secret_key"
+            )
+        pairs[name] = ref
+    return pairs
+
+
+@cli.command(short_help="Ask for values on the page from a terminal and write them.")
+@click.argument("names", nargs=-1, metavar="NAME...")
+@click.option(
+    "--file",
+    "file",
+    default=".env",
+    show_default=True,
+    metavar="PATH",
+    help="The .env file to write, relative to this folder.",
+)
+@click.option("--reason", metavar="TEXT", help="Why the values are needed, shown on the page.")
+@click.option(
+    "--provider",
+    "providers",
+    multiple=True,
+    metavar="NAME=REF",
+    help="Where a key comes from, e.g. STRIPE_KEY=stripe/secret_key (repeatable).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(1, 86400),
+    metavar="S",
+    help="Seconds to wait for the page (default 300, or OFFPROMPT_TTL).",
+)
+def collect(
+    names: tuple[str, ...],
+    file: str,
+    reason: str | None,
+    providers: tuple[str, ...],
+    timeout: float | None,
+) -> None:
+    """Open the page for NAME... in your browser and write what you type to
+    the .env file in this folder, as an agent's request would.
+
+    Prints the names written and `Fingerprint e1 e2 e3 e4`, the four emoji the
+    page shows too. Exit codes: 0 written, 1 error, 2 wrong usage, 3 expired or
+    cancelled (Ctrl-C cancels).
+    """
+    from offprompt import terminal
+
+    problem = terminal.names_ok(names)
+    if problem:
+        raise click.UsageError(problem)
+    ask = terminal.Ask(
+        names=names,
+        file=file,
+        reason=reason or terminal.Ask.reason,
+        providers=_provider_pairs(providers),
+        timeout=timeout,
+    )
+    raise SystemExit(terminal.run(ask, cwd=Path.cwd()))
 
 
 def main() -> None:
