@@ -83,6 +83,23 @@ def _check_one(value: str) -> list[str]:
     return [TOO_LONG] if size > MAX_VALUE_BYTES else []
 
 
+def _registry_problems(secret: SecretSpec, value: str) -> list[str]:
+    """The registry's failing lines for a key whose provider or format was named.
+
+    A key matched by its name alone (OPENAI_API_KEY) is only advised on the page, never refused:
+    projects keep keys of compatible services under such names, and a valid key must never be
+    blocked. Lines name rules, counts and known prefixes only, never a stretch of the value.
+    """
+    if secret.generate is not None or (secret.provider is None and secret.format is None):
+        return []
+    from offprompt import registry
+
+    verdict = registry.check(registry.resolve(secret.name, secret.provider, secret.format), value)
+    if verdict.ok:
+        return []
+    return [*verdict.reasons, *([verdict.hint] if verdict.hint else [])]
+
+
 def _in_order(names: tuple[str, ...], subset: Collection[str]) -> tuple[str, ...]:
     members = frozenset(subset)
     return tuple(n for n in names if n in members)
@@ -173,7 +190,7 @@ class Submitter:
             raw = fields.get(secret.name)
             value = normalize(raw, trim=trim) if isinstance(raw, str) else ""
             if value:
-                problems = _check_one(value)
+                problems = _check_one(value) or _registry_problems(secret, value)
                 if problems:
                     errors[secret.name] = problems
                     continue

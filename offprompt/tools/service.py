@@ -274,6 +274,8 @@ def parse_arguments(args: dict[str, Any]) -> tuple[tuple[SecretSpec, ...], SinkS
                 f"secrets[{i}] ({name}) sets {' and '.join(chosen)}; use at most one of "
                 "generate, provider and format per key."
             )
+        if "provider" in entry or "format" in entry:
+            _check_ref(name, entry.get("provider"), entry.get("format"))
         generate = None
         if "generate" in entry:
             g = entry["generate"]
@@ -304,3 +306,13 @@ def parse_arguments(args: dict[str, Any]) -> tuple[tuple[SecretSpec, ...], SinkS
                 "use one collect_secret call per file, or the dotenv sink."
             )
     return tuple(secrets), SinkSpec(kind=kind, path=path or ".env")
+
+
+def _check_ref(name: str, provider: str | None, format: str | None) -> None:
+    """An ambiguous or unknown provider ref is refused with the refs to choose from."""
+    from offprompt import registry
+
+    try:
+        registry.resolve(name, provider, format)
+    except registry.RegistryError as err:
+        raise RefusedRequest(f"{name}: {err}") from None

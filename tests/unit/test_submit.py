@@ -367,3 +367,38 @@ async def test_fp_key_of_the_wrong_length_is_a_programming_error(
     with pytest.raises(ValueError, match="32 bytes"):
         await submitter.submit(req, {"API_KEY": canary}, fp_key=b"short")
     assert not req.claimed
+
+
+async def test_a_named_provider_is_enforced_with_its_lines_and_hint(
+    submitter: Submitter, store: RequestStore, project: Path
+) -> None:
+    """With provider stripe/secret_key, a publishable key is refused with the rule and the hint."""
+    req = make(store, project, SecretSpec("STRIPE_SECRET_KEY", provider="stripe/secret_key"))
+    wrong = "pk_live_" + "a1B2c3D4" * 4
+    with pytest.raises(ValidationFailed) as failed:
+        await submitter.submit(req, {"STRIPE_SECRET_KEY": wrong})
+    reasons = failed.value.errors["STRIPE_SECRET_KEY"]
+    assert any("publishable" in r for r in reasons)
+    assert all(wrong[8:20] not in r for r in reasons)
+    assert not (project / ".env").exists()
+    assert req.status == "awaiting"
+
+
+async def test_a_named_format_is_enforced(
+    submitter: Submitter, store: RequestStore, project: Path
+) -> None:
+    """With format postgres_url, a value that is not one is refused; a real one is written."""
+    req = make(store, project, SecretSpec("DATABASE_URL", format="postgres_url"))
+    with pytest.raises(ValidationFailed):
+        await submitter.submit(req, {"DATABASE_URL": "mysql://u:p@h/db"})
+    await submitter.submit(req, {"DATABASE_URL": "postgres://u:p@db.example.com:5432/app"})
+    assert env(project) == {"DATABASE_URL": "postgres://u:p@db.example.com:5432/app"}
+
+
+async def test_a_name_alone_never_blocks_a_value(
+    submitter: Submitter, store: RequestStore, project: Path
+) -> None:
+    """OPENAI_API_KEY without a provider: a key of a compatible service is still written."""
+    req = make(store, project, SecretSpec("OPENAI_API_KEY"))
+    await submitter.submit(req, {"OPENAI_API_KEY": "or-compatible-proxy-key"})
+    assert env(project) == {"OPENAI_API_KEY": "or-compatible-proxy-key"}
