@@ -184,7 +184,7 @@ SEEDS = [
     "# top\n\nSEED='two words' # c\nOP_K0=old\nOP_K3=\"it's\"\nOP_K0=dup",
     "# crlf\r\nOP_K1=old\r\nSEED=1\r\n",
     "export OP_K2='multi\nline'\n  export OP_K5=x # note\n",
-    "X=1\n  \nSEED=glued for Node, not ours\n",
+    "X=1\n  \nSEED=glued_by_node\n",
 ]
 KEYS = [f"OP_K{i}" for i in range(20)]
 
