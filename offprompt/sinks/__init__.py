@@ -1,6 +1,6 @@
 """Where a value touches disk: look at a destination, check values, and write them all or none.
 
-The facade over `paths` (where), `git` (tracked?), `dotenv` (the format), `lock` and `atomic`.
+Facade over `paths`, `git`, `dotenv` (format), `verify` (the three readers), `lock`, `atomic`.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ __all__ = [
 # A .env this large is not a .env; refusing keeps a mistaken path from loading a disk image.
 MAX_EXISTING_BYTES = 16 * 1024 * 1024
 
-_TEMP_SUFFIX = re.compile(r"\.offprompt-[0-9a-f]{16}\.tmp")
+# What `replace` names its temporary files: `.<name, at most 64 chars>.offprompt-<16 hex>.tmp`.
+_TEMP_NAME = re.compile(r"\..{1,64}\.offprompt-[0-9a-f]{16}\.tmp", re.DOTALL)
 
 _REASONS = {
     errno.ENOSPC: "the disk is full",
@@ -133,7 +134,7 @@ def remove_stale_temps(directory: Path) -> None:
     except OSError:
         return
     for name in names:
-        if name.startswith(".") and _TEMP_SUFFIX.search(name) and name.endswith(".tmp"):
+        if _TEMP_NAME.fullmatch(name):
             with contextlib.suppress(OSError):
                 os.unlink(directory / name)
                 log.get().info("removed a temporary file left by an interrupted write")

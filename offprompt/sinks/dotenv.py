@@ -6,8 +6,9 @@ Pure text in, text out; no I/O. The page's paste parser and `offprompt keys` reu
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from offprompt.errors import RefusedRequest, UnsafeValue
 
@@ -217,7 +218,7 @@ def keys(text: str) -> tuple[str, ...]:
 # --- Serializing ---------------------------------------------------------------------------
 # Each value is written in the one form that python-dotenv (`dotenv_values`, interpolation on),
 # `node --env-file` (Node 20) and bash (`set -a; . ./.env`) all read back exactly. Every rule below
-# was checked against the three real readers (tests/unit/sinks/test_readers.py):
+# was checked against the three real readers (tests/unit/sinks/test_sinks_readers.py):
 #
 # * Bare, only for `[A-Za-z0-9_@%+=:,./-]+`: nothing there is special to any reader (no blanks,
 #   quotes, `#`, `$`, `~`, globs or braces).
@@ -300,6 +301,10 @@ class Upserted:
     added: tuple[str, ...]
     replaced: tuple[str, ...]
     kept: tuple[str, ...]
+
+    def __iter__(self) -> Iterator[Any]:
+        """Unpacks as `new_text, added, replaced, kept`."""
+        return iter((self.text, self.added, self.replaced, self.kept))
 
 
 def dominant_eol(text: str) -> str:

@@ -1,5 +1,5 @@
-"""The last check before a .env is written: each written name reads back as its value for
-python-dotenv and Node, whatever the file's other lines do; else a reason naming the lines.
+"""The last check before a .env is written: every written name reads back as its value for
+python-dotenv, Node and bash, whatever the other lines do; else a reason naming the line to fix.
 """
 
 from __future__ import annotations

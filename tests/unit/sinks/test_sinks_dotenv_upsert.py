@@ -289,3 +289,11 @@ def test_upsert_changes_nothing_but_the_named_statements(
     assert {k: v for k, v in old.items() if k not in touched} == {
         k: v for k, v in read.items() if k not in touched
     }
+
+
+def test_upserted_unpacks_as_text_and_name_lists() -> None:
+    """`new_text, added, replaced, kept = upsert(...)` works."""
+    new_text, added, replaced, kept = dotenv.upsert(
+        "B=1\nC=2\n", {"A": "a", "B": "b", "C": "c"}, {"C"}
+    )
+    assert ("B=b\nC=2\nA=a\n", ("A",), ("B",), ("C",)) == (new_text, added, replaced, kept)
