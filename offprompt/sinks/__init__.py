@@ -140,17 +140,8 @@ def write(
             if sink.kind == "dotenv"
             else f"The value of {', '.join(unsafe)} is not valid Unicode text; nothing was written."
         )
-    try:
-        tracked = git.status(path).tracked
-    except git.GitUnanswered as e:
-        raise WriteError(
-            f"Could not tell whether {shown} is tracked by git ({e}); nothing was changed."
-        ) from None
-    if tracked and not allow_tracked:
-        raise TrackedFile(
-            f"{shown} is tracked by git, so a secret written there could be committed; nothing"
-            " was changed. Untrack it (git rm --cached) and ignore it, or allow the tracked file."
-        )
+    if not allow_tracked:
+        _refuse_if_tracked(path, shown)
     owner = _owner(path, root)
     created = atomic.ensure_parents(path, root, shown, owner)
     try:
@@ -172,6 +163,20 @@ def write(
         len(result.kept),
     )
     return result
+
+
+def _refuse_if_tracked(path: Path, shown: str) -> None:
+    try:
+        tracked = git.status(path).tracked
+    except git.GitUnanswered as e:
+        raise WriteError(
+            f"Could not tell whether {shown} is tracked by git ({e}); nothing was changed."
+        ) from None
+    if tracked:
+        raise TrackedFile(
+            f"{shown} is tracked by git, so a secret written there could be committed; nothing"
+            " was changed. Untrack it (git rm --cached) and ignore it, or allow the tracked file."
+        )
 
 
 def _write_dotenv(
