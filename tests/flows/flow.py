@@ -221,16 +221,24 @@ class Flow:
         cwd: Path | None = None,
         child: tuple[str, ...] = (),
     ) -> AsyncIterator[tuple[Client, Seen]]:
-        """The official SDK client on `offprompt serve` (through the tee) in the project."""
-        async with connect(
-            mode,
-            action=action,
-            command=self.command(*child),
-            env={**self.env, **(env or {})},
-            cwd=str(cwd or self.project),
-            on_url=on_url,
-        ) as pair:
-            yield pair
+        """The official SDK client on `offprompt serve` (through the tee) in the project.
+
+        The server's stderr is printed at the end, so a failing test shows it.
+        """
+        seen: Seen | None = None
+        try:
+            async with connect(
+                mode,
+                action=action,
+                command=self.command(*child),
+                env={**self.env, **(env or {})},
+                cwd=str(cwd or self.project),
+                on_url=on_url,
+            ) as pair:
+                seen = pair[1]
+                yield pair
+        finally:
+            print(f"MCP bytes in {self.tee}; server stderr:\n{seen.stderr if seen else ''}")
 
     # -- what happened ----------------------------------------------------------------------------
 
@@ -335,6 +343,8 @@ class Flow:
         assert entry["fingerprint"] == fingerprint
         assert entry["names"] == out["names"]
         assert entry["file"] == file
+        assert entry["project"] == str(self.project.resolve())
+        assert entry["client"] == "sdk-tests"
 
 
 def make_flow(root: Path, project: Path, chromium_path: str = "/usr/bin/chromium") -> Flow:

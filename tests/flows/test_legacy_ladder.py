@@ -1,5 +1,7 @@
 """The ladder for a 2025-11-25 client (official SDK, legacy handshake) over a real stdio pipe."""
 
+import asyncio
+
 import mcp_types as types
 import pytest
 
@@ -76,5 +78,20 @@ async def test_client_without_elicitation_gets_the_browser(
         (note,) = await flow.person_notes()
         await assert_page_closed(note["url"], "written", canary)
     assert seen.elicitations == []
+    flow.assert_fingerprint(result, note["fingerprint"])
+    flow.assert_contained(canary, stderr=seen.stderr, results=(result,))
+
+
+async def test_accept_after_the_window_does_not_count(flow: Flow, canary: str) -> None:
+    """Legacy: an accept slower than OFFPROMPT_ELICIT_WAIT_MS is ignored; $BROWSER opens."""
+
+    async def slow(url: str) -> None:
+        await asyncio.sleep(0.6)
+
+    env = {**flow.person("http", {"API_KEY": canary}), "OFFPROMPT_ELICIT_WAIT_MS": "200"}
+    async with flow.connect("legacy", action="accept", on_url=slow, env=env) as (client, seen):
+        result = await client.call_tool("collect_secret", secrets_of("API_KEY"))
+        (note,) = await flow.person_notes()
+    assert seen.elicitations[0].url == note["url"]
     flow.assert_fingerprint(result, note["fingerprint"])
     flow.assert_contained(canary, stderr=seen.stderr, results=(result,))

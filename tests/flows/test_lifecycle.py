@@ -211,3 +211,27 @@ def test_progress_is_sent_at_once_while_a_call_blocks(flow: Flow, canary: str) -
     assert canary not in wire.wait_stderr()
     assert canary not in (flow.state / "journal.jsonl").read_text()
     assert flow.tool_calls()
+
+
+async def test_host_giving_up_leaves_the_request_open(flow: Flow, canary: str) -> None:
+    """A blocked collect the host cancels (notifications/cancelled) stays open: the person's
+    later submit is written and await_secret reports it."""
+    async with flow.connect("legacy", action="accept", on_url=ignore) as (client, seen):
+        blocked = asyncio.ensure_future(
+            client.call_tool("collect_secret", secrets_of("API_KEY"))
+        )
+        asked = await first_elicitation(seen)
+        await asyncio.sleep(0.1)
+        blocked.cancel()  # the SDK tells the server with notifications/cancelled
+        with pytest.raises(asyncio.CancelledError):
+            await blocked
+        fingerprint = await submit(asked.url, {"API_KEY": canary})
+        done = await client.call_tool("await_secret", {"request_id": asked.elicitation_id})
+    sent = flow.traffic().split(b"\n")
+    cancel = next(i for i, m in enumerate(sent) if b'"notifications/cancelled"' in m)
+    later = next(i for i, m in enumerate(sent) if b'"await_secret"' in m)
+    assert cancel < later
+    # The cancelled call is never answered; only await_secret is.
+    assert [r["params"]["name"] for r, _ in flow.tool_calls()] == ["await_secret"]
+    flow.assert_fingerprint(done, fingerprint)
+    flow.assert_contained(canary, stderr=seen.stderr, results=(done,))

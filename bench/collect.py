@@ -1,0 +1,202 @@
+"""How long a collect takes where the person waits: the link, the write, and a big `.env`.
+
+Drives `offprompt serve` with raw JSON lines (no elicitation, `BROWSER=false`, so every URL comes
+back in the result) and plays the person with plain HTTP. Prints the median of:
+- tool call → URL handed out, for the first call of a process (lazy imports, page server
+  start) and for a later call on the same process;
+- submit (POST) → await_secret's result, one key into an empty `.env`;
+- the same with 12 keys into a 1,000-line `.env` (and 1 key into it, to tell size from count).
+Usage: python bench/collect.py [--runs N]   (default 15, at least 5)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import re
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+SERVE = [sys.executable, "-m", "offprompt", "serve"]
+NONCE = re.compile(r'<input type="hidden" name="nonce" value="([^"]+)">')
+REASON = "Benchmark."
+
+
+class Server:
+    """`offprompt serve` in `project`; every answer is timestamped when it is read."""
+
+    def __init__(self, project: Path, state: Path) -> None:
+        env = {
+            **os.environ,
+            "BROWSER": "false",
+            "OFFPROMPT_SANDBOX": "0",
+            "OFFPROMPT_STATE_DIR": str(state),
+        }
+        self.proc = subprocess.Popen(
+            SERVE,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=project,
+            env=env,
+        )
+        self._answers: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self._next = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            at = time.perf_counter()
+            message = json.loads(line)
+            if "id" in message and "method" not in message:
+                self._answers.put((at, message))
+
+    def send(self, method: str, params: dict[str, Any]) -> int:
+        self._next += 1
+        message = {"jsonrpc": "2.0", "id": self._next, "method": method, "params": params}
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+        return self._next
+
+    def answer(self, rid: int, timeout: float = 60) -> tuple[float, dict[str, Any]]:
+        """(time read, result) of the answer to `rid`."""
+        at, message = self._answers.get(timeout=timeout)
+        if message.get("id") != rid or "result" not in message:
+            raise RuntimeError(f"unexpected answer {message}")
+        return at, message["result"]
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+        """(seconds from send to answer, structuredContent)."""
+        start = time.perf_counter()
+        at, result = self.answer(self.send("tools/call", {"name": tool, "arguments": arguments}))
+        return at - start, result["structuredContent"]
+
+    def initialize(self) -> None:
+        rid = self.send(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        )
+        self.answer(rid)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        self.proc.stdin.flush()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def collect_args(names: list[str]) -> dict[str, Any]:
+    return {"secrets": [{"name": n} for n in names], "reason": REASON}
+
+
+def load_form(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as page:  # noqa: S310 - loopback
+        found = NONCE.search(page.read().decode())
+    assert found is not None, "the page has no nonce"
+    return found.group(1)
+
+
+def post(url: str, nonce: str, values: dict[str, str]) -> None:
+    data = urllib.parse.urlencode({"nonce": nonce, **values}).encode()
+    request = urllib.request.Request(  # noqa: S310 - loopback
+        url, data=data, headers={"Accept": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310
+        assert json.loads(answer.read())["status"] == "written"
+
+
+def submit_to_result(server: Server, names: list[str]) -> float:
+    """Seconds from the person's POST to await_secret's written result."""
+    _, first = server.call("collect_secret", collect_args(names))
+    url = first["url"]
+    nonce = load_form(url)  # the person has the page open before submitting
+    rid = server.send(
+        "tools/call", {"name": "await_secret", "arguments": {"request_id": first["request_id"]}}
+    )
+    time.sleep(0.05)  # let await_secret start waiting
+    values = {n: "v-" + secrets.token_urlsafe(24) for n in names}
+    start = time.perf_counter()
+    post(url, nonce, values)
+    at, result = server.answer(rid)
+    assert result["structuredContent"]["status"] == "written", result
+    return at - start
+
+
+def big_dotenv(path: Path, lines: int) -> None:
+    body = [f"# config line {i}" if i % 10 == 0 else f"KEY_{i}=value-{i}" for i in range(lines)]
+    path.write_text("\n".join(body) + "\n")
+
+
+def one_run(root: Path) -> dict[str, float]:
+    project = root / "project"
+    project.mkdir()
+    server = Server(project, root / "state")
+    try:
+        server.initialize()
+        first, out = server.call("collect_secret", collect_args(["API_KEY"]))
+        assert out["status"] == "awaiting", out
+        assert "url" in out, out
+        later, out = server.call("collect_secret", collect_args(["OTHER_KEY"]))
+        assert "url" in out, out
+        small = submit_to_result(server, ["SMALL_KEY"])
+    finally:
+        server.close()
+    big = root / "big"
+    big.mkdir()
+    big_dotenv(big / ".env", 1000)
+    server = Server(big, root / "state")
+    try:
+        server.initialize()
+        server.call("collect_secret", collect_args(["WARM_UP"]))  # imports out of the way
+        twelve = submit_to_result(server, [f"NEW_KEY_{i}" for i in range(12)])
+        one_big = submit_to_result(server, ["ONE_MORE_KEY"])
+    finally:
+        server.close()
+    lines = (big / ".env").read_text().count("\n")
+    assert lines == 1013, lines
+    return {"first": first, "later": later, "small": small, "twelve": twelve, "one_big": one_big}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    runs = max(5, parser.parse_args().runs)
+    samples: dict[str, list[float]] = {}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            for key, value in one_run(Path(tmp)).items():
+                samples.setdefault(key, []).append(value)
+    ms = {k: statistics.median(v) * 1000 for k, v in samples.items()}
+    print(f"runs: {runs} (medians)")
+    print(f"tool call -> URL handed out, first call of a process:  {ms['first']:7.1f} ms")
+    print(f"tool call -> URL handed out, later call:               {ms['later']:7.1f} ms")
+    print(f"submit -> tool result, 1 key, empty .env:              {ms['small']:7.1f} ms")
+    print(f"submit -> tool result, 12 keys into a 1,000-line .env: {ms['twelve']:7.1f} ms")
+    print(f"submit -> tool result, 1 key into that .env (for scale):{ms['one_big']:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
