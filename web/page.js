@@ -212,20 +212,79 @@
     }
   }
 
+  function plainBody(pairs, allowTracked, fpKey) {
+    var body = new URLSearchParams();
+    body.append("nonce", form.elements.nonce.value);
+    pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    if (allowTracked) body.append("allow_tracked", "1");
+    body.append("fp_key", fpKey);
+    return body;
+  }
+
+  // -- Remote pages (DESIGN §5) -------------------------------------------------------------
+  // The values are sealed here, to the public key in the link's "#k=", and only `nonce` and
+  // `sealed` are posted. The key is read from the fragment (which no browser sends to a
+  // server) and then taken out of the address bar. Without a valid key or WebCrypto the
+  // button stays off and nothing can be sent.
+  var sealing = form.getAttribute("data-remote") === "1" ? remoteSealing() : null;
+
+  function remoteSealing() {
+    var status = document.getElementById("seal-status");
+    var state = { ready: false, point: null };
+    var noKey = "This link has no valid key, so nothing can be sent from this page. Open the " +
+      "exact link the agent gave you, in full (it ends in #k=…).";
+    function say(text, ok) {
+      status.textContent = text;
+      status.className = "seal-status " + (ok ? "hint" : "warn");
+    }
+    submitButton.disabled = true;
+    var hash = location.hash;
+    if (hash) history.replaceState(null, "", location.pathname + location.search);
+    if (!globalThis.offpromptSealSupported || !globalThis.offpromptSealSupported()) {
+      say("This browser cannot encrypt on this page (WebCrypto is missing), so nothing can be " +
+        "sent from it. Open the link in an up-to-date browser, over https.", false);
+      return state;
+    }
+    state.point = globalThis.offpromptLinkKey(hash);
+    if (!state.point) {
+      say(noKey, false);
+      return state;
+    }
+    globalThis.offpromptCheckKey(state.point).then(function (ok) {
+      if (!ok) return say(noKey, false);
+      state.ready = true;
+      if (!busy && !done) submitButton.disabled = false;
+      say("What you type is encrypted in this browser, to a key only offprompt on the agent's " +
+        "machine holds, before it is sent.", true);
+    });
+    return state;
+  }
+
+  async function sealedBody(pairs, allowTracked, fpKey) {
+    var named = {};
+    pairs.forEach(function (pair) { named[pair[0]] = pair[1]; });
+    var token = form.getAttribute("action").split("/").pop();
+    var nonce = form.elements.nonce.value;
+    var sealed = await globalThis.offpromptSeal(sealing.point, token, nonce,
+      { values: named, allow_tracked: allowTracked, fp_key: fpKey });
+    var body = new URLSearchParams();
+    body.append("nonce", nonce);
+    body.append("sealed", sealed);
+    return body;
+  }
+  // -- end of remote pages --------------------------------------------------------------------
+
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
-    if (busy || done) return;
+    if (busy || done || (sealing && !sealing.ready)) return;
     busy = true;
     submitButton.disabled = true;
     form.setAttribute("aria-busy", "true");
     clearErrors();
     try {
       var pairs = values();
-      var body = new URLSearchParams();
-      body.append("nonce", form.elements.nonce.value);
-      pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
       var tracked = document.getElementById("allow-tracked");
-      if (tracked && tracked.checked) body.append("allow_tracked", "1");
+      var allowTracked = Boolean(tracked && tracked.checked);
 
       // The fingerprint covers what this page supplies: every non-empty field, request order.
       var key = globalThis.offpromptNewFpKey();
@@ -238,7 +297,15 @@
           mine = null;
         }
       }
-      body.append("fp_key", globalThis.offpromptFpKeyToB64u(key));
+      var fpKey = globalThis.offpromptFpKeyToB64u(key);
+      var body;
+      try {
+        body = sealing ? await sealedBody(pairs, allowTracked, fpKey)
+                       : plainBody(pairs, allowTracked, fpKey);
+      } catch (e) {
+        setFormError("This browser could not encrypt the values, so nothing was sent.");
+        return;
+      }
 
       var response = await fetch(form.action, {
         method: "POST",
@@ -268,7 +335,7 @@
         "Nothing was written.");
     } finally {
       busy = false;
-      submitButton.disabled = false;
+      submitButton.disabled = Boolean(sealing && !sealing.ready);
       form.removeAttribute("aria-busy");
     }
   });

@@ -122,6 +122,7 @@ def render_form(
     single_line = request.sink.kind == "dotenv"
     present = target.present if target else frozenset()
     tracked = bool(target and target.tracked) or state.tracked
+    remote = request.remote
 
     parts = [
         f'<h1 id="title">{_esc(client)} is asking for <span class="ask">{_esc(asking)}</span></h1>',
@@ -133,7 +134,8 @@ def render_form(
         "</section>",
         _destination(request, target, dest, target_problem),
         f'<form method="post" action="/r/{_esc(request.token)}" id="collect" '
-        f'data-trim="{trim}" accept-charset="utf-8" aria-labelledby="title">',
+        f'data-trim="{trim}"{_REMOTE_ATTR if remote else ""} accept-charset="utf-8" '
+        'aria-labelledby="title">',
         f'<input type="hidden" name="nonce" value="{_esc(request.nonce)}">',
     ]
     if state.retype:
@@ -153,24 +155,38 @@ def render_form(
         )
     parts.append(_tracked(dest, show=tracked))
     error = state.form_error or ""
+    if remote:
+        parts.append(_SEAL_STATUS)
     parts += [
         '<div class="actions">',
-        f'<button type="submit" id="submit">Write to <span class="mono">{_esc(dest)}</span>'
-        "</button>",
+        f'<button type="submit" id="submit"{" disabled" if remote else ""}>Write to '
+        f'<span class="mono">{_esc(dest)}</span></button>',
         f'<p class="form-error" id="form-error" role="alert"{"" if error else " hidden"}>'
         f"{_esc(error)}</p>",
         "</div>",
         "</form>",
         f'<p class="expiry" id="expiry">This link expires in {_minutes(expires_in)}.</p>',
     ]
-    scripts = (
-        f'<script type="application/json" id="emoji-table">{_script_json(EMOJI)}</script>\n'
-        f'<script nonce="{_esc(csp_nonce)}">{_asset("fingerprint.js")}</script>\n'
-        f'<script nonce="{_esc(csp_nonce)}">{_asset("page.js")}</script>'
+    page_scripts = (
+        ("fingerprint.js", "seal.js", "page.js") if remote else ("fingerprint.js", "page.js")
+    )
+    scripts = f'<script type="application/json" id="emoji-table">{_script_json(EMOJI)}</script>\n'
+    scripts += "\n".join(
+        f'<script nonce="{_esc(csp_nonce)}">{_asset(name)}</script>' for name in page_scripts
     )
     return _document(
         f"offprompt: {', '.join(names)}", "\n".join(parts), csp_nonce=csp_nonce, scripts=scripts
     )
+
+
+_REMOTE_ATTR: Final = ' data-remote="1"'
+# A remote page seals in the browser (DESIGN §5); web/page.js replaces this text once it knows
+# whether it can. Without script it stays, and the button stays off.
+_SEAL_STATUS: Final = (
+    '<p class="seal-status warn" id="seal-status" role="status">This page encrypts what you '
+    "type in this browser before sending it, so it needs JavaScript: turn it on and reload."
+    "</p>"
+)
 
 
 def _destination(request: Request, target: Target | None, dest: str, problem: str | None) -> str:

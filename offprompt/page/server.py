@@ -30,13 +30,17 @@ from offprompt.page.guards import (
 from offprompt.requests import Request, RequestStore
 from offprompt.submit import RequestClosed, Submitter, ValidationFailed
 
-__all__ = ["MAX_BODY", "PageServer", "PageSettings", "create_app"]
+__all__ = ["MAX_BODY", "SEAL_KEY", "PageServer", "PageSettings", "create_app"]
 
 MAX_BODY: Final = 64 * 1024
 _MAX_FIELDS: Final = 64
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
 _FORM: Final = "application/x-www-form-urlencoded"
 _MULTIPART: Final = "multipart/form-data"
+SEAL_KEY: Final = "seal_key"
+"""Where a remote request's `offprompt.crypto.seal.SealKey` lives in `Request.extra`."""
+# A wrong nonce and a seal that does not open get this same answer (DESIGN §5).
+_NOT_THIS_PAGE: Final = "This form is out of date or was not made by this page. Reload it."
 
 _log = logging.getLogger("offprompt")
 
@@ -46,6 +50,9 @@ class PageSettings:
     """What the guards accept besides loopback; changed while the server runs."""
 
     tunnel_host: str | None = None
+    # A one-off `(token, answer)`: GET /r/<token> answers `answer`, so a GET through a tunnel
+    # can tell it reached this very server.
+    probe: tuple[str, str] | None = None
 
 
 STORE: Final = web.AppKey("store", RequestStore)
@@ -53,6 +60,7 @@ SUBMITTER: Final = web.AppKey("submitter", Submitter)
 SETTINGS: Final = web.AppKey("settings", PageSettings)
 CSP_NONCE: Final = web.RequestKey("csp_nonce", str)
 WANTS_JSON: Final = web.RequestKey("wants_json", bool)
+SEALED_PAGE: Final = web.RequestKey("sealed_page", bool)
 
 
 class Refusal(Exception):
@@ -97,22 +105,27 @@ def _closed(request: Request) -> Refusal:
 # -- responses ---------------------------------------------------------------------------------
 
 
-def _csp(nonce: str) -> str:
+_FORM_ACTION: Final = {False: "'self'", True: "'none'"}
+
+
+def _csp(nonce: str, *, sealed: bool = False) -> str:
+    # A remote page posts only through its script, sealed: `form-action 'none'` stops the
+    # browser from ever sending the plain form, whatever happens to the script.
     return (
         "default-src 'none'; "
         f"script-src 'nonce-{nonce}'; "
         f"style-src 'nonce-{nonce}'; "
         "img-src 'self' data:; "
         "connect-src 'self'; "
-        "form-action 'self'; "
+        f"form-action {_FORM_ACTION[sealed]}; "
         "frame-ancestors 'none'; "
         "base-uri 'none'"
     )
 
 
-def _harden(response: web.StreamResponse, nonce: str) -> None:
+def _harden(response: web.StreamResponse, nonce: str, *, sealed: bool = False) -> None:
     headers = response.headers
-    headers["Content-Security-Policy"] = _csp(nonce)
+    headers["Content-Security-Policy"] = _csp(nonce, sealed=sealed)
     headers["Referrer-Policy"] = "no-referrer"
     headers["Cache-Control"] = "no-store"
     headers["X-Content-Type-Options"] = "nosniff"
@@ -164,7 +177,7 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     except Exception as exc:  # the handler boundary: log the kind only, answer without detail
         _log.error("page: %s %s failed (%s)", request.method, route.name or "-", _kind(exc))
         response = _render_refusal(request, _refuse(500))
-    _harden(response, nonce)
+    _harden(response, nonce, sealed=request.get(SEALED_PAGE, False))
     return response
 
 
@@ -204,6 +217,7 @@ async def _inspect(req: Request) -> tuple[sinks.Target | None, str | None]:
 async def _form(
     request: web.Request, req: Request, *, status: int = 200, state: render.FormState | None = None
 ) -> web.Response:
+    request[SEALED_PAGE] = req.remote
     target, problem = await _inspect(req)
     body = render.render_form(
         req,
@@ -217,11 +231,22 @@ async def _form(
 
 
 async def _page(request: web.Request) -> web.StreamResponse:
-    """GET /r/<token>: the form."""
+    """GET /r/<token>: the form (or the tunnel probe's answer)."""
+    answer = _probe_answer(request)
+    if answer is not None:
+        return web.Response(text=answer, content_type="text/plain")
     req = _lookup(request)
     if req.status != "awaiting":
         raise _closed(req)
     return await _form(request, req)
+
+
+def _probe_answer(request: web.Request) -> str | None:
+    probe = request.app[SETTINGS].probe
+    token = request.match_info.get("token", "")
+    if probe is None or "?" in request.raw_path or not same(token, probe[0]):
+        return None
+    return probe[1]
 
 
 async def _status(request: web.Request) -> web.StreamResponse:
@@ -239,12 +264,9 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     form = await _read_form(request)
     if not same(form.get("nonce", ""), req.nonce):
         _log.warning("page: request %s: refused a POST with a wrong nonce", req.id)
-        raise _refuse(403, "This form is out of date or was not made by this page. Reload it.")
+        raise _refuse(403, _NOT_THIS_PAGE)
     if req.remote:
-        # DESIGN §5: a remote request's values cross a tunnel, so only a browser-sealed body is
-        # accepted; plain fields (and, until sealing lands here, everything) are refused.
-        _log.warning("page: request %s: refused an unsealed POST for a remote request", req.id)
-        raise _refuse(400, "Values for a remote request must be sealed by the page. Reload it.")
+        form = _unseal(req, form)
     fp_key: bytes | None = None
     if form.get("fp_key"):
         fp_key = parse_fp_key(form["fp_key"])
@@ -281,6 +303,33 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     if request[WANTS_JSON]:
         return _json(render.outcome_json(outcome))
     return _html(render.render_written(outcome, csp_nonce=request[CSP_NONCE]))
+
+
+def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:
+    """A remote POST's fields as a plain POST would carry them, from its seal (DESIGN §5).
+
+    The values crossed a tunnel, so only `nonce` and `sealed` may be sent (else 400); a seal
+    that does not open is refused exactly like a wrong nonce (403).
+    """
+    if set(form) != {"nonce", "sealed"}:
+        _log.warning("page: request %s: refused an unsealed POST for a remote request", req.id)
+        raise _refuse(400, "Values for a remote request must be sealed by the page. Reload it.")
+    from offprompt.crypto.seal import SealError, SealKey
+
+    key = req.extra.get(SEAL_KEY)
+    try:
+        if not isinstance(key, SealKey):
+            raise SealError
+        opened = key.open(form["sealed"], token=req.token, nonce=req.nonce)
+    except SealError:
+        _log.warning("page: request %s: refused a seal that does not open", req.id)
+        raise _refuse(403, _NOT_THIS_PAGE) from None
+    fields = {s.name: opened.values[s.name] for s in req.secrets if s.name in opened.values}
+    if opened.allow_tracked:
+        fields["allow_tracked"] = "1"
+    if opened.fp_key is not None:
+        fields["fp_key"] = opened.fp_key
+    return fields
 
 
 async def _failed(
@@ -436,11 +485,20 @@ class PageServer:
             _log.debug("page: serving on %s:%d", self._host, self._port)
             return self._port
 
-    def url_for(self, request: Request) -> str:
-        """The page link for `request` on this server."""
+    def url_for(self, request: Request, *, origin: str | None = None) -> str:
+        """The page link for `request` on this server, or through `origin` (a tunnel's)."""
         if self._port is None:
             raise RuntimeError("the page server is not started")
-        return f"http://{self._host}:{self._port}/r/{request.token}"
+        return f"{origin or f'http://{self._host}:{self._port}'}/r/{request.token}"
+
+    def probe_begin(self) -> tuple[str, str]:
+        """A one-off path and the body this server answers there, until `probe_end`."""
+        token, answer = secrets.token_hex(16), secrets.token_urlsafe(24)
+        self._settings.probe = (token, answer)
+        return f"/r/{token}", answer
+
+    def probe_end(self) -> None:
+        self._settings.probe = None
 
     async def close(self) -> None:
         """Stop serving; open connections get a second to finish. Safe to call twice."""
