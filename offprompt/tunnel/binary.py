@@ -1,0 +1,247 @@
+"""Finding cloudflared: OFFPROMPT_CLOUDFLARED, then PATH, then our cache, which is filled on
+demand with a pinned release, only when its SHA-256 matches the one written here.
+
+Downloads go to a temp file in the cache folder, are hashed as they arrive, and are renamed
+into place (0700) only after the hash matched; from a .tgz only the `cloudflared` member is read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import os
+import platform
+import shutil
+import sys
+import tarfile
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Final
+
+from offprompt.errors import OffpromptError
+
+__all__ = [
+    "DEFAULT_BASE",
+    "PINS",
+    "RELEASE",
+    "NoBinary",
+    "Pin",
+    "cache_dir",
+    "ensure",
+    "fetch",
+    "locate",
+    "platform_key",
+]
+
+RELEASE: Final = "2024.12.2"
+DEFAULT_BASE: Final = f"https://github.com/cloudflare/cloudflared/releases/download/{RELEASE}/"
+MAX_DOWNLOAD: Final = 256 * 1024 * 1024
+DOWNLOAD_SECONDS: Final = 120.0
+_CHUNK: Final = 1 << 16
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One release asset: its file name, its SHA-256 (None: not pinned, never downloaded), and
+    whether it is a .tgz holding `cloudflared` rather than the bare binary."""
+
+    asset: str
+    sha256: str | None
+    archive: bool = False
+
+
+# Only checksums taken from a public package index for this release are pinned; a platform
+# without one is never downloaded (the person installs cloudflared, or sets
+# OFFPROMPT_CLOUDFLARED).
+PINS: Final[Mapping[tuple[str, str], Pin]] = {
+    ("linux", "amd64"): Pin(
+        "cloudflared-linux-amd64",
+        "5237675a5e806120729acc78c5be02f9db5f406717699587abfa72b49b39fe40",
+    ),
+    ("linux", "arm64"): Pin("cloudflared-linux-arm64", None),
+    ("darwin", "amd64"): Pin(
+        "cloudflared-darwin-amd64.tgz",
+        "71b17468bab0426b20959d4eeadfff3658d07c636beea472539e0781381559cc",
+        archive=True,
+    ),
+    ("darwin", "arm64"): Pin("cloudflared-darwin-arm64.tgz", None, archive=True),
+    ("windows", "amd64"): Pin("cloudflared-windows-amd64.exe", None),
+    ("windows", "arm64"): Pin("cloudflared-windows-arm64.exe", None),
+}
+
+
+class NoBinary(OffpromptError):
+    """No cloudflared to run; the message says why and what the person can do."""
+
+
+def platform_key(system: str | None = None, machine: str | None = None) -> tuple[str, str]:
+    """`(os, arch)` as the release names them, e.g. `("linux", "amd64")`."""
+    system = sys.platform if system is None else system
+    machine = (platform.machine() if machine is None else machine).lower()
+    os_name = {"darwin": "darwin", "win32": "windows"}.get(system, system)
+    if os_name.startswith("linux"):
+        os_name = "linux"
+    arch = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
+    return os_name, arch.get(machine, machine)
+
+
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """`$OFFPROMPT_CACHE_DIR`, else the platform's user cache folder for offprompt."""
+    given = env.get("OFFPROMPT_CACHE_DIR", "").strip()
+    if given:
+        return Path(given)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("offprompt", appauthor=False))
+
+
+def _cached(cache: Path, key: tuple[str, str]) -> Path:
+    name = "cloudflared.exe" if key[0] == "windows" else "cloudflared"
+    return cache / "cloudflared" / RELEASE / name
+
+
+def _runnable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def locate(env: Mapping[str, str], *, cache: Path, key: tuple[str, str]) -> Path | None:
+    """The cloudflared to run without downloading anything, or None.
+
+    NoBinary when OFFPROMPT_CLOUDFLARED names something that cannot run: a setting that is
+    wrong is reported, not silently replaced by another binary.
+    """
+    given = env.get("OFFPROMPT_CLOUDFLARED", "").strip()
+    if given:
+        path = Path(given).expanduser()
+        if not _runnable(path):
+            raise NoBinary(f"OFFPROMPT_CLOUDFLARED is {given}, which is not an executable file")
+        return path
+    found = shutil.which("cloudflared", path=env.get("PATH"))
+    if found:
+        return Path(found)
+    cached = _cached(cache, key)
+    return cached if _runnable(cached) else None
+
+
+async def ensure(
+    env: Mapping[str, str],
+    *,
+    key: tuple[str, str] | None = None,
+    pins: Mapping[tuple[str, str], Pin] = PINS,
+) -> Path:
+    """A cloudflared to run: found, or downloaded into the cache and verified; else NoBinary."""
+    key = key or platform_key()
+    cache = cache_dir(env)
+    found = locate(env, cache=cache, key=key)
+    if found is not None:
+        return found
+    pin = pins.get(key)
+    if pin is None or pin.sha256 is None:
+        raise NoBinary(
+            f"cloudflared was not found (OFFPROMPT_CLOUDFLARED, PATH, {cache}), and offprompt "
+            f"pins no checksum for {key[0]} {key[1]}, so it downloads nothing: install "
+            "cloudflared, or set OFFPROMPT_CLOUDFLARED to its path"
+        )
+    base = env.get("OFFPROMPT_CLOUDFLARED_BASE", "").strip() or DEFAULT_BASE
+    return await asyncio.wait_for(
+        asyncio.to_thread(fetch, pin, base=base, dest=_cached(cache, key)), DOWNLOAD_SECONDS
+    )
+
+
+def fetch(pin: Pin, *, base: str, dest: Path) -> Path:
+    """Download `pin` from `base`, check its SHA-256, and install it at `dest` (0700).
+
+    NoBinary for anything that goes wrong; nothing is left at `dest` unless every check passed.
+    """
+    if pin.sha256 is None:
+        raise NoBinary(f"{pin.asset} has no pinned checksum, so offprompt does not download it")
+    url = urllib.parse.urljoin(base if base.endswith("/") else base + "/", pin.asset)
+    if urllib.parse.urlsplit(url).scheme not in ("https", "http"):
+        raise NoBinary("OFFPROMPT_CLOUDFLARED_BASE must be an http(s) URL")
+    dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    download = _temp(dest.parent)
+    try:
+        digest = _download(url, download)
+        if not hmac.compare_digest(digest, pin.sha256.lower()):
+            raise NoBinary(
+                f"the downloaded {pin.asset} does not match the SHA-256 pinned in offprompt; "
+                "it was deleted"
+            )
+        if pin.archive:
+            _install(_extract(download, dest.parent), dest)
+        else:
+            _install(download, dest)
+    finally:
+        download.unlink(missing_ok=True)
+    return dest
+
+
+def _temp(folder: Path) -> Path:
+    fd, name = tempfile.mkstemp(prefix=".download-", dir=folder)
+    os.close(fd)
+    return Path(name)
+
+
+def _download(url: str, to: Path) -> str:
+    digest = hashlib.sha256()
+    size = 0
+    request = urllib.request.Request(url, headers={"User-Agent": "offprompt"})  # noqa: S310
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer, to.open("wb") as out:  # noqa: S310
+            while chunk := answer.read(_CHUNK):
+                size += len(chunk)
+                if size > MAX_DOWNLOAD:
+                    raise NoBinary("the cloudflared download is larger than any release")
+                digest.update(chunk)
+                out.write(chunk)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise NoBinary(f"cloudflared could not be downloaded ({type(exc).__name__})") from None
+    return digest.hexdigest()
+
+
+def _extract(archive: Path, folder: Path) -> Path:
+    """The `cloudflared` member of a verified .tgz, copied to a temp file; nothing else read."""
+    out = _temp(folder)
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
+            member = next(
+                (m for m in tar.getmembers() if m.name in ("cloudflared", "./cloudflared")), None
+            )
+            if member is None or not member.isreg() or member.size > MAX_DOWNLOAD:
+                raise NoBinary("the cloudflared archive holds no plain `cloudflared` file")
+            source = tar.extractfile(member)
+            if source is None:
+                raise NoBinary("the cloudflared archive holds no plain `cloudflared` file")
+            with source, out.open("wb") as sink:
+                _copy(source, sink)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        out.unlink(missing_ok=True)
+        raise NoBinary(
+            f"the cloudflared archive could not be read ({type(exc).__name__})"
+        ) from None
+    except BaseException:
+        out.unlink(missing_ok=True)
+        raise
+    return out
+
+
+def _copy(source: IO[bytes], sink: IO[bytes]) -> None:
+    while chunk := source.read(_CHUNK):
+        sink.write(chunk)
+
+
+def _install(path: Path, dest: Path) -> None:
+    try:
+        path.chmod(0o700)
+        os.replace(path, dest)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise NoBinary(
+            f"cloudflared could not be saved in {dest.parent} ({exc.strerror})"
+        ) from None
