@@ -31,8 +31,15 @@ def headline(file: str, names: tuple[str, ...], kept: tuple[str, ...], fp: str |
     return f"{line} · fingerprint {fp}" if fp else line
 
 
-def build(request: Request, *, url: str | None, expires_in: int, opened: bool) -> ToolResult:
-    """The result for `request` in its current state."""
+def build(
+    request: Request,
+    *,
+    url: str | None,
+    expires_in: int,
+    opened: bool,
+    link_note: str | None = None,
+) -> ToolResult:
+    """The result for `request` in its current state; `link_note` follows an awaiting note."""
     sink = {"kind": request.sink.kind, "path": request.sink.path}
     out: dict[str, Any] = {}
     status = request.status
@@ -44,6 +51,8 @@ def build(request: Request, *, url: str | None, expires_in: int, opened: bool) -
         out["note"] = _written_note(outcome.file, outcome.fingerprint, outcome.kept)
     elif status == "awaiting":
         out["note"] = _awaiting_note(request.id, url is not None, opened)
+        if link_note:
+            out["note"] += " " + link_note
         if url is not None:
             out["url"] = url
     elif status == "expired":
@@ -83,6 +92,16 @@ def _written_note(file: str, fp: str | None, kept: tuple[str, ...]) -> str:
         parts.append(f"{', '.join(kept)} already had values in {file} and were kept.")
     parts.append(NEVER_OPEN.format(file=file))
     return " ".join(parts)
+
+
+def no_tunnel_note(problem: str, port: int) -> str:
+    """What the model must tell the person when a remote link is a loopback one."""
+    return (
+        f"There is no tunnel ({problem}), so the link is on this machine's 127.0.0.1:{port}: "
+        f"it opens only where port {port} is forwarded to the same port on the person's "
+        f"computer (their editor's port forwarding, or `ssh -L {port}:127.0.0.1:{port}` to "
+        "this machine). Tell the person so when you show the link."
+    )
 
 
 def _awaiting_note(request_id: str, link: bool, opened: bool) -> str:

@@ -1,7 +1,8 @@
 """The runtime behind the tools: request store, page server and submitter, and the ladder.
 
 A collect call validates its arguments, finds the project, creates a request, and gets the page
-to the person: URL elicitation, then the browser, then a link in the result (DESIGN §4).
+to the person: URL elicitation, then the browser, then a link in the result (DESIGN §4); or, for
+a remote request, a sealed link through the tunnel at once (DESIGN §5).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import OffpromptError, ProjectError, RefusedRequest, TrackedFile
 from offprompt.mcp.tool import ToolContext, ToolResult
+from offprompt.sandbox import Detection, detect
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.tools import results
 
@@ -22,11 +24,13 @@ if TYPE_CHECKING:
     from offprompt.page.server import PageServer
     from offprompt.requests import Request, RequestStore
     from offprompt.submit import Submitter
+    from offprompt.tunnel import Tunnel
 
 log = logging.getLogger("offprompt")
 
 ELICIT_KEY = "offprompt_page"
 LOCAL_TTL = 300.0
+REMOTE_TTL = 1800.0
 STATE_TTL = 3600.0
 
 
@@ -45,22 +49,31 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float, high:
 class Settings:
     """The environment's knobs (DESIGN §10), read once."""
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    def __init__(self, env: Mapping[str, str], *, platform: str | None = None) -> None:
         self.ttl = _number(env, "OFFPROMPT_TTL", LOCAL_TTL, 1, 24 * 3600)
         self.await_seconds = _number(env, "OFFPROMPT_AWAIT_SECONDS", 60, 0, 3600)
         self.elicit_wait = _number(env, "OFFPROMPT_ELICIT_WAIT_MS", 1500, 0, 600_000) / 1000
+        self.sandbox: Detection = detect(env, platform)
 
 
 class Service:
     """One per server process; everything heavy is created on first use."""
 
-    def __init__(self, *, cwd: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        platform: str | None = None,
+    ) -> None:
         self._env = dict(os.environ if env is None else env)
         self._cwd = cwd
-        self.settings = Settings(self._env)
+        self.settings = Settings(self._env, platform=platform)
+        log.info("sandbox: %s (%s)", self.settings.sandbox.verdict, self.settings.sandbox.reason)
         self._store: RequestStore | None = None
         self._submitter: Submitter | None = None
         self._page: PageServer | None = None
+        self._tunnel: Tunnel | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- parts, made lazily -----------------------------------------------------------------------
@@ -91,11 +104,21 @@ class Service:
         await self._page.start()
         return self._page
 
+    @property
+    def tunnel(self) -> Tunnel:
+        if self._tunnel is None:
+            from offprompt.tunnel import Tunnel
+
+            self._tunnel = Tunnel(self._env)
+        return self._tunnel
+
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
         if self._store is not None:
             self._store.close_all()
+        if self._tunnel is not None:
+            await self._tunnel.close()
         if self._page is not None:
             await self._page.close()
 
@@ -124,17 +147,21 @@ class Service:
             sinks.resolve_target(project, sink)
         except (RefusedRequest, ProjectError) as err:
             return ToolResult.refused(str(err))
+        remote = self.settings.sandbox.remote(args.get("sandbox"))
         request = self.store.create(
             secrets,
             sink,
             project,
             str(args["reason"]),
-            ttl=self.settings.ttl,
+            ttl=REMOTE_TTL if remote else self.settings.ttl,
             client=ctx.client_name or None,
+            remote=remote,
         )
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))
         if all(s.generate is not None for s in secrets):
             return await self._generate_only(request)
+        if remote:
+            return await self._remote(request, ctx)
         return await self._ladder(request, ctx)
 
     async def _generate_only(self, request: Request) -> ToolResult:
@@ -164,7 +191,7 @@ class Service:
     # -- the ladder -----------------------------------------------------------------------------
 
     async def _ladder(self, request: Request, ctx: ToolContext) -> ToolResult:
-        if request.status != "awaiting":
+        if request.status != "awaiting" or request.remote:
             return self._result(request)
         page = await self.page()
         url = page.url_for(request)
@@ -198,6 +225,56 @@ class Service:
         request.extra["url"] = url
         return self._result(request)
 
+    # -- remote: a sealed link, at once (DESIGN §5) ----------------------------------------------
+
+    async def _remote(self, request: Request, ctx: ToolContext) -> ToolResult:
+        """Key pair, page server, tunnel (or why not), then `awaiting` with the link."""
+        from offprompt.crypto.seal import SealKey
+        from offprompt.page.server import SEAL_KEY
+
+        key = SealKey()
+        request.extra[SEAL_KEY] = key  # dropped with `extra` when the request closes
+        page = await self.page()
+        if self.tunnel.hostname is None:
+            ctx.progress("Starting a tunnel to the page")
+        link = await self.tunnel.link(page)
+        if request.status != "awaiting":  # cancelled while the tunnel came up
+            return self._result(request)
+        url = f"{page.url_for(request, origin=link.origin)}#{key.fragment}"
+        request.extra["url"] = url
+        if link.problem is not None and page.port is not None:
+            request.extra["link_note"] = results.no_tunnel_note(link.problem, page.port)
+        log.info(
+            "request %s: remote; link %s",
+            request.id,
+            "through the tunnel" if link.origin else "on loopback, for port forwarding",
+        )
+        if ctx.supports_url_elicitation() and not ctx.modern and ctx.peer.can_send_requests:
+            self._spawn(self._offer(request, url, ctx))
+        return self._result(request)
+
+    async def _offer(self, request: Request, url: str, ctx: ToolContext) -> None:
+        """Legacy URL elicitation of a remote link, sent without waiting for the answer; the
+        completion notice follows the write."""
+        ask = self._spawn(self._elicit_remote(request, url, ctx))
+        status = await self.store.wait(request, timeout=self.store.expires_in(request) + 1)
+        ask.cancel()
+        if status == "written":
+            ctx.elicitation_complete(request.id)
+
+    async def _elicit_remote(self, request: Request, url: str, ctx: ToolContext) -> None:
+        outcome = await ctx.elicit_url(
+            key=ELICIT_KEY,
+            url=url,
+            message=f"offprompt is collecting {', '.join(request.names)}. "
+            "Open the page to type them.",
+            elicitation_id=request.id,
+            data={"request_id": request.id},
+            wait=float(self.store.expires_in(request)),
+            state_ttl=STATE_TTL,
+        )
+        log.info("request %s: URL elicitation answered %s", request.id, outcome)
+
     async def _fallback(self, request: Request, url: str) -> None:
         await asyncio.sleep(self.settings.elicit_wait)
         if request.status == "awaiting" and not request.extra.get("opened"):
@@ -221,11 +298,13 @@ class Service:
 
     def _result(self, request: Request, *, opened: bool = False) -> ToolResult:
         url = request.extra.get("url")
+        link_note = request.extra.get("link_note")
         return results.build(
             request,
             url=url if isinstance(url, str) else None,
             expires_in=self.store.expires_in(request),
             opened=opened or bool(request.extra.get("opened")),
+            link_note=link_note if isinstance(link_note, str) else None,
         )
 
     # -- await_secret / cancel_secret -----------------------------------------------------------

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from .edge import FakeEdge
+
+# The protocol helpers (wire.py) live beside the protocol tests, as plain modules.
+_PROTOCOL = str(Path(__file__).resolve().parents[1] / "protocol")
+if _PROTOCOL not in sys.path:
+    sys.path.insert(0, _PROTOCOL)
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 HERE = Path(__file__).resolve().parent
 FAKE = HERE / "fake_cloudflared.py"
@@ -63,5 +77,34 @@ def cloudflared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCloudfla
     return fake
 
 
-def env_now() -> dict[str, str]:
-    return dict(os.environ)
+@pytest.fixture
+def browser(chromium_path: str, edge: FakeEdge) -> Iterator[Browser]:
+    """Chromium whose only way to *.trycloudflare.com is the edge, as its HTTPS proxy."""
+    with sync_playwright() as p:
+        launched = p.chromium.launch(
+            executable_path=chromium_path,
+            headless=True,
+            args=[*CHROMIUM_ARGS, f"--proxy-server={edge.proxy}"],
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def tab(browser: Browser) -> Iterator[Page]:
+    # The edge's certificate is signed by a CA made for the test, which Chromium does not know.
+    ctx: BrowserContext = browser.new_context(ignore_https_errors=True)
+    try:
+        yield ctx.new_page()
+    finally:
+        ctx.close()
+
+
+def type_and_submit(tab: Page, url: str, value: str) -> None:
+    tab.goto(url)
+    tab.locator("#submit:not([disabled])").wait_for(timeout=10_000)
+    tab.locator('textarea[name="API_KEY"]').fill(value)
+    tab.locator("#submit").click()
+    tab.locator("#written").wait_for(timeout=30_000)
