@@ -28,3 +28,11 @@ def chromium() -> Iterator[Chromium]:
 def flow(isolated_env: Path, project: Path, tmp_path: Path) -> Flow:
     """A fresh project, journal, MCP byte log and person's notebook for one flow."""
     return make_flow(tmp_path, project, CHROMIUM)
+
+
+@pytest.fixture(autouse=True)
+def every_result_is_valid(flow: Flow) -> Iterator[None]:
+    """After each flow: every line the server wrote was JSON, and every tools/call result it
+    answered validates against the official schema of its revision."""
+    yield
+    flow.tool_calls()

@@ -54,14 +54,26 @@ def secrets_of(*names: str, **extra: Any) -> dict[str, Any]:
 
 
 def structured(result: Any) -> dict[str, Any]:
-    """A CallToolResult's structuredContent, checked to be present and a success."""
-    assert result.is_error is False, result
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
+    """A result's structuredContent (SDK object or raw JSON), checked to be a success."""
+    if isinstance(result, dict):
+        assert "isError" not in result, result
+        out = result["structuredContent"]
+    else:
+        assert result.is_error is False, result
+        out = result.structured_content
+    assert isinstance(out, dict)
+    return out
 
 
 def texts(result: Any) -> list[str]:
+    """The text of each content block (SDK object or raw JSON)."""
+    if isinstance(result, dict):
+        return [block["text"] for block in result["content"]]
     return [block.text for block in result.content]
+
+
+def dumped(result: Any) -> str:
+    return json.dumps(result) if isinstance(result, dict) else str(result.model_dump_json())
 
 
 def refusal_text(result: Any) -> str:
@@ -281,20 +293,33 @@ class Flow:
             return []
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
+    def _notes(self, count: int, deadline: float) -> list[dict[str, Any]] | None:
+        notes = []
+        if self.notes.exists():
+            notes = [json.loads(x) for x in self.notes.read_text().splitlines() if x]
+        errors = [n["error"] for n in notes if "error" in n]
+        assert not errors, errors
+        if len(notes) >= count:
+            return notes
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the person noted {notes}, expected {count} notes")
+        return None
+
     async def person_notes(self, count: int = 1, timeout: float = 30) -> list[dict[str, Any]]:
         """The person's first `count` notes (person.py), waiting for them; errors raise."""
         deadline = time.monotonic() + timeout
         while True:
-            notes = []
-            if self.notes.exists():
-                notes = [json.loads(x) for x in self.notes.read_text().splitlines() if x]
-            errors = [n["error"] for n in notes if "error" in n]
-            assert not errors, errors
-            if len(notes) >= count:
+            notes = self._notes(count, deadline)
+            if notes is not None:
                 return notes
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the person noted {notes}, expected {count} notes")
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the person is another process: poll its notebook
+
+    def wait_person_notes(self, count: int = 1, timeout: float = 30) -> list[dict[str, Any]]:
+        """`person_notes` for tests without an event loop."""
+        deadline = time.monotonic() + timeout
+        while (notes := self._notes(count, deadline)) is None:
+            time.sleep(0.05)
+        return notes
 
     def browser_opened(self) -> bool:
         """Whether `$BROWSER` (person.py) was run at all."""
@@ -325,10 +350,12 @@ class Flow:
         assert "Traceback" not in stderr
         assert secret not in (self.state / "journal.jsonl").read_text()
         for result in results:
-            assert secret not in result.model_dump_json()
+            assert secret not in dumped(result)
         assert self.tool_calls()
 
-    def assert_fingerprint(self, result: Any, fingerprint: str, *, file: str = ".env") -> None:
+    def assert_fingerprint(
+        self, result: Any, fingerprint: str, *, file: str = ".env", client: str = "sdk-tests"
+    ) -> None:
         """The agent's result, its headline and the journal all carry the person's four emoji."""
         out = structured(result)
         assert out["status"] == "written"
@@ -344,7 +371,7 @@ class Flow:
         assert entry["names"] == out["names"]
         assert entry["file"] == file
         assert entry["project"] == str(self.project.resolve())
-        assert entry["client"] == "sdk-tests"
+        assert entry["client"] == client
 
 
 def make_flow(root: Path, project: Path, chromium_path: str = "/usr/bin/chromium") -> Flow:

@@ -217,9 +217,7 @@ async def test_host_giving_up_leaves_the_request_open(flow: Flow, canary: str) -
     """A blocked collect the host cancels (notifications/cancelled) stays open: the person's
     later submit is written and await_secret reports it."""
     async with flow.connect("legacy", action="accept", on_url=ignore) as (client, seen):
-        blocked = asyncio.ensure_future(
-            client.call_tool("collect_secret", secrets_of("API_KEY"))
-        )
+        blocked = asyncio.ensure_future(client.call_tool("collect_secret", secrets_of("API_KEY")))
         asked = await first_elicitation(seen)
         await asyncio.sleep(0.1)
         blocked.cancel()  # the SDK tells the server with notifications/cancelled
