@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types.methods as methods
 from dotenv import dotenv_values
@@ -32,6 +32,7 @@ from sdk import Seen, connect
 
 from .person import CHROMIUM_ARGS, Form, fill_page, http_submit, open_form, post_form
 
+T = TypeVar("T")
 PY = sys.executable
 HERE = Path(__file__).resolve().parent
 TEE = HERE / "tee_server.py"
@@ -119,11 +120,15 @@ class Chromium:
             finally:
                 browser.close()
 
+    async def run(self, work: Callable[[Any], T]) -> T:
+        """`work(browser)` on the browser's thread (Playwright's sync API), awaited here."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((work, future))
+        return await asyncio.wait_for(asyncio.wrap_future(future), 60)
+
     async def fill_and_submit(self, url: str, values: dict[str, str]) -> str:
         """Open `url`, type `values`, submit, wait for Written; the four emoji the page shows."""
-        future: concurrent.futures.Future[str] = concurrent.futures.Future()
-        self._jobs.put((functools.partial(fill_page, url=url, values=values), future))
-        return await asyncio.wait_for(asyncio.wrap_future(future), 60)
+        return await self.run(functools.partial(fill_page, url=url, values=values))
 
     def close(self) -> None:
         self._jobs.put(None)
@@ -232,6 +237,7 @@ class Flow:
         env: dict[str, str] | None = None,
         cwd: Path | None = None,
         child: tuple[str, ...] = (),
+        roots: list[str] | None = None,
     ) -> AsyncIterator[tuple[Client, Seen]]:
         """The official SDK client on `offprompt serve` (through the tee) in the project.
 
@@ -246,6 +252,7 @@ class Flow:
                 env={**self.env, **(env or {})},
                 cwd=str(cwd or self.project),
                 on_url=on_url,
+                roots=roots,
             ) as pair:
                 seen = pair[1]
                 yield pair

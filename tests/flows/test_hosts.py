@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import pytest
 from wire import Wire
 
 from .flow import Flow, secrets_of
@@ -35,11 +36,25 @@ def call(rid: int, meta: dict[str, Any], args: dict[str, Any], **extra: Any) -> 
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
 
 
-def test_codex_exec_declines_and_the_browser_writes(flow: Flow, canary: str) -> None:
-    """Codex 0.169 (2025-06-18, declares elicitation.url, declines): URL elicitation, then
-    $BROWSER, then written with the person's fingerprint."""
+ANSWERS: dict[str, dict[str, Any] | None] = {
+    "decline": {"result": {"action": "decline"}},
+    "error": {"error": {"code": -32603, "message": "no dialog here"}},
+    "silence": None,
+}
+
+
+@pytest.mark.parametrize("answer_kind", sorted(ANSWERS))
+def test_codex_exec_refuses_the_dialog_and_the_browser_writes(
+    flow: Flow, canary: str, answer_kind: str
+) -> None:
+    """Codex 0.169 (2025-06-18, declares elicitation.url) declining, erring or never answering
+    the URL elicitation: $BROWSER opens, written with the person's fingerprint."""
     args = secrets_of("OPENAI_API_KEY")
-    env = {**flow.env, **flow.person("http", {"OPENAI_API_KEY": canary})}
+    env = {
+        **flow.env,
+        **flow.person("http", {"OPENAI_API_KEY": canary}),
+        "OFFPROMPT_ELICIT_WAIT_MS": "300",
+    }
     wire = Wire(flow.command(), env=env, cwd=str(flow.project))
     try:
         opened = wire.request("initialize", CODEX_INIT, rid=0)
@@ -47,7 +62,9 @@ def test_codex_exec_declines_and_the_browser_writes(flow: Flow, canary: str) -> 
         wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         wire.send(call(2, {"callId": "call_1", "progressToken": 1}, args))
         ask = wire.expect(lambda m: m.get("method") == "elicitation/create")
-        wire.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}})
+        reply = ANSWERS[answer_kind]
+        if reply is not None:
+            wire.send({"jsonrpc": "2.0", "id": ask["id"], **reply})
         answer = wire.response(2, timeout=20)["result"]
         wire.close()
     finally:

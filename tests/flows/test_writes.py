@@ -1,5 +1,6 @@
 """What lands where: generated-only requests, kept keys, the file sink, and which project."""
 
+import subprocess
 from pathlib import Path
 
 from dotenv import dotenv_values
@@ -130,3 +131,35 @@ async def test_claude_project_dir_decides_when_cwd_is_home(
     assert structured(done)["sink"] == {"kind": "dotenv", "path": ".env"}
     flow.assert_fingerprint(done, fingerprint)
     flow.assert_contained(canary, stderr=seen.stderr, results=(first, done))
+
+
+async def test_mcp_root_decides_when_cwd_is_home(
+    flow: Flow, isolated_env: Path, canary: str
+) -> None:
+    """cwd $HOME and a client that lists roots: the value lands in the root's folder."""
+    roots = [flow.project.resolve().as_uri()]
+    async with flow.connect("legacy", cwd=isolated_env, roots=roots) as (client, seen):
+        first = await client.call_tool("collect_secret", secrets_of("API_KEY"))
+        fingerprint = await submit(structured(first)["url"], {"API_KEY": canary})
+        done = await client.call_tool(
+            "await_secret", {"request_id": structured(first)["request_id"]}
+        )
+    assert not (isolated_env / ".env").exists()
+    flow.assert_fingerprint(done, fingerprint)
+    flow.assert_contained(canary, stderr=seen.stderr, results=(first, done))
+
+
+async def test_generated_key_into_a_tracked_file_is_refused(flow: Flow, canary: str) -> None:
+    """Generated-only into a git-tracked .env: refused (nobody can allow it), file unchanged."""
+    before = f"OTHER={canary}\n"
+    (flow.project / ".env").write_text(before)
+    git = ["git", "-C", str(flow.project), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", ".env"], ["commit", "-q", "-m", "tracked"]):
+        subprocess.run([*git, *args], check=True)  # noqa: ASYNC221 - set-up, before the server
+    async with flow.connect("legacy") as (client, seen):
+        result = await client.call_tool("collect_secret", GENERATED)
+    assert "tracked" in refusal_text(result)
+    assert (flow.project / ".env").read_text() == before
+    assert flow.journal() == []
+    assert canary.encode() not in flow.traffic()
+    assert canary not in seen.stderr
