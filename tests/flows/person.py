@@ -4,7 +4,8 @@ PERSON_MODE chooses what the person does with the page offprompt opened:
 - `http` (default): GET the page, read its hidden `nonce`, POST PERSON_VALUES (JSON) as the
   plain form would, with a fingerprint key of our own;
 - `chromium`: open the page in headless Chromium, type each value, submit, read the emoji;
-- `record`: only note the URL (the page is "open" and nobody has typed yet).
+- `record`: only note the URL (the page is "open" and nobody has typed yet), then exit after
+  PERSON_DELAY seconds (default 0), like a browser slow to hand back.
 Every mode exits 0 at once, as a browser that opened would; the work goes on in a forked child.
 Each outcome is one JSON line appended to PERSON_OUT: `{"url", "fingerprint"}` or `{"error"}`.
 The fingerprint is computed here from DESIGN §7, independently of offprompt's own code.
@@ -19,6 +20,7 @@ import os
 import re
 import secrets
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -199,6 +201,8 @@ def main(argv: list[str]) -> int:
     mode = os.environ.get("PERSON_MODE", "http")
     if mode == "record":
         _note({"url": url})
+        # A browser that takes a while to hand back (PERSON_DELAY seconds) keeps the opener busy.
+        time.sleep(float(os.environ.get("PERSON_DELAY", "0")))
         return 0
     if os.fork():
         return 0  # the "browser" opened; the person takes their time in the child

@@ -1,6 +1,8 @@
 """The ladder for a 2026-07-28 client (official SDK, no handshake): input_required and retries."""
 
 import asyncio
+import base64
+import json
 from typing import Any
 
 import mcp_types as types
@@ -10,6 +12,13 @@ from .flow import AtDialog, Chromium, Flow, assert_page_closed, secrets_of, subm
 
 MODERN = "2026-07-28"
 ELICIT_KEY = "offprompt_page"
+
+
+def first_request_id(first: Any) -> str:
+    """The request id sealed in an input_required's requestState (signed, not secret)."""
+    head = first.request_state.partition(".")[0]
+    body = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    return str(body["d"]["request_id"])
 
 
 @pytest.mark.browser
@@ -117,3 +126,38 @@ async def test_retry_before_the_person_submits_blocks_until_written(
         late = await retry
     flow.assert_fingerprint(late, fingerprint)
     flow.assert_contained(canary, stderr=seen.stderr, results=(first, late))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="service.py _ladder cancels the fallback task while its opener is still running "
+    "(request.extra['opened'] is set only after the opener returns), then opens the browser "
+    "again: the person gets two tabs",
+)
+async def test_decline_while_the_fallback_is_opening_opens_one_tab(flow: Flow) -> None:
+    """2026-07-28: a decline that arrives while the fallback is opening the browser does not
+    open a second tab."""
+    env = {
+        **flow.person("record"),
+        "PERSON_DELAY": "0.6",
+        "OFFPROMPT_ELICIT_WAIT_MS": "100",
+    }
+    args = secrets_of("API_KEY")
+    async with flow.connect(MODERN, action="decline", env=env) as (client, _):
+        first: Any = await client.session.call_tool(
+            "collect_secret", args, allow_input_required=True
+        )
+        await flow.person_notes()  # the fallback's opener is running now
+        declined = asyncio.ensure_future(
+            client.session.call_tool(
+                "collect_secret",
+                args,
+                allow_input_required=True,
+                input_responses={ELICIT_KEY: types.ElicitResult(action="decline")},
+                request_state=first.request_state,
+            )
+        )
+        await asyncio.sleep(1.2)  # a second opener, if any, has noted its URL by now
+        await client.call_tool("cancel_secret", {"request_id": first_request_id(first)})
+        await declined
+    assert len(await flow.person_notes()) == 1
