@@ -10,8 +10,8 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient
-from aiohttp.web import Application
 from dotenv import dotenv_values
 
 from offprompt.crypto.fingerprint import fingerprint
@@ -23,7 +23,8 @@ from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.submit import Submitter
 
-AiohttpClient = Callable[[Application], Awaitable[TestClient]]
+Client = TestClient[web.Request, web.Application]
+AiohttpClient = Callable[[web.Application], Awaitable[Client]]
 JSON = {"Accept": "application/json"}
 
 
@@ -40,7 +41,7 @@ def settings() -> PageSettings:
 @pytest.fixture
 async def client(
     aiohttp_client: AiohttpClient, store: RequestStore, settings: PageSettings, tmp_path: Path
-) -> TestClient:
+) -> Client:
     journal = Journal(tmp_path / "state" / "journal.jsonl")
     return await aiohttp_client(create_app(store, Submitter(store, journal), settings=settings))
 
@@ -71,13 +72,13 @@ def sealed(req: Request, values: dict[str, str], **kw: object) -> str:
 
 
 async def post(
-    client: TestClient, req: Request, fields: dict[str, str], headers: dict[str, str] | None = None
+    client: Client, req: Request, fields: dict[str, str], headers: dict[str, str] | None = None
 ) -> aiohttp.ClientResponse:
     return await client.post(f"/r/{req.token}", data=fields, headers=headers or JSON)
 
 
 async def test_sealed_post_writes_the_value(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """nonce + sealed → 200 written, and the file holds the value."""
     req = remote(store, project)
@@ -86,7 +87,7 @@ async def test_sealed_post_writes_the_value(
 
 
 async def test_sealed_fp_key_gives_the_pages_fingerprint(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """The fp_key inside the seal is the fingerprint's key, as in a plain POST."""
     req = remote(store, project)
@@ -100,7 +101,7 @@ async def test_sealed_fp_key_gives_the_pages_fingerprint(
 
 
 async def test_malformed_fp_key_inside_the_seal_is_422(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """A bad fp_key in an opened seal gets the plain POST's 422; nothing is written."""
     req = remote(store, project)
@@ -110,7 +111,7 @@ async def test_malformed_fp_key_inside_the_seal_is_422(
 
 
 async def test_sealed_validation_failure_keeps_the_request_open(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """An empty required value → 422 naming it; a second sealed POST then writes."""
     req = remote(store, project, "A_KEY", "B_KEY")
@@ -122,7 +123,7 @@ async def test_sealed_validation_failure_keeps_the_request_open(
 
 
 async def test_sealed_allow_tracked_reaches_the_writer(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """allow_tracked inside the seal lets a git-tracked .env be written, like the plain tick."""
     (project / ".env").write_text("OLD=1\n")
@@ -146,7 +147,7 @@ def _git(project: Path, *args: str) -> None:
 
 
 async def test_bad_nonce_is_403_before_anything_else(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """A wrong nonce with plain values is 403 (the nonce is checked first)."""
     req = remote(store, project)
@@ -155,7 +156,7 @@ async def test_bad_nonce_is_403_before_anything_else(
 
 
 async def test_no_sealed_field_is_400(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """A remote POST with the right nonce and plain values only is 400; nothing written."""
     req = remote(store, project)
@@ -165,7 +166,7 @@ async def test_no_sealed_field_is_400(
 
 @pytest.mark.parametrize("extra", ["API_KEY", "allow_tracked", "fp_key", "other"])
 async def test_any_field_beside_sealed_is_400(
-    client: TestClient, store: RequestStore, project: Path, canary: str, extra: str
+    client: Client, store: RequestStore, project: Path, canary: str, extra: str
 ) -> None:
     """A valid seal with any other field beside it (a value, the tick, fp_key) is 400."""
     req = remote(store, project)
@@ -174,7 +175,7 @@ async def test_any_field_beside_sealed_is_400(
     assert (resp.status, (project / ".env").exists()) == (400, False)
 
 
-async def test_nonce_only_is_400(client: TestClient, store: RequestStore, project: Path) -> None:
+async def test_nonce_only_is_400(client: Client, store: RequestStore, project: Path) -> None:
     """A remote POST with the nonce and nothing else is 400 (no sealed)."""
     req = remote(store, project)
     assert (await post(client, req, {"nonce": req.nonce})).status == 400
@@ -185,7 +186,7 @@ def _flip(part: str) -> str:
     return alphabet[(alphabet.index(part[0]) + 1) % 64] + part[1:]
 
 
-TAMPER = {
+TAMPER: dict[str, Callable[[str, Request, Request], str]] = {
     "version": lambda s, r, o: "v2" + s[2:],
     "page point": lambda s, r, o: ".".join(
         [s.split(".")[0], _flip(s.split(".")[1]), *s.split(".")[2:]]
@@ -209,8 +210,12 @@ TAMPER = {
 
 def _comparable(resp: aiohttp.ClientResponse, body: str) -> tuple[int, str, dict[str, str]]:
     csp = resp.headers.get("Content-Security-Policy", "")
-    nonce = re.search(r"'nonce-([^']+)'", csp)
-    strip = (lambda t: t.replace(nonce.group(1), "N")) if nonce else (lambda t: t)
+    found = re.search(r"'nonce-([^']+)'", csp)
+    nonce = found.group(1) if found else None
+
+    def strip(text: str) -> str:
+        return text.replace(nonce, "N") if nonce else text
+
     headers = {k: strip(v) for k, v in resp.headers.items() if k not in ("Date", "Content-Length")}
     return resp.status, strip(body), headers
 
@@ -218,7 +223,7 @@ def _comparable(resp: aiohttp.ClientResponse, body: str) -> tuple[int, str, dict
 @pytest.mark.parametrize("accept", ["json", "html"])
 @pytest.mark.parametrize("case", list(TAMPER))
 async def test_a_seal_that_does_not_open_is_the_bad_nonce_answer(
-    client: TestClient,
+    client: Client,
     store: RequestStore,
     project: Path,
     canary: str,
@@ -238,7 +243,7 @@ async def test_a_seal_that_does_not_open_is_the_bad_nonce_answer(
 
 
 async def test_remote_request_without_a_key_refuses_every_seal(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """A remote request whose key is gone (or never made) opens nothing: 403."""
     req = remote(store, project)
@@ -248,7 +253,7 @@ async def test_remote_request_without_a_key_refuses_every_seal(
 
 
 async def test_the_key_is_dropped_when_the_request_closes(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """After the write the request holds no private key any more."""
     req = remote(store, project)
@@ -264,7 +269,7 @@ async def test_cancel_drops_the_key(store: RequestStore, project: Path) -> None:
 
 
 async def test_local_request_still_takes_plain_values(
-    client: TestClient, store: RequestStore, project: Path, canary: str
+    client: Client, store: RequestStore, project: Path, canary: str
 ) -> None:
     """A local request is unchanged: a plain form POST writes."""
     req = store.create([SecretSpec("API_KEY")], SinkSpec(), project, "r", ttl=300)
@@ -276,7 +281,7 @@ async def test_local_request_still_takes_plain_values(
 
 
 async def test_remote_page_carries_the_seal_script_and_a_disabled_button(
-    client: TestClient, store: RequestStore, project: Path
+    client: Client, store: RequestStore, project: Path
 ) -> None:
     """The remote page is marked remote, loads seal.js, and its button starts disabled."""
     req = remote(store, project)
@@ -288,7 +293,7 @@ async def test_remote_page_carries_the_seal_script_and_a_disabled_button(
 
 
 async def test_remote_page_forbids_plain_form_posts_by_csp(
-    client: TestClient, store: RequestStore, project: Path
+    client: Client, store: RequestStore, project: Path
 ) -> None:
     """A remote page's CSP has form-action 'none': only the sealing script can post."""
     req = remote(store, project)
@@ -296,9 +301,7 @@ async def test_remote_page_forbids_plain_form_posts_by_csp(
     assert "form-action 'none'" in csp
 
 
-async def test_local_page_is_unchanged(
-    client: TestClient, store: RequestStore, project: Path
-) -> None:
+async def test_local_page_is_unchanged(client: Client, store: RequestStore, project: Path) -> None:
     """A local page has no seal script, an enabled button and form-action 'self'."""
     req = store.create([SecretSpec("API_KEY")], SinkSpec(), project, "r", ttl=300)
     resp = await client.get(f"/r/{req.token}")
@@ -309,7 +312,7 @@ async def test_local_page_is_unchanged(
 
 
 async def test_remote_page_never_contains_the_private_key(
-    client: TestClient, store: RequestStore, project: Path
+    client: Client, store: RequestStore, project: Path
 ) -> None:
     """The page carries no key at all: the public point travels only in the link's fragment."""
     req = remote(store, project)
@@ -320,20 +323,20 @@ async def test_remote_page_never_contains_the_private_key(
 # -- the tunnel probe -----------------------------------------------------------------------------
 
 
-async def test_probe_path_answers_while_set(client: TestClient, settings: PageSettings) -> None:
+async def test_probe_path_answers_while_set(client: Client, settings: PageSettings) -> None:
     """GET /r/<probe token> answers the probe's answer while a probe runs."""
     settings.probe = ("ab" * 16, "the-answer")
     resp = await client.get("/r/" + "ab" * 16)
     assert (resp.status, await resp.text()) == (200, "the-answer")
 
 
-async def test_probe_path_is_404_afterwards(client: TestClient, settings: PageSettings) -> None:
+async def test_probe_path_is_404_afterwards(client: Client, settings: PageSettings) -> None:
     """Without a running probe the same path is an unknown token: 404."""
     assert (await client.get("/r/" + "ab" * 16)).status == 404
 
 
 async def test_probe_path_still_passes_the_host_check(
-    client: TestClient, settings: PageSettings
+    client: Client, settings: PageSettings
 ) -> None:
     """The probe is behind the same guards: a foreign Host gets 421."""
     settings.probe = ("ab" * 16, "the-answer")

@@ -19,7 +19,7 @@ from .edge import FakeEdge
 from .person import sealed_submit
 
 ARGS = {"secrets": [{"name": "API_KEY"}], "reason": "The billing module calls the API."}
-URL_CAPS = {"elicitation": {"form": {}, "url": {}}}
+URL_CAPS: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
 
 
 class FakePeer:

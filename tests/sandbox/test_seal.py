@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+from collections.abc import Callable
 
 import pytest
 from cryptography.hazmat.primitives import hashes
@@ -136,7 +137,7 @@ def _compressed(key: SealKey) -> str:
     return b64u_encode(bytes([2 + (raw[-1] & 1)]) + raw[1:33])
 
 
-MALFORMED = {
+MALFORMED: dict[str, Callable[[str, SealKey], str]] = {
     "empty": lambda s, k: "",
     "three parts": lambda s, k: s.rsplit(".", 1)[0],
     "five parts": lambda s, k: s + ".AAAA",
