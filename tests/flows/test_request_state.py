@@ -108,3 +108,16 @@ async def test_state_for_other_arguments_is_refused(flow: Flow) -> None:
         moved = retry(client, secrets_of("OTHER_KEY"), first.request_state)
         await assert_invalid_params(moved, "belongs to another tool call")
     assert not (flow.project / ".env").exists()
+
+
+async def test_genuine_state_after_the_request_expired_reports_expired(flow: Flow) -> None:
+    """A valid requestState retried after the request's TTL gets the expired result."""
+    args = secrets_of("API_KEY")
+    async with flow.connect(MODERN, action="accept", env={"OFFPROMPT_TTL": "1"}) as (client, _):
+        first = await first_round(client, args)
+        await asyncio.sleep(1.2)
+        late = await retry(client, args, first.request_state)
+    out = structured(late)
+    assert out["status"] == "expired"
+    assert "url" not in out
+    assert not (flow.project / ".env").exists()
