@@ -195,8 +195,9 @@ class Service:
             return self._result(request)
         page = await self.page()
         url = page.url_for(request)
+        elicited = False
         if ctx.supports_url_elicitation():
-            if ctx.modern and "fallback" not in request.extra and not request.extra.get("opened"):
+            if ctx.modern and "fallback" not in request.extra and "opening" not in request.extra:
                 # The dialog may never show: open the browser if no answer comes in time.
                 request.extra["fallback"] = self._spawn(self._fallback(request, url))
             outcome = await ctx.elicit_url(
@@ -213,15 +214,14 @@ class Service:
             if isinstance(fallback, asyncio.Task):
                 fallback.cancel()
             log.info("request %s: URL elicitation answered %s", request.id, outcome)
-            if not ctx.modern and outcome != "unsupported":
-                request.extra["elicited"] = True
+            elicited = not ctx.modern and outcome != "unsupported"
             if outcome == "accept":
-                return await self._block(request, ctx, opened=True)
+                return await self._block(request, ctx, elicited=elicited)
         if request.status != "awaiting":
             return self._result(request)
-        opened = bool(request.extra.get("opened")) or await self._open(request, url)
-        if opened:
-            return await self._block(request, ctx, opened=True)
+        # Shielded: a cancelled call must not stop a browser that is being opened.
+        if await asyncio.shield(self._opening(request, url)):
+            return await self._block(request, ctx, elicited=elicited)
         request.extra["url"] = url
         return self._result(request)
 
@@ -277,8 +277,17 @@ class Service:
 
     async def _fallback(self, request: Request, url: str) -> None:
         await asyncio.sleep(self.settings.elicit_wait)
-        if request.status == "awaiting" and not request.extra.get("opened"):
-            await self._open(request, url)
+        if request.status == "awaiting":
+            await asyncio.shield(self._opening(request, url))
+
+    def _opening(self, request: Request, url: str) -> asyncio.Task[bool]:
+        """The one attempt to open the browser for `request` (started on first call), so the
+        fallback and a declined retry never open two tabs."""
+        task = request.extra.get("opening")
+        if not isinstance(task, asyncio.Task):
+            task = asyncio.ensure_future(self._open(request, url))
+            request.extra["opening"] = task
+        return task
 
     async def _open(self, request: Request, url: str) -> bool:
         from offprompt import browser
@@ -289,12 +298,14 @@ class Service:
             request.extra["opened"] = True
         return opened
 
-    async def _block(self, request: Request, ctx: ToolContext, *, opened: bool) -> ToolResult:
+    async def _block(self, request: Request, ctx: ToolContext, *, elicited: bool) -> ToolResult:
+        """Wait for the write or the TTL; `elicited`: a legacy URL elicitation was sent, so the
+        client hears that it completed."""
         ctx.progress(f"Waiting for the person to fill in {', '.join(request.names)}")
         await self.store.wait(request, timeout=self.store.expires_in(request) + 1)
-        if request.status == "written" and request.extra.get("elicited"):
+        if request.status == "written" and elicited:
             ctx.elicitation_complete(request.id)
-        return self._result(request, opened=opened)
+        return self._result(request, opened=True)
 
     def _result(self, request: Request, *, opened: bool = False) -> ToolResult:
         url = request.extra.get("url")

@@ -29,12 +29,6 @@ async def test_accepted_url_elicitation_writes_what_the_person_typed(
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(
-    strict=True,
-    reason="service.py _block reads request.extra['elicited'] after the wait, but "
-    "RequestStore._close clears extra when the request is written, so the complete "
-    "notification is never sent",
-)
 async def test_accepted_elicitation_is_completed_after_the_write(
     flow: Flow, chromium: Chromium, canary: str
 ) -> None:

@@ -128,12 +128,6 @@ async def test_retry_before_the_person_submits_blocks_until_written(
     flow.assert_contained(canary, stderr=seen.stderr, results=(first, late))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="service.py _ladder cancels the fallback task while its opener is still running "
-    "(request.extra['opened'] is set only after the opener returns), then opens the browser "
-    "again: the person gets two tabs",
-)
 async def test_decline_while_the_fallback_is_opening_opens_one_tab(flow: Flow) -> None:
     """2026-07-28: a decline that arrives while the fallback is opening the browser does not
     open a second tab."""
