@@ -47,8 +47,7 @@ ANSWERS: dict[str, dict[str, Any] | None] = {
 def test_codex_exec_refuses_the_dialog_and_the_browser_writes(
     flow: Flow, canary: str, answer_kind: str
 ) -> None:
-    """Codex 0.169 (2025-06-18, declares elicitation.url) declining, erring or never answering
-    the URL elicitation: $BROWSER opens, written with the person's fingerprint."""
+    """Codex 0.169 (2025-06-18 + elicitation.url) refusing the dialog any way: $BROWSER writes."""
     args = secrets_of("OPENAI_API_KEY")
     env = {
         **flow.env,
@@ -79,8 +78,7 @@ def test_codex_exec_refuses_the_dialog_and_the_browser_writes(
 
 
 def test_claude_print_mode_cancels_and_the_browser_writes(flow: Flow, canary: str) -> None:
-    """Claude Code 2.1.328 -p (2026-07-28, retries at once with cancel and a fresh
-    progressToken): input_required, then $BROWSER, progress on the retry, then written."""
+    """Claude Code -p (2026-07-28, retry with cancel): $BROWSER, progress, then written."""
     args = secrets_of("OPENAI_API_KEY")
     env = {**flow.env, **flow.person("http", {"OPENAI_API_KEY": canary})}
     meta = {**CLAUDE_META, "claudecode/toolUseId": "toolu_01"}

@@ -214,8 +214,7 @@ def test_progress_is_sent_at_once_while_a_call_blocks(flow: Flow, canary: str) -
 
 
 async def test_host_giving_up_leaves_the_request_open(flow: Flow, canary: str) -> None:
-    """A blocked collect the host cancels (notifications/cancelled) stays open: the person's
-    later submit is written and await_secret reports it."""
+    """A collect the host cancels stays open: a later submit is written, await_secret says so."""
     async with flow.connect("legacy", action="accept", on_url=ignore) as (client, seen):
         blocked = asyncio.ensure_future(client.call_tool("collect_secret", secrets_of("API_KEY")))
         asked = await first_elicitation(seen)

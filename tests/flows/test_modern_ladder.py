@@ -76,8 +76,7 @@ async def test_modern_client_without_elicitation_gets_the_browser(flow: Flow, ca
 async def test_no_retry_in_the_window_opens_the_browser_and_a_late_accept_is_written(
     flow: Flow, canary: str
 ) -> None:
-    """2026-07-28, nobody retries: after the wait $BROWSER opens by itself; a late retry says
-    written with the person's fingerprint."""
+    """2026-07-28 without a retry: $BROWSER opens after the wait; a late accept says written."""
     env = {**flow.person("http", {"API_KEY": canary}), "OFFPROMPT_ELICIT_WAIT_MS": "200"}
     args = secrets_of("API_KEY")
     async with flow.connect(MODERN, action="accept", env=env) as (client, seen):
@@ -129,8 +128,7 @@ async def test_retry_before_the_person_submits_blocks_until_written(
 
 
 async def test_decline_while_the_fallback_is_opening_opens_one_tab(flow: Flow) -> None:
-    """2026-07-28: a decline that arrives while the fallback is opening the browser does not
-    open a second tab."""
+    """2026-07-28: a decline while the fallback is opening the browser opens no second tab."""
     env = {
         **flow.person("record"),
         "PERSON_DELAY": "0.6",

@@ -57,8 +57,7 @@ def refused_then_fixed(browser: Any, url: str, bad: str, good: str) -> dict[str,
 async def test_value_no_dotenv_form_holds_is_refused_then_fixed(
     flow: Flow, chromium: Chromium, canary: str
 ) -> None:
-    """A value with ' and $ is refused beside its field and never written; the request stays
-    open and the person's next value is written."""
+    """A value with ' and $ is refused beside its field, never written; the next one is."""
     bad = f"it's {canary}-bad $5"
     good = canary
     urls: list[str] = []
