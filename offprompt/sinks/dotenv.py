@@ -5,6 +5,7 @@ Pure text in, text out; no I/O. The page's paste parser and `offprompt keys` reu
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -111,16 +112,26 @@ def _match(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
     return m
 
 
-def _line_of(text: str, pos: int) -> int:
-    # Universal newlines: CRLF, CR and LF each end one line.
-    before = text[:pos]
-    return before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class _Lines:
+    """Line numbers by offset, found once per text: looking each one up by counting from the
+    start made parsing quadratic in the file's length."""
+
+    def __init__(self, text: str) -> None:
+        # Universal newlines: CRLF, CR and LF each end one line, counted from its first byte on.
+        self._breaks = [m.start() + 1 for m in _BREAK.finditer(text)]
+
+    def of(self, pos: int) -> int:
+        return bisect.bisect_right(self._breaks, pos) + 1
 
 
 def _statements(text: str) -> tuple[list[Entry], list[int]]:
     """Every statement with a key, and the first line of every statement python-dotenv skips."""
     entries: list[Entry] = []
     errors: list[int] = []
+    lines = _Lines(text)
     pos = 0
     n = len(text)
     while pos < n:
@@ -155,7 +166,7 @@ def _statements(text: str) -> tuple[list[Entry], list[int]]:
             m = _match(_END_OF_LINE, text, pos)
             eol_start, pos = m.start(), m.end()
         except _NoMatch:
-            errors.append(_line_of(text, line_start))
+            errors.append(lines.of(line_start))
             pos = _match(_REST_OF_LINE, text, pos).end()
             continue
         if key is None:
@@ -167,8 +178,8 @@ def _statements(text: str) -> tuple[list[Entry], list[int]]:
                 value=value,
                 start=line_start,
                 end=pos,
-                first_line=_line_of(text, line_start),
-                last_line=_line_of(text, eol_start),
+                first_line=lines.of(line_start),
+                last_line=lines.of(eol_start),
                 prefix=text[line_start:key_start],
                 # Only a comment bash also sees as one (blank, then `#`) is worth keeping.
                 comment=comment if re.fullmatch(r"[ \t]+#[^\r\n]*", comment) else "",
