@@ -80,9 +80,8 @@ def collect_input() -> dict[str, Any]:
             "sink": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["kind"],
                 "properties": {
-                    "kind": {"type": "string", "enum": ["dotenv", "file"]},
+                    "kind": {"type": "string", "enum": ["dotenv", "file"], "default": "dotenv"},
                     "path": {"type": "string", "minLength": 1, "maxLength": 1024},
                 },
                 "description": 'Where to write. Default {"kind": "dotenv", "path": ".env"}; '

@@ -383,7 +383,7 @@ def parse_arguments(args: dict[str, Any]) -> tuple[tuple[SecretSpec, ...], SinkS
             )
         )
     raw_sink = args.get("sink") or {"kind": "dotenv"}
-    kind = raw_sink["kind"]
+    kind = raw_sink.get("kind", "dotenv")
     path = raw_sink.get("path")
     if kind == "file":
         if not path:

@@ -1,0 +1,80 @@
+"""collect_secret arguments → specs: what the schema alone cannot say."""
+
+from typing import Any
+
+import pytest
+
+from offprompt.errors import RefusedRequest
+from offprompt.mcp import schema
+from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+from offprompt.tools.schemas import collect_input
+from offprompt.tools.service import parse_arguments
+
+
+def args(*secrets: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"secrets": list(secrets), "reason": "tests"}
+    out.update(extra)
+    assert list(schema.errors(collect_input(), out)) == []
+    return out
+
+
+def test_defaults() -> None:
+    """A bare name becomes a secret spec for .env."""
+    specs, sink = parse_arguments(args({"name": "API_KEY"}))
+    assert specs == (SecretSpec("API_KEY"),)
+    assert sink == SinkSpec("dotenv", ".env")
+
+
+def test_sink_path_without_kind_is_a_dotenv_path() -> None:
+    """{"path": ".env.local"} needs no kind: dotenv is the default."""
+    _, sink = parse_arguments(args({"name": "API_KEY"}, sink={"path": ".env.local"}))
+    assert sink == SinkSpec("dotenv", ".env.local")
+
+
+def test_generate_defaults() -> None:
+    """generate {} means 32 bytes in base64url."""
+    specs, _ = parse_arguments(args({"name": "SESSION_SECRET", "generate": {}}))
+    assert specs[0].generate == GenerateSpec(32, "base64url")
+
+
+def test_every_field_is_carried() -> None:
+    """provider, secret and caption reach the spec."""
+    entry = {"name": "STRIPE_KEY", "provider": "stripe/secret_key", "secret": False, "caption": "c"}
+    specs, _ = parse_arguments(args(entry))
+    assert specs[0] == SecretSpec("STRIPE_KEY", None, "stripe/secret_key", None, False, "c")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (args({"name": "A"}, {"name": "A"}), "A is asked for twice"),
+        (args({"name": "A", "generate": {}, "format": "hex"}), "use at most one of"),
+        (args({"name": "A"}, {"name": "B"}, sink={"kind": "file", "path": "k"}), "exactly one"),
+        (args({"name": "A"}, sink={"kind": "file"}), "needs a path"),
+        (args({"name": "MY_KEY", "provider": "stripe"}), "stripe/secret_key"),
+    ],
+)
+def test_refusals(arguments: dict[str, Any], says: str) -> None:
+    """Each rule beyond the schema is refused with a message that says what to do."""
+    with pytest.raises(RefusedRequest, match=says):
+        parse_arguments(arguments)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"secrets": [], "reason": "r"},
+        {"secrets": [{"name": "lower"}], "reason": "r"},
+        {"secrets": [{"name": "A"}] * 13, "reason": "r"},
+        {"secrets": [{"name": "A"}]},
+        {"secrets": [{"name": "A"}], "reason": ""},
+        {"secrets": [{"name": "A", "generate": {"bytes": 8}}], "reason": "r"},
+        {"secrets": [{"name": "A", "caption": "x" * 91}], "reason": "r"},
+        {"secrets": [{"name": "A"}], "reason": "r", "extra": 1},
+        {"secrets": [{"name": "A", "provider": "nope"}], "reason": "r"},
+        {"secrets": [{"name": "A"}], "reason": "r", "sink": {"kind": "s3"}},
+    ],
+)
+def test_schema_refuses(bad: dict[str, Any]) -> None:
+    """The input schema itself refuses each of these."""
+    assert list(schema.errors(collect_input(), bad))
