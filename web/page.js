@@ -1,77 +1,25 @@
-/* offprompt page script: generated values, show/hide, and a fetch submit that keeps what was
- * typed on errors and compares the server's four emoji with the ones computed here.
+/* offprompt page script: the submit (plain or sealed), the Written view with the page's own
+ * four emoji beside the server's, and the request's state every 10 s.
  *
- * The page works without it (plain form post). It talks to nothing but its own origin, and
- * never puts a value anywhere but the textarea it came from and the request body.
+ * The page works without it (plain form post), except a remote page, which must seal. It talks
+ * to nothing but its own origin, and never puts a value anywhere but the textarea it came
+ * from and the request body. Fields, paste and files are fields.js and fill.js.
  */
 (function () {
   "use strict";
 
-  document.documentElement.classList.add("js");
-
-  var form = document.getElementById("collect");
-  if (!form) return;
-
-  var TRIM = /^[ \t\n]+|[ \t\n]+$/g;
+  var page = globalThis.offpromptPage;
+  if (!page) return;
+  var form = page.form;
+  var el = page.el;
+  var POLL_MS = 10000;
   var table = JSON.parse(document.getElementById("emoji-table").textContent);
   var submitButton = document.getElementById("submit");
   var formError = document.getElementById("form-error");
   var expiry = document.getElementById("expiry");
-  var trim = form.getAttribute("data-trim") === "1";
   var busy = false;
   var done = false;
-
-  function fields() {
-    return Array.prototype.slice.call(form.querySelectorAll("textarea.value"));
-  }
-
-  // Generated values, made here so the person sees (and could replace) what will be written.
-  function encode(bytes, encoding) {
-    var i;
-    if (encoding === "hex") {
-      var hex = "";
-      for (i = 0; i < bytes.length; i++) hex += (bytes[i] < 16 ? "0" : "") + bytes[i].toString(16);
-      return hex;
-    }
-    var binary = "";
-    for (i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-    var b64 = btoa(binary);
-    if (encoding === "base64") return b64;
-    return b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  }
-
-  fields().forEach(function (area) {
-    var n = parseInt(area.getAttribute("data-generate-bytes") || "", 10);
-    if (n > 0 && area.value === "") {
-      var bytes = crypto.getRandomValues(new Uint8Array(n));
-      area.value = encode(bytes, area.getAttribute("data-generate-encoding"));
-    }
-    if (area.hasAttribute("data-single-line")) {
-      area.addEventListener("keydown", function (event) {
-        if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-          event.preventDefault();
-          if (form.requestSubmit) form.requestSubmit(); else submitButton.click();
-        }
-      });
-    }
-  });
-
-  Array.prototype.forEach.call(form.querySelectorAll("button.reveal"), function (button) {
-    var area = document.getElementById(button.getAttribute("aria-controls"));
-    button.hidden = false;
-    button.addEventListener("click", function () {
-      var shown = area.classList.toggle("masked") === false;
-      button.setAttribute("aria-pressed", shown ? "true" : "false");
-      button.textContent = shown ? "Hide" : "Show";
-    });
-  });
-
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  var sent = false;
 
   function setFormError(text) {
     formError.textContent = text || "";
@@ -80,7 +28,7 @@
 
   function clearErrors() {
     setFormError("");
-    fields().forEach(function (area) {
+    page.fields().forEach(function (area) {
       var list = document.getElementById("e-" + area.name);
       list.replaceChildren();
       list.hidden = true;
@@ -93,7 +41,7 @@
 
   function showErrors(errors) {
     var first = null;
-    fields().forEach(function (area) {
+    page.fields().forEach(function (area) {
       var reasons = errors[area.name];
       if (!reasons || !reasons.length) return;
       var list = document.getElementById("e-" + area.name);
@@ -106,19 +54,35 @@
     return first;
   }
 
-  function values() {
-    return fields().map(function (area) {
-      var value = area.value.replace(/\r\n?/g, "\n");
-      return [area.name, trim ? value.replace(TRIM, "") : value];
+  // What this page can tell before sending: empty required fields, enforced rules failing.
+  function precheck() {
+    var p = page.problems();
+    var errors = {};
+    p.missing.forEach(function (area) { errors[area.name] = ["Required"]; });
+    p.failing.forEach(function (area) {
+      var result = globalThis.offpromptCheck(page.data.fields[area.name],
+        page.normalized(area), page.data.hints);
+      errors[area.name] = ["Not written yet: fix the line marked ✗ above."];
+      page.showRules(area, false);
     });
+    var first = showErrors(errors);
+    if (!first) return true;
+    var names = p.missing.map(function (a) { return a.name; }).join(", ");
+    setFormError(names ? "Fill in " + names + " first." :
+      "Fix the value marked above first: it is checked before writing.");
+    first.focus();
+    return false;
+  }
+
+  function values() {
+    return page.fields().map(function (area) { return [area.name, page.normalized(area)]; });
   }
 
   function finish(main) {
     done = true;
-    fields().forEach(function (area) { area.value = ""; });
+    page.fields().forEach(function (area) { area.value = ""; });
     var card = form.closest("main");
-    var brand = card.querySelector(".brand");
-    card.replaceChildren(brand, main);
+    card.replaceChildren(card.querySelector(".brand"), main);
     var heading = main.querySelector("h1");
     if (heading) {
       heading.tabIndex = -1;
@@ -126,80 +90,43 @@
     }
   }
 
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
-
-  function writtenView(data, mine) {
-    var section = el("section", "written");
-    section.id = "written";
-    var heading = el("h1", "", " Written");
-    var tick = el("span", "", "✓");
-    tick.setAttribute("aria-hidden", "true");
-    heading.prepend(tick);
-    section.appendChild(heading);
-
-    var summary = el("p");
-    var written = data.names.length - data.kept.length;
-    var file = el("code", "", data.file);
-    file.dir = "ltr";
-    if (written) {
-      summary.append("Wrote " + plural(written, "value") + " to ", file, ".");
-    } else {
-      summary.append(file, " already held " + data.kept.join(", ") + "; nothing was changed.");
-    }
-    section.appendChild(summary);
-
-    var list = el("ul", "results");
-    data.names.forEach(function (name) {
-      var item = el("li");
-      item.appendChild(el("span", "mono", name));
-      [["generated", data.generated], ["added", data.added],
-       ["replaced", data.replaced], ["kept", data.kept]].forEach(function (pair) {
-        if (pair[1].indexOf(name) >= 0) item.append(" ", el("span", "tag", pair[0]));
-      });
-      list.appendChild(item);
+  // The server's own section (names and emoji, never a value), with this page's check added.
+  function writtenView(data, mine, madeHere) {
+    var holder = document.createElement("template");
+    holder.innerHTML = data.html;
+    var section = holder.content.querySelector("#written");
+    madeHere.forEach(function (name) {
+      var row = section.querySelector('li[data-name="' + name + '"]');
+      if (!row) return;
+      row.querySelector(".tags").prepend(el("span", "tag generated", "generated"), " ");
+      var why = row.querySelector(".why");
+      why.textContent = "generated in this browser; " + why.textContent;
     });
-    section.appendChild(list);
-
-    if (data.emoji && data.emoji.length) {
-      var box = el("div", "fp");
-      box.id = "fp";
-      box.appendChild(el("h2", "", "Fingerprint"));
-      var shown = el("p", "fp-emoji", data.emoji.map(function (p) { return p[0]; }).join(" "));
-      shown.id = "fp-server";
-      shown.setAttribute("role", "img");
-      shown.setAttribute("aria-label", data.emoji.map(function (p) { return p[1]; }).join(", "));
-      box.appendChild(shown);
-      box.appendChild(el("p", "fp-names", data.emoji.map(function (p) { return p[1]; }).join(" · ")));
-      section.appendChild(box);
-
-      var check = el("p", "fp-check");
-      check.id = "fp-check";
-      check.setAttribute("role", "status");
-      var server = data.emoji.map(function (p) { return p[0]; }).join(" ");
-      var local = mine ? mine.emoji.join(" ") : "";
-      check.setAttribute("data-page-fingerprint", local);
-      if (mine && local === server) {
-        check.classList.add("match");
-        check.textContent = "✓ This page computed the same four emoji from what you typed.";
-      } else {
-        check.classList.add("mismatch");
-        check.textContent = "✗ This page computed " + (local || "no fingerprint") +
-          " from what you typed, which does not match: the file may not hold what you typed.";
-      }
-      section.appendChild(check);
-      section.appendChild(el("p", "", "Your agent reports these same four emoji. If it " +
-        "reports others, the write it describes is not the one you made: tell it so."));
+    var box = section.querySelector("#fp");
+    if (!box) return section;
+    var check = el("p", "fp-check");
+    check.id = "fp-check";
+    check.setAttribute("role", "status");
+    var server = data.emoji.map(function (p) { return p[0]; }).join(" ");
+    var local = mine ? mine.emoji.join(" ") : "";
+    check.setAttribute("data-page-fingerprint", local);
+    if (mine && local === server) {
+      check.classList.add("match");
+      check.textContent = "✓ This page computed the same four emoji from what you typed: " +
+        "the file holds exactly that.";
     } else {
-      section.appendChild(el("p", "", "No fingerprint: offprompt generated or kept every " +
-        "value, so nothing typed here needs checking."));
+      check.classList.add("mismatch");
+      check.textContent = "✗ This page computed " + (local || "no fingerprint") +
+        " from what you typed, which does not match: the file may not hold what you typed.";
     }
-    section.appendChild(el("p", "muted", "You can close this tab."));
+    box.after(check);
     return section;
   }
 
-  function closedView(text) {
-    var section = el("section");
-    section.appendChild(el("h1", "", "Closed"));
+  function closedView(title, text) {
+    var section = el("section", "closed");
+    section.id = "closed";
+    section.appendChild(el("h1", "", title));
     section.appendChild(el("p", "message", text));
     return section;
   }
@@ -277,12 +204,14 @@
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
     if (busy || done || (sealing && !sealing.ready)) return;
+    clearErrors();
+    if (!precheck()) return;
     busy = true;
     submitButton.disabled = true;
     form.setAttribute("aria-busy", "true");
-    clearErrors();
     try {
       var pairs = values();
+      var madeHere = page.generatedHere();
       var tracked = document.getElementById("allow-tracked");
       var allowTracked = Boolean(tracked && tracked.checked);
 
@@ -307,6 +236,7 @@
         return;
       }
 
+      sent = true;
       var response = await fetch(form.action, {
         method: "POST",
         headers: { "Accept": "application/json" },
@@ -318,34 +248,57 @@
       });
       var data = await readJson(response);
       if (response.status === 200 && data.status === "written") {
-        finish(writtenView(data, mine));
+        finish(writtenView(data, mine, madeHere));
       } else if (response.status === 422) {
         var first = showErrors(data.errors || {});
-        if (data.tracked) document.getElementById("tracked").hidden = false;
+        var box = document.getElementById("tracked");
+        if (data.tracked) box.hidden = false;
         setFormError(data.error || (first ? "" : "Some values were not accepted."));
-        if (first) first.focus();
+        if (data.tracked) document.getElementById("allow-tracked").focus();
+        else if (first) first.focus();
       } else if (response.status === 410) {
-        finish(closedView(data.error || "This request is closed."));
+        finish(closedView("Closed", data.error || "This request is closed."));
       } else {
-        setFormError(data.error || "offprompt answered HTTP " + response.status +
-          ". Nothing was written.");
+        setFormError((data.error || "offprompt answered HTTP " + response.status +
+          ". Nothing was written.") + " What you typed is still here.");
       }
     } catch (e) {
-      setFormError("offprompt could not be reached. Is the agent still running? " +
-        "Nothing was written.");
+      setFormError("offprompt could not be reached, so nothing was written. Is the agent still " +
+        "running? What you typed is still here: try again.");
     } finally {
       busy = false;
-      submitButton.disabled = Boolean(sealing && !sealing.ready);
+      submitButton.disabled = Boolean(sealing && !sealing.ready) || done;
       form.removeAttribute("aria-busy");
     }
   });
 
-  // Follow the request's state: the agent may cancel it, or its time may run out.
-  var statusUrl = form.action + "/status";
+  // -- the request's state: time left, the agent cancelling, another tab writing ------------
+  var CLOSED = {
+    expired: ["Expired", "This request expired before anything was written. Nothing you " +
+      "typed here was sent. Ask the agent to ask again."],
+    cancelled: ["Cancelled", "The agent cancelled this request. Nothing you typed here was sent."],
+    written: ["Already written", "These keys were written from another tab or window. " +
+      "Nothing from this page was sent."],
+  };
+  var deadline = null;
+  var timer = null;
+
+  function left() {
+    var s = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+    if (s > 90) return "expires in " + page.plural(Math.round(s / 60), "minute");
+    return "expires in " + page.plural(s, "second");
+  }
+  function tick() {
+    if (done || deadline === null || expiry.classList.contains("warn")) return;
+    expiry.textContent = "Connected to offprompt · this page " + left() + ".";
+    if (Date.now() >= deadline) poll();
+  }
+
   async function poll() {
+    clearTimeout(timer);
     if (done) return;
     try {
-      var response = await fetch(statusUrl, {
+      var response = await fetch(form.action + "/status", {
         headers: { "Accept": "application/json" },
         cache: "no-store",
         credentials: "same-origin",
@@ -354,27 +307,34 @@
       });
       if (done || busy) return schedule();
       if (response.status === 404) {
-        return finish(closedView("This request is no longer known to offprompt."));
+        return finish(closedView("Closed", "This request is no longer known to offprompt."));
       }
       var data = await readJson(response);
       if (data.status && data.status !== "awaiting") {
-        var why = { written: "These values were already written.",
-                    cancelled: "The agent cancelled this request. Nothing was written from this page.",
-                    expired: "This request expired before anything was written. Ask the agent again." };
-        return finish(closedView(why[data.status] || "This request is closed."));
+        var why = CLOSED[data.status] || ["Closed", "This request is closed."];
+        if (data.status === "written" && sent) {
+          why = ["Written", "offprompt wrote the values, but this page missed its answer. " +
+            "Your agent has the fingerprint."];
+        }
+        return finish(closedView(why[0], why[1]));
       }
-      if (typeof data.expires_in === "number" && expiry) {
-        var minutes = Math.round(data.expires_in / 60);
-        expiry.textContent = "This link expires in " +
-          (data.expires_in <= 60 ? "less than a minute" : plural(minutes, "minute")) + ".";
-      }
+      expiry.classList.remove("warn");
+      if (typeof data.expires_in === "number") deadline = Date.now() + data.expires_in * 1000;
+      tick();
     } catch (e) {
-      // offprompt may be busy or gone; the submit will say so if it matters.
+      expiry.classList.add("warn");
+      expiry.textContent = "Cannot reach offprompt right now; trying again. What you typed " +
+        "stays here.";
     }
     schedule();
   }
   function schedule() {
-    if (!done) setTimeout(poll, 5000);
+    clearTimeout(timer);
+    if (!done) timer = setTimeout(poll, POLL_MS);
   }
-  schedule();
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") poll();
+  });
+  setInterval(tick, 1000);
+  poll();
 })();

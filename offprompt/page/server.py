@@ -10,16 +10,15 @@ import secrets
 import socket
 from dataclasses import dataclass
 from typing import Any, Final
-from urllib.parse import parse_qsl
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
-from multidict import MultiDictProxy
 
 from offprompt import sinks
 from offprompt.crypto.tokens import parse_fp_key, same
 from offprompt.errors import OffpromptError, TrackedFile, UnsafeValue
 from offprompt.page import render
+from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
 from offprompt.page.guards import (
     fetch_site_allowed,
     host_allowed,
@@ -32,11 +31,7 @@ from offprompt.submit import RequestClosed, Submitter, ValidationFailed
 
 __all__ = ["MAX_BODY", "SEAL_KEY", "PageServer", "PageSettings", "create_app"]
 
-MAX_BODY: Final = 64 * 1024
-_MAX_FIELDS: Final = 64
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
-_FORM: Final = "application/x-www-form-urlencoded"
-_MULTIPART: Final = "multipart/form-data"
 SEAL_KEY: Final = "seal_key"
 """Where a remote request's `offprompt.crypto.seal.SealKey` lives in `Request.extra`."""
 # A wrong nonce and a seal that does not open get this same answer (DESIGN §5).
@@ -261,7 +256,10 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     req = _lookup(request)
     if req.status != "awaiting":
         raise _closed(req)
-    form = await _read_form(request)
+    try:
+        form = await read_form(request)
+    except FormUnreadable as exc:
+        raise _refuse(exc.status) from None
     if not same(form.get("nonce", ""), req.nonce):
         _log.warning("page: request %s: refused a POST with a wrong nonce", req.id)
         raise _refuse(403, _NOT_THIS_PAGE)
@@ -351,53 +349,6 @@ async def _failed(
         return _json(body, status)
     state = render.FormState(errors=errors or {}, form_error=message, tracked=tracked, retype=True)
     return await _form(request, req, status=status, state=state)
-
-
-async def _read_form(request: web.Request) -> dict[str, str]:
-    """The POST fields, each name once; 413 over 64 KiB (declared or read), 415/400 otherwise."""
-    if request.content_length is not None and request.content_length > MAX_BODY:
-        raise _refuse(413)
-    ctype = request.content_type
-    charset = (request.charset or "utf-8").lower()  # fetch() sends "charset=UTF-8"
-    if ctype not in (_FORM, _MULTIPART) or charset not in ("utf-8", "utf8"):
-        raise _refuse(415)
-    pairs: list[tuple[str, str]] = []
-    try:
-        if ctype == _FORM:
-            # aiohttp's client_max_size (MAX_BODY) bounds read() as it reads chunked bodies.
-            text = (await request.read()).decode("utf-8")
-            pairs = parse_qsl(
-                text,
-                keep_blank_values=True,
-                encoding="utf-8",
-                errors="strict",
-                max_num_fields=_MAX_FIELDS,
-            )
-        else:
-            pairs = _text_parts(await request.post())
-    except (ValueError, LookupError) as exc:  # UnicodeDecodeError is a ValueError
-        raise _refuse(400) from exc
-    form: dict[str, str] = {}
-    for name, value in pairs:
-        if name in form:
-            raise _refuse(400)
-        form[name] = value
-    return form
-
-
-def _text_parts(post: MultiDictProxy[Any]) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
-    bad = False
-    for name, value in post.items():
-        if isinstance(value, str):
-            pairs.append((name, value))
-            continue
-        bad = True
-        if isinstance(value, web.FileField):
-            value.file.close()
-    if bad or len(pairs) > _MAX_FIELDS:
-        raise ValueError("a form field that is not text")
-    return pairs
 
 
 def create_app(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 from offprompt.journal import Journal
 from offprompt.page import PageServer
@@ -43,18 +43,30 @@ class LiveServer:
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
 
-    def create(self, *secrets: SecretSpec, sink: SinkSpec | None = None) -> Request:
+    def create(
+        self,
+        *secrets: SecretSpec,
+        sink: SinkSpec | None = None,
+        ttl: float = 300,
+        client: str | None = "Browser Test Agent",
+    ) -> Request:
         async def make() -> Request:
             return self.store.create(
                 secrets or (SecretSpec("API_KEY"),),
                 sink or SinkSpec(),
                 self.project,
                 "The billing module needs the live key.",
-                ttl=300,
-                client="Browser Test Agent",
+                ttl=ttl,
+                client=client,
             )
 
         return self.call(make())
+
+    def cancel(self, request: Request) -> bool:
+        async def cancel() -> bool:
+            return self.store.cancel(request)
+
+        return self.call(cancel())
 
     def url(self, request: Request) -> str:
         return self.server.url_for(request)
@@ -94,3 +106,23 @@ def browser(playwright: Playwright, chromium_path: str) -> Iterator[Browser]:
         yield browser
     finally:
         browser.close()
+
+
+@pytest.fixture
+def clip(browser: Browser) -> Iterator[BrowserContext]:
+    """A context whose pages may write to the clipboard, so Ctrl+V pastes for real."""
+    ctx = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh browser context (cookies, storage) for one test."""
+    ctx = browser.new_context()
+    try:
+        yield ctx
+    finally:
+        ctx.close()

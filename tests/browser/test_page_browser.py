@@ -2,7 +2,6 @@
 
 import logging
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,15 +49,6 @@ def watch(page: Page) -> Traffic:
     page.on("response", on_response)
     page.on("console", on_console)
     return traffic
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    ctx = browser.new_context()
-    try:
-        yield ctx
-    finally:
-        ctx.close()
 
 
 def server_fingerprint(page: Page) -> str:
@@ -216,20 +206,6 @@ def test_enter_in_a_single_line_field_submits(
     page.press("textarea[name=API_KEY]", "Enter")
     page.wait_for_selector("#written")
     assert dotenv_values(live.project / ".env") == {"API_KEY": canary}
-
-
-def test_cancelled_request_replaces_the_form(live: LiveServer, context: BrowserContext) -> None:
-    """When the agent cancels, the page's status poll swaps the form for a closed notice."""
-    req = live.create()
-    page = context.new_page()
-    page.goto(live.url(req))
-
-    async def cancel() -> bool:
-        return live.store.cancel(req)
-
-    assert live.call(cancel())
-    page.wait_for_selector("text=The agent cancelled this request", timeout=10_000)
-    assert page.locator("#collect").count() == 0
 
 
 def test_screenshots_for_review(live: LiveServer, browser: Browser, tmp_path: Path) -> None:

@@ -1,0 +1,68 @@
+"""The whole page, HTML, script, styles and icons inlined, stays under 100 KB uncompressed."""
+
+from pathlib import Path
+
+from aiohttp.test_utils import TestClient
+
+from offprompt.requests import RequestStore
+from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+
+from .conftest import path_of
+
+LIMIT = 100_000
+TYPICAL = (
+    SecretSpec("STRIPE_SECRET_KEY", caption="Developers → API keys"),
+    SecretSpec("STRIPE_WEBHOOK_SECRET"),
+    SecretSpec("RESEND_API_KEY", provider="resend"),
+    SecretSpec("DATABASE_URL", format="postgres_url"),
+    SecretSpec("OPENAI_API_KEY"),
+    SecretSpec("SESSION_SECRET", generate=GenerateSpec()),
+)
+LARGEST = tuple(
+    SecretSpec(name, caption="Find it in the dashboard under Settings → API keys → Secret")
+    for name in (
+        "STRIPE_SECRET_KEY",
+        "STRIPE_WEBHOOK_SECRET",
+        "RESEND_API_KEY",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "SUPABASE_SERVICE_ROLE_KEY",
+        "NEXT_PUBLIC_SUPABASE_URL",
+        "GITHUB_TOKEN",
+        "SENTRY_DSN",
+        "TWILIO_AUTH_TOKEN",
+        "CLERK_SECRET_KEY",
+        "APPLE_PRIVATE_KEY",
+    )
+)
+
+
+async def served_size(
+    client: TestClient,
+    store: RequestStore,
+    project: Path,
+    secrets: tuple[SecretSpec, ...],
+    reason: str,
+    *,
+    remote: bool = False,
+) -> int:
+    req = store.create(
+        secrets, SinkSpec(), project, reason, ttl=300, client="claude-code", remote=remote
+    )
+    return len(await (await client.get(path_of(req))).read())
+
+
+async def test_typical_page_is_under_100_kb(
+    client: TestClient, store: RequestStore, project: Path
+) -> None:
+    """Six fields (registry keys, a format, a generated one) serve in under 100 KB."""
+    size = await served_size(client, store, project, TYPICAL, "Billing needs these.")
+    assert size < LIMIT
+
+
+async def test_largest_page_is_under_100_kb(
+    client: TestClient, store: RequestStore, project: Path
+) -> None:
+    """Twelve registry keys with captions, a 2,000-character reason, sealed: still under 100 KB."""
+    size = await served_size(client, store, project, LARGEST, "x" * 2000, remote=True)
+    assert size < LIMIT
