@@ -56,8 +56,9 @@ ENV_VARS = (
     "OFFPROMPT_LOG",
 )
 
-# Codex ends a tool call after `tool_timeout_sec` (60 s by default); offprompt waits up to 300 s
-# for the person, so give it twice that. A longer timeout the person set is kept.
+# Codex may end a tool call after `tool_timeout_sec` (documented default 60 s; 0.169 was seen
+# waiting the whole 300 s while offprompt sent progress). offprompt waits up to 300 s for the
+# person, so give it twice that either way. A longer timeout the person set is kept.
 TOOL_TIMEOUT_SEC = 600
 
 _TABLE = ("mcp_servers", SERVER_NAME)

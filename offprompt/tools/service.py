@@ -214,7 +214,9 @@ class Service:
             if isinstance(fallback, asyncio.Task):
                 fallback.cancel()
             log.info("request %s: URL elicitation answered %s", request.id, outcome)
-            elicited = not ctx.modern and outcome != "unsupported"
+            # A dialog that was accepted, or is perhaps still showing (no answer in time), is
+            # told when the write completes; a declined or cancelled one is already gone.
+            elicited = not ctx.modern and outcome in ("accept", "timeout")
             if outcome == "accept":
                 return await self._block(request, ctx, elicited=elicited)
         if request.status != "awaiting":

@@ -57,6 +57,12 @@ async def test_refused_dialog_opens_the_browser(flow: Flow, canary: str, action:
     (params,) = seen.elicitations
     assert params.url == note["url"]
     assert "url" not in structured(result)
+    completes = [
+        n
+        for n in seen.notifications
+        if isinstance(getattr(n, "root", n), types.ElicitCompleteNotification)
+    ]
+    assert completes == []  # the dialog is gone; there is nothing to complete
     flow.assert_fingerprint(result, note["fingerprint"])
     flow.assert_contained(canary, stderr=seen.stderr, results=(result,))
 
