@@ -6,6 +6,15 @@ import shutil
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+# As root, in a closed network: no sandbox, and none of Chromium's own calls home.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def chromium_or_skip() -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import OffpromptError, ProjectError, RefusedRequest, TrackedFile
-from offprompt.mcp.tool import ToolContext, ToolResult
+from offprompt.mcp.tool import ElicitOutcome, ToolContext, ToolResult
 from offprompt.sandbox import Detection, detect
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.tools import results
@@ -200,16 +200,7 @@ class Service:
             if ctx.modern and "fallback" not in request.extra and "opening" not in request.extra:
                 # The dialog may never show: open the browser if no answer comes in time.
                 request.extra["fallback"] = self._spawn(self._fallback(request, url))
-            outcome = await ctx.elicit_url(
-                key=ELICIT_KEY,
-                url=url,
-                message=f"offprompt is collecting {', '.join(request.names)}. "
-                "Open the page to type them.",
-                elicitation_id=request.id,
-                data={"request_id": request.id},
-                wait=self.settings.elicit_wait,
-                state_ttl=STATE_TTL,
-            )
+            outcome = await self._elicit(request, url, ctx, wait=self.settings.elicit_wait)
             fallback = request.extra.pop("fallback", None)
             if isinstance(fallback, asyncio.Task):
                 fallback.cancel()
@@ -265,17 +256,23 @@ class Service:
             ctx.elicitation_complete(request.id)
 
     async def _elicit_remote(self, request: Request, url: str, ctx: ToolContext) -> None:
-        outcome = await ctx.elicit_url(
+        outcome = await self._elicit(request, url, ctx, wait=self.store.expires_in(request))
+        log.info("request %s: URL elicitation answered %s", request.id, outcome)
+
+    async def _elicit(
+        self, request: Request, url: str, ctx: ToolContext, *, wait: float
+    ) -> ElicitOutcome:
+        """Offer the page through the host's URL elicitation (DESIGN §4 step 1)."""
+        return await ctx.elicit_url(
             key=ELICIT_KEY,
             url=url,
             message=f"offprompt is collecting {', '.join(request.names)}. "
             "Open the page to type them.",
             elicitation_id=request.id,
             data={"request_id": request.id},
-            wait=float(self.store.expires_in(request)),
+            wait=wait,
             state_ttl=STATE_TTL,
         )
-        log.info("request %s: URL elicitation answered %s", request.id, outcome)
 
     async def _fallback(self, request: Request, url: str) -> None:
         await asyncio.sleep(self.settings.elicit_wait)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from helpers import CHROMIUM_ARGS
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 from offprompt.journal import Journal
@@ -16,15 +17,6 @@ from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.submit import Submitter
 
 T = TypeVar("T")
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 class LiveServer:

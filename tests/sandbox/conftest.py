@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import CHROMIUM_ARGS
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from .edge import FakeEdge
@@ -17,14 +18,6 @@ _PROTOCOL = str(Path(__file__).resolve().parents[1] / "protocol")
 if _PROTOCOL not in sys.path:
     sys.path.insert(0, _PROTOCOL)
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 HERE = Path(__file__).resolve().parent
 FAKE = HERE / "fake_cloudflared.py"
