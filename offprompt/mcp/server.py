@@ -180,7 +180,7 @@ class Server:
         try:
             return self._receive(line, loop_running)
         except Exception:  # the protocol boundary: never die on a message
-            log.exception("unexpected error handling a message")
+            log.error("unexpected error handling a message (%s)", _kind())
             return True
 
     def _receive(self, line: bytes, loop_running: bool) -> bool:
@@ -248,7 +248,7 @@ class Server:
             self._send(rpc.error(req.id, err))
             return
         except Exception:
-            log.exception("internal error in %s", req.method)
+            log.error("internal error in %s (%s)", _short(req.method), _kind())
             self._send(rpc.error(req.id, RpcError(rpc.INTERNAL_ERROR, "Internal error")))
             return
         call = self._calls.get(req.id)
@@ -501,6 +501,21 @@ class _Peer:
 
     def notify(self, method: str, params: JSON) -> None:
         self._server.notify(method, params)
+
+
+def _kind() -> str:
+    """The current exception's type and where it was raised, never its message: a message can
+    quote anything, a value included."""
+    import sys
+
+    exc = sys.exc_info()[1]
+    if exc is None:
+        return "unknown"
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f" at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
+    return f"{type(exc).__name__}{where}"
 
 
 def _short(text: str) -> str:

@@ -87,6 +87,10 @@ def test_handler_exception_is_internal_error_without_detail(wire: Wire) -> None:
     assert r["error"]["code"] == -32603
     assert "internal detail" not in r["error"]["message"]
     assert wire.request("ping")["result"] == {}
+    wire.close()
+    err = wire.wait_stderr()
+    assert "RuntimeError at " in err  # the kind and place are logged for the maintainer...
+    assert "internal detail" not in err  # ...never the message, which could quote a value
 
 
 def test_stray_output_never_reaches_stdout(wire: Wire) -> None:
