@@ -146,7 +146,9 @@ def open_sealed(
         key = _aes_key(private, b64u_decode(point), token)
         clear = AESGCM(key).decrypt(iv_bytes, box_bytes, _aad(token, nonce))
         return _parse(clear)
-    except (ValueError, TypeError, InvalidTag):
+    except (ValueError, TypeError, InvalidTag, RecursionError):
+        # RecursionError: anyone holding the link can seal, so a plaintext nested too deeply
+        # for json is possible; it is a bad seal like any other.
         raise SealError from None
 
 
@@ -170,7 +172,7 @@ def _parse(clear: bytes) -> Opened:
     if not isinstance(data, dict) or not set(data) <= _FIELDS:
         raise ValueError("not a v1 plaintext")
     values = data.get("values")
-    allow = data.get("allow_tracked")
+    allow = data.get("allow_tracked", False)  # absent: the safe answer, not allowed
     fp_key = data.get("fp_key")
     if not isinstance(values, dict) or not isinstance(allow, bool):
         raise ValueError("not a v1 plaintext")

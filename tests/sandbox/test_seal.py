@@ -178,7 +178,7 @@ PLAINTEXTS = {
     "not json": b"values=1",
     "not an object": b'["values"]',
     "no values": b'{"allow_tracked":false}',
-    "no allow_tracked": b'{"values":{}}',
+    "deeply nested": b'{"values":{},"allow_tracked":false,"fp_key":' + b"[" * 100_000 + b"}",
     "allow_tracked not bool": b'{"values":{},"allow_tracked":1}',
     "value not a string": b'{"values":{"A":1},"allow_tracked":false}',
     "values a list": b'{"values":[],"allow_tracked":false}',
@@ -196,6 +196,15 @@ def test_sealed_plaintext_that_is_not_v1_does_not_open(key: SealKey, case: str) 
     sealed = seal(key.public_point, PLAINTEXTS[case], token=TOKEN, nonce=NONCE)
     with pytest.raises(SealError):
         key.open(sealed, token=TOKEN, nonce=NONCE)
+
+
+def test_absent_allow_tracked_means_not_allowed(key: SealKey, canary: str) -> None:
+    """A plaintext without allow_tracked opens, with the override off (the safe answer)."""
+    sealed = seal(
+        key.public_point, b'{"values":{"A":"%s"}}' % canary.encode(), token=TOKEN, nonce=NONCE
+    )
+    opened = key.open(sealed, token=TOKEN, nonce=NONCE)
+    assert (opened.values, opened.allow_tracked) == ({"A": canary}, False)
 
 
 def test_seal_error_says_nothing_specific(key: SealKey) -> None:
