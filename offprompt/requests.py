@@ -143,11 +143,6 @@ class RequestStore:
             return None
         return request
 
-    def open_requests(self) -> tuple[Request, ...]:
-        """Every request still awaiting, claimed ones included, oldest first."""
-        self._sweep()
-        return tuple(r for r in self._by_id.values() if r.status == "awaiting")
-
     def expires_in(self, request: Request) -> int:
         """Whole seconds `request` has left now; 0 once closed."""
         self._sweep()
@@ -236,16 +231,6 @@ class RequestStore:
                 # A claimed request does not expire, so only a change can end its wait.
                 left = min(left, max(0.0, request.expires_at - self._clock()))
             await self._next_change(request, left)
-
-    async def changed(self, request: Request, timeout: float) -> bool:
-        """True at the next change to `request` (claim and release included), False on timeout.
-
-        Returns True at once for a closed request: nothing about it will change again.
-        """
-        self._sweep()
-        if request.status != "awaiting":
-            return True
-        return await self._next_change(request, max(0.0, timeout))
 
     async def _next_change(self, request: Request, seconds: float) -> bool:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()

@@ -50,12 +50,6 @@ class Edit:
     outcome: Outcome
 
 
-@dataclass(frozen=True)
-class _Current:
-    target: Path  # the real file, symlinks followed
-    data: bytes | None  # None: no file
-
-
 def _target(path: Path, shown: str) -> Path:
     """Where the bytes of `path` live: the file a symlink points to, else `path` itself."""
     if not path.is_symlink():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 JSON = dict[str, Any]
 RequestId = str | int
@@ -145,6 +145,3 @@ def notification(method: str, params: JSON | None) -> JSON:
     if params is not None:
         msg["params"] = params
     return msg
-
-
-Action = Literal["accept", "decline", "cancel"]

@@ -101,11 +101,6 @@ class ToolContext:
         name = self.client_info.get("name")
         return name if isinstance(name, str) else ""
 
-    @property
-    def client_title(self) -> str | None:
-        title = self.client_info.get("title")
-        return title if isinstance(title, str) and title else None
-
     def supports_url_elicitation(self) -> bool:
         """True only when the client declared `elicitation.url` (form-only `{}` does not count)."""
         elicitation = self.client_capabilities.get("elicitation")

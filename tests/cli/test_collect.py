@@ -92,14 +92,13 @@ def test_expired_request_exits_3(project: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [[], ["A", "A"], ["lower"], ["API_KEY", "--provider", "nope"], ["API_KEY", "--timeout", "0"]],
+    [[], ["A", "A"], ["API_KEY", "--provider", "nope"], ["API_KEY", "--timeout", "0"]],
 )
 def test_usage_errors_exit_2(project: Path, args: list[str]) -> None:
     """No names, a repeated name, a bad --provider or --timeout is a usage error (2)."""
     done = collect(project, *args, env={"BROWSER": "false"})
-    assert done.returncode in (1, 2)
-    if args != ["lower"]:
-        assert done.returncode == 2
+    assert done.returncode == 2
+    assert "http://" not in done.stderr  # refused before any page was served
     assert not (project / ".env").exists()
 
 

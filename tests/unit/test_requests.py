@@ -156,14 +156,6 @@ def test_expires_in_is_zero_once_closed(store: RequestStore, clock: FakeClock) -
     assert 0 == r.expires_in(clock.now)
 
 
-def test_open_requests_lists_only_awaiting(store: RequestStore) -> None:
-    """open_requests() lists awaiting requests, claimed ones included, not closed ones."""
-    a, b, c = make(store), make(store), make(store)
-    store.claim(b)
-    store.cancel(c)
-    assert (a, b) == store.open_requests()
-
-
 # -- the state machine ----------------------------------------------------------------------
 
 # Each row: operations in order, the result of each, then the final status.
@@ -464,28 +456,6 @@ async def test_close_all_wakes_waiters(store: RequestStore) -> None:
     await asyncio.sleep(0)
     store.close_all()
     assert ["cancelled", "cancelled"] == await asyncio.wait_for(asyncio.gather(*waiters), 1)
-
-
-async def test_changed_wakes_on_claim(store: RequestStore) -> None:
-    """changed() reports a claim, which wait() does not end on."""
-    r = make(store)
-    watcher = asyncio.create_task(store.changed(r, 30))
-    await asyncio.sleep(0)
-    store.claim(r)
-    assert await asyncio.wait_for(watcher, 1)
-
-
-async def test_changed_times_out_false(store: RequestStore) -> None:
-    """changed() answers False when nothing happens within the timeout."""
-    r = make(store)
-    assert not await store.changed(r, 0.02)
-
-
-async def test_changed_on_closed_request_is_immediate(store: RequestStore) -> None:
-    """changed() on a closed request answers True at once."""
-    r = make(store)
-    store.cancel(r)
-    assert await asyncio.wait_for(store.changed(r, 30), 0.5)
 
 
 async def test_two_submits_race_for_one_claim(store: RequestStore) -> None:
