@@ -22,9 +22,17 @@ def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str)
     The reason names keys and line numbers of `old_text` (unchanged, since nothing is written
     then), never a value.
     """
+    for check in (_python_dotenv, _node, _bash):
+        why = check(new_text, old_text, written, shown)
+        if why is not None:
+            return why
+    return None
+
+
+def _python_dotenv(
+    new_text: str, old_text: str, written: Mapping[str, str], shown: str
+) -> str | None:
     entries = dotenv.parse(new_text)
-    node = nodeenv.parse(new_text)
-    bash = shell.scan(new_text)
     for name, value in written.items():
         mine = [e for e in entries if e.key == name]
         if len(mine) != 1 or mine[0].value != value:
@@ -34,6 +42,12 @@ def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str)
                 f"A line of {shown} that python-dotenv cannot read would hide {name} from"
                 f" it{where}; fix that line and try again."
             )
+    return None
+
+
+def _node(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
+    node = nodeenv.parse(new_text)
+    for name, value in written.items():
         if node.get(name) != value:
             gluers = _node_gluers(old_text)
             if gluers:
@@ -51,6 +65,14 @@ def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str)
                 f"Node's --env-file would not see {name}: an earlier line of {shown} (an"
                 " unclosed quote or backtick?) runs into it. Fix that line and try again."
             )
+    return None
+
+
+def _bash(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
+    entries = dotenv.parse(new_text)
+    bash = shell.scan(new_text)
+    for name in written:
+        mine = [e for e in entries if e.key == name]
         if mine[0].start not in bash.clean:
             return _bash_reason(name, old_text, shown)
     return None
