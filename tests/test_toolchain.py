@@ -85,3 +85,10 @@ def test_a_plugins_deprecation_notice_at_start_up_does_not_stop_the_run(tmp_path
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+def test_only_tested_platforms_are_claimed() -> None:
+    """The classifiers claim POSIX systems only: the sinks need O_NOFOLLOW and flock."""
+    systems = [c for c in PYPROJECT["project"]["classifiers"] if c.startswith("Operating System")]
+    assert [] == [c for c in systems if "Windows" in c]
+    assert systems
