@@ -1,6 +1,6 @@
 """House rules that hold for the whole package: ruff clean and mypy --strict clean."""
 
-import shutil
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +18,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_ruff_is_clean() -> None:
     """`ruff check` passes on the package, tests and benches."""
-    if shutil.which("ruff") is None:
+    if importlib.util.find_spec("ruff") is None:
         pytest.skip("ruff is not installed")
     done = run("ruff", "check", "offprompt", "tests", "bench")
     assert done.returncode == 0, done.stdout + done.stderr
