@@ -76,12 +76,14 @@ async def _collect(ask: Ask, cwd: Path, out: TextIO, err: TextIO) -> int:
             )
         from offprompt import sinks
 
-        sinks.resolve_target(cwd, sink)
+        shown = sinks.display_of(cwd, sink)
     except (RefusedRequest, ProjectError) as error:
         err.write(f"offprompt: {error}\n")
         return ERROR
     ttl = ask.timeout if ask.timeout is not None else service.settings.ttl
-    request = service.store.create(specs, sink, cwd, ask.reason, ttl=ttl, client=CLIENT)
+    request = service.store.create(
+        specs, sink, cwd, ask.reason, ttl=ttl, client=CLIENT, display=shown
+    )
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from offprompt.errors import ProjectError, RefusedRequest
 from offprompt.spec import SinkSpec
 
-__all__ = ["display", "real_project", "resolve_target"]
+__all__ = ["display", "display_of", "real_project", "resolve_target"]
 
 # What POSIX guarantees and Linux has (NAME_MAX, PATH_MAX); `os.pathconf` says more where it can.
 _NAME_MAX = 255
@@ -126,6 +126,12 @@ def _is_utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def display_of(project: Path, sink: SinkSpec) -> str:
+    """Where `sink` writes, as results show it; RefusedRequest as for `resolve_target`."""
+    target = resolve_target(project, sink)
+    return display(real_project(project), target)
 
 
 def display(root: Path, path: Path) -> str:

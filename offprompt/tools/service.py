@@ -145,7 +145,7 @@ class Service:
             project = await self._project(ctx)
             from offprompt import sinks
 
-            sinks.resolve_target(project, sink)
+            shown = sinks.display_of(project, sink)
         except (RefusedRequest, ProjectError) as err:
             return ToolResult.refused(str(err))
         remote = self.settings.sandbox.remote(args.get("sandbox"))
@@ -157,6 +157,7 @@ class Service:
             ttl=REMOTE_TTL if remote else self.settings.ttl,
             client=ctx.client_name or None,
             remote=remote,
+            display=shown,
         )
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))
         if all(s.generate is not None for s in secrets):
