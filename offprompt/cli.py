@@ -441,10 +441,8 @@ def collect(
     cancelled (Ctrl-C cancels).
     """
     from offprompt import terminal
+    from offprompt.errors import ProjectError
 
-    problem = terminal.names_ok(names)
-    if problem:
-        raise click.UsageError(problem)
     ask = terminal.Ask(
         names=names,
         file=file,
@@ -452,6 +450,12 @@ def collect(
         providers=_provider_pairs(providers),
         timeout=timeout,
     )
+    try:
+        terminal.check_usage(ask, Path.cwd())
+    except terminal.UsageProblem as problem:
+        raise click.UsageError(str(problem)) from None
+    except ProjectError:
+        pass  # not a usage error: `run` says so and exits 1
     raise SystemExit(terminal.run(ask, cwd=Path.cwd()))
 
 
