@@ -440,8 +440,10 @@ def collect(
     page shows too. Exit codes: 0 written, 1 error, 2 wrong usage, 3 expired or
     cancelled (Ctrl-C cancels).
     """
-    from offprompt import terminal
+    from offprompt import log, terminal
     from offprompt.errors import ProjectError
+
+    log.setup(default="warning")  # the page server's warnings, prefixed; not its info lines
 
     ask = terminal.Ask(
         names=names,

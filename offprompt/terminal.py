@@ -117,8 +117,10 @@ def _cli_terms(message: str, ask: Ask) -> str:
 
 
 async def _collect(ask: Ask, cwd: Path, out: TextIO, err: TextIO) -> int:
-    from offprompt import browser, project, sinks
+    from offprompt import browser, log, project, sinks
     from offprompt.tools.service import Service
+
+    asyncio.get_running_loop().set_exception_handler(log.asyncio_handler)
 
     try:
         specs, sink, shown = check_usage(ask, cwd)

@@ -185,3 +185,16 @@ def test_unwritable_destination_is_an_error_not_usage(project: Path) -> None:
     assert "ro/.env cannot be written: the file system is read-only" in done.stderr
     assert "http://" not in done.stderr
     assert [] == os.listdir(ro)
+
+
+def test_page_warnings_are_prefixed_lines(project: Path, canary: str) -> None:
+    """What the page server logs while collect runs (a POST with a wrong nonce) is one
+    `offprompt: ` line, like every other line on stderr, and never the value it carried."""
+    script = ROOT / "tests" / "cli" / "fixtures" / "wrong_nonce.py"
+    env = {"BROWSER": f"{sys.executable} {script} %s {canary}"}
+    done = collect(project, "API_KEY", "--timeout", "3", env=env)
+    assert 3 == done.returncode, done.stderr
+    logged = [line for line in done.stderr.splitlines() if "nonce" in line]
+    assert ["offprompt: page: request"] == [line[:24] for line in logged]
+    assert canary not in done.stdout + done.stderr
+    assert not (project / ".env").exists()
