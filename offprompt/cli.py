@@ -440,11 +440,11 @@ def collect(
     page shows too. Exit codes: 0 written, 1 error, 2 wrong usage, 3 expired or
     cancelled (Ctrl-C cancels).
     """
-    from offprompt import terminal
+    from offprompt import log, terminal
+    from offprompt.errors import ProjectError
 
-    problem = terminal.names_ok(names)
-    if problem:
-        raise click.UsageError(problem)
+    log.setup(default="warning")  # the page server's warnings, prefixed; not its info lines
+
     ask = terminal.Ask(
         names=names,
         file=file,
@@ -452,6 +452,12 @@ def collect(
         providers=_provider_pairs(providers),
         timeout=timeout,
     )
+    try:
+        terminal.check_usage(ask, Path.cwd())
+    except terminal.UsageProblem as problem:
+        raise click.UsageError(str(problem)) from None
+    except ProjectError:
+        pass  # not a usage error: `run` says so and exits 1
     raise SystemExit(terminal.run(ask, cwd=Path.cwd()))
 
 

@@ -26,7 +26,9 @@ def usable(path: Path) -> bool:
     """A folder that can be a project: exists, is a directory, not $HOME and not /."""
     try:
         resolved = path.resolve()
-    except OSError:
+        # A host's hint may hold NUL or text that is no file name (ValueError covers both).
+        os.fsencode(resolved)
+    except (OSError, ValueError):
         return False
     if not resolved.is_dir() or resolved == Path(resolved.anchor):
         return False

@@ -31,6 +31,7 @@ __all__ = ["Request", "RequestStore"]
 class Request:
     """One collect request, owned and mutated only by its `RequestStore`.
 
+    `display` is the destination as results show it: relative to the project, `/` separators.
     `created_at` is wall-clock (time.time()); `expires_at` and `closed_at` are on the store's
     clock. `extra` is for other layers' per-request data (e.g. sealing keys): it is cleared when
     the request closes, so nothing held there outlives the request.
@@ -42,6 +43,7 @@ class Request:
     secrets: tuple[SecretSpec, ...]
     sink: SinkSpec
     project: Path
+    display: str
     reason: str = field(repr=False)
     client: str | None = None
     remote: bool = False
@@ -105,8 +107,13 @@ class RequestStore:
         ttl: float,
         client: str | None = None,
         remote: bool = False,
+        display: str | None = None,
     ) -> Request:
-        """A new awaiting request that expires `ttl` seconds from now."""
+        """A new awaiting request that expires `ttl` seconds from now.
+
+        `display`: the resolved destination relative to the project (`sinks.display_of`); only
+        when the sink's path is already that may it be left out.
+        """
         if not (ttl > 0 and math.isfinite(ttl)):
             raise ValueError("ttl must be a positive number of seconds")
         self._sweep()
@@ -120,6 +127,7 @@ class RequestStore:
             secrets=tuple(secrets),
             sink=sink,
             project=project,
+            display=sink.path if display is None else display,
             reason=reason,
             client=client,
             remote=remote,

@@ -1,6 +1,9 @@
 """JSON-RPC 2.0 pieces the MCP layer needs: error codes, the error type, and message shapes.
 
 Parsing is strict about what a request is and lenient about what it ignores (see `classify`).
+Text that is not valid Unicode (a JSON escape of a lone surrogate) is refused where it arrives:
+in an id (-32600, id null), a method (-32600) or params outside a tool's `arguments` (-32602);
+inside `arguments` the tool's schema refuses it. Nothing sent can then fail to encode.
 """
 
 from __future__ import annotations
@@ -75,6 +78,35 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+def is_text(value: str) -> bool:
+    """True when `value` can be encoded as UTF-8 (no lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unreadable_text(value: Any, where: str, skip: str | None = None) -> str | None:
+    """Where in `value` a string or key is not valid Unicode, or None; `skip` is a top-level key
+    left to someone else (a tool's `arguments`, which its schema checks)."""
+    stack: list[tuple[Any, str, bool]] = [(value, where, True)]
+    while stack:
+        item, at, top = stack.pop()
+        if isinstance(item, str):
+            if not is_text(item):
+                return at
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if not isinstance(key, str) or not is_text(key):
+                    return f"a field name in {at}"
+                if not (top and key == skip):
+                    stack.append((sub, f"{at}.{key}", False))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{at}[{i}]", False) for i, sub in enumerate(item))
+    return None
+
+
 def classify(line: bytes | str) -> Message:
     """Turn one line into a message; None for a blank line or something to ignore silently."""
     if isinstance(line, bytes):
@@ -96,6 +128,11 @@ def classify(line: bytes | str) -> Message:
         return Invalid(None, RpcError(INVALID_REQUEST, "Invalid Request: not an object"))
     raw_id = obj.get("id")
     rid: RequestId | None = raw_id if _valid_id(raw_id) else None
+    if isinstance(rid, str) and not is_text(rid):
+        if "method" not in obj:
+            return None  # a response with an id we never sent: nothing to answer
+        # An id that cannot be written back is no id: JSON-RPC answers such a request with null.
+        return Invalid(None, RpcError(INVALID_REQUEST, "Invalid Request: id is not valid Unicode"))
     if obj.get("jsonrpc") != "2.0":
         return Invalid(rid, RpcError(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
     method = obj.get("method")
@@ -110,19 +147,39 @@ def classify(line: bytes | str) -> Message:
         return Invalid(rid, RpcError(INVALID_REQUEST, "Invalid Request: method must be a string"))
     params = obj.get("params")
     if "id" not in obj:
+        if not is_text(method) or unreadable_text(params, "params") is not None:
+            return None  # a notification is never answered, and this one means nothing
         return Notification(method, params if isinstance(params, dict) else None)
+    if rid is not None and not is_text(method):
+        return Invalid(
+            rid, RpcError(INVALID_REQUEST, "Invalid Request: method is not valid Unicode")
+        )
     if rid is None:
         return Invalid(
             None, RpcError(INVALID_REQUEST, "Invalid Request: id must be a string or integer")
         )
     if params is not None and not isinstance(params, dict):
         return Invalid(rid, RpcError(INVALID_PARAMS, "Invalid params: params must be an object"))
+    bad = unreadable_text(params, "params", skip="arguments" if method == "tools/call" else None)
+    if bad is not None:
+        shown = bad if len(bad) <= 120 else bad[:120] + "…"
+        return Invalid(
+            rid, RpcError(INVALID_PARAMS, f"Invalid params: {shown} is not valid Unicode")
+        )
     return Request(rid, method, params)
 
 
 def dumps(message: JSON) -> bytes:
-    """One message as one line: compact, UTF-8, newline-terminated (json escapes raw newlines)."""
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One message as one line: compact, UTF-8, newline-terminated (json escapes raw newlines).
+
+    Never fails on text: should a lone surrogate get this far, it goes out as a JSON escape.
+    """
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return data + b"\n"
 
 
 def result(rid: RequestId, value: Any) -> JSON:

@@ -2,6 +2,10 @@
 
 Supports type, properties, required, additionalProperties, items, enum, const, pattern,
 min/maxLength, min/maxItems, minimum/maximum. Messages name the path and the rule, never the value.
+Beyond JSON Schema, every string and field name must be valid Unicode text: a JSON escape can
+decode to a lone surrogate, which no UTF-8 page, file or answer can carry. Our patterns are all
+anchored (`^...$`) and matched against the whole string: Python's `$` also matches before a final
+newline, ECMAScript's (what hosts validate with) does not.
 """
 
 from __future__ import annotations
@@ -9,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
+
+from offprompt.mcp.jsonrpc import is_text
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -35,6 +41,10 @@ def _where(path: str) -> str:
 
 def errors(schema: dict[str, Any], value: Any, path: str = "") -> Iterator[str]:
     """Yield one message per violation, depth first; empty when the value conforms."""
+    if isinstance(value, str) and not is_text(value):
+        # Checked first: every other message could end up quoting it.
+        yield f"{_where(path)} must be valid Unicode text (it holds a lone surrogate)"
+        return
     kind = schema.get("type")
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
@@ -67,7 +77,7 @@ def _string(schema: dict[str, Any], value: str, path: str) -> Iterator[str]:
         yield f"{_where(path)} must be at least {schema['minLength']} characters"
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         yield f"{_where(path)} must be at most {schema['maxLength']} characters"
-    if "pattern" in schema and not re.search(schema["pattern"], value):
+    if "pattern" in schema and not re.fullmatch(schema["pattern"], value):
         yield f"{_where(path)} must match {schema['pattern']}"
 
 
@@ -90,7 +100,9 @@ def _object(schema: dict[str, Any], value: dict[str, Any], path: str) -> Iterato
             yield f"{prefix}{name} is required"
     extra = schema.get("additionalProperties", True)
     for key, item in value.items():
-        if key in props:
+        if not is_text(key):
+            yield f"{_where(path)} has a field whose name is not valid Unicode text"
+        elif key in props:
             yield from errors(props[key], item, f"{prefix}{key}")
         elif extra is False:
             # The key is the agent's own text, not a secret; cap it so a result stays short.

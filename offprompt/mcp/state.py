@@ -30,8 +30,9 @@ def _unb64(text: str) -> bytes:
 
 
 def arguments_digest(arguments: dict[str, Any]) -> str:
-    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    # ASCII escapes, so arguments holding a lone surrogate digest too (and then match nothing).
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
 def _bad(reason: str) -> RpcError:

@@ -124,6 +124,7 @@ def run(make_app: Callable[[], App]) -> int:
     from offprompt import log
 
     log.setup()
+    log.catch_uncaught()
     app = make_app()
     server = Server(app.tools, app.info, FdWriter(_protect_stdout()))
     lines = iter(LineReader(0))
@@ -153,7 +154,10 @@ def run(make_app: Callable[[], App]) -> int:
 async def _serve(app: App, server: Server, lines: Iterator[bytes], first: bytes) -> None:
     import asyncio
 
+    from offprompt import log
+
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(log.asyncio_handler)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, server.stop)
     try:

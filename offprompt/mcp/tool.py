@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from offprompt.mcp.jsonrpc import JSON, RequestId
+from offprompt.mcp.jsonrpc import JSON, RequestId, is_text
 
 REFUSAL_PREFIX = "offprompt refused that request: "
 MODERN = "2026-07-28"
@@ -180,7 +180,11 @@ class ToolContext:
         roots = answer.get("roots") if isinstance(answer, dict) else None
         if not isinstance(roots, list):
             return None
-        return [r["uri"] for r in roots if isinstance(r, dict) and isinstance(r.get("uri"), str)]
+        return [
+            r["uri"]
+            for r in roots
+            if isinstance(r, dict) and isinstance(r.get("uri"), str) and is_text(r["uri"])
+        ]
 
 
 class ClientError(Exception):

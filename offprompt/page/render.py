@@ -162,7 +162,7 @@ def render_form(
 ) -> str:
     """The collection page for an open request."""
     state = state or FormState()
-    dest = visible(target.display if target else request.sink.path)
+    dest = visible(target.display if target else request.display)
     present = target.present if target else frozenset()
     file_sink = request.sink.kind == "file"
     views: list[FieldView] = [

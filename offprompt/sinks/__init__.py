@@ -15,7 +15,7 @@ from offprompt import log
 from offprompt.errors import RefusedRequest, TrackedFile, UnsafeValue, WriteError
 from offprompt.sinks import atomic, dotenv, git, verify
 from offprompt.sinks.lock import locked
-from offprompt.sinks.paths import display, real_project, resolve_target
+from offprompt.sinks.paths import display, display_of, real_project, resolve_target
 from offprompt.spec import SinkKind, SinkSpec
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "Target",
     "WriteResult",
     "check_values",
+    "display_of",
     "inspect_target",
     "resolve_target",
     "write",

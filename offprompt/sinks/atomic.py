@@ -27,7 +27,7 @@ __all__ = [
 # A .env this large is not a .env; refusing keeps a mistaken path from loading a disk image.
 MAX_EXISTING_BYTES = 16 * 1024 * 1024
 
-# What `replace` names its temporary files: `.<name, at most 64 chars>.offprompt-<16 hex>.tmp`.
+# What `replace` names its temporary files: `.<name, at most 64 bytes>.offprompt-<16 hex>.tmp`.
 _TEMP_NAME = re.compile(r"\..{1,64}\.offprompt-[0-9a-f]{16}\.tmp", re.DOTALL)
 
 _REASONS = {
@@ -147,7 +147,7 @@ def replace(path: Path, data: bytes, display: str, owner: tuple[int, int] | None
     take a person's .env away from them.
     """
     directory = path.parent
-    temp = directory / f".{path.name[:64]}.offprompt-{secrets.token_hex(8)}.tmp"
+    temp = directory / f".{_prefix(path.name)}.offprompt-{secrets.token_hex(8)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(temp, flags, 0o600)
@@ -175,6 +175,12 @@ def replace(path: Path, data: bytes, display: str, owner: tuple[int, int] | None
             os.unlink(temp)
         raise
     _fsync_directory(directory)
+
+
+def _prefix(name: str) -> str:
+    """The first 64 bytes of `name` (a cut inside a character stays those bytes on disk), so the
+    temporary name fits NAME_MAX, 255 bytes, whatever the target's own name: 1 + 64 + 31."""
+    return os.fsdecode(os.fsencode(name)[:64])
 
 
 def _fsync_directory(directory: Path) -> None:

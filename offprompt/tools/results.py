@@ -40,7 +40,7 @@ def build(
     link_note: str | None = None,
 ) -> ToolResult:
     """The result for `request` in its current state; `link_note` follows an awaiting note."""
-    sink = {"kind": request.sink.kind, "path": request.sink.path}
+    sink = {"kind": request.sink.kind, "path": request.display}
     out: dict[str, Any] = {}
     status = request.status
     outcome = request.outcome

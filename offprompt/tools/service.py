@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import unicodedata
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -144,7 +145,7 @@ class Service:
             project = await self._project(ctx)
             from offprompt import sinks
 
-            sinks.resolve_target(project, sink)
+            shown = sinks.display_of(project, sink)
         except (RefusedRequest, ProjectError) as err:
             return ToolResult.refused(str(err))
         remote = self.settings.sandbox.remote(args.get("sandbox"))
@@ -156,6 +157,7 @@ class Service:
             ttl=REMOTE_TTL if remote else self.settings.ttl,
             client=ctx.client_name or None,
             remote=remote,
+            display=shown,
         )
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))
         if all(s.generate is not None for s in secrets):
@@ -352,8 +354,11 @@ def parse_arguments(args: dict[str, Any]) -> tuple[tuple[SecretSpec, ...], SinkS
     """Schema-valid arguments → specs; RefusedRequest for what the schema cannot say."""
     secrets: list[SecretSpec] = []
     seen: set[str] = set()
+    _check_controls("reason", args["reason"], allowed="\t\n\r")
     for i, entry in enumerate(args["secrets"]):
         name = entry["name"]
+        if "caption" in entry:
+            _check_controls(f"secrets[{i}].caption", entry["caption"], allowed="")
         if name in seen:
             raise RefusedRequest(f"{name} is asked for twice; list each key once.")
         seen.add(name)
@@ -395,6 +400,17 @@ def parse_arguments(args: dict[str, Any]) -> tuple[tuple[SecretSpec, ...], SinkS
                 "use one collect_secret call per file, or the dotenv sink."
             )
     return tuple(secrets), SinkSpec(kind=kind, path=path or ".env")
+
+
+def _check_controls(field: str, text: str, *, allowed: str) -> None:
+    """Refuse control characters (NUL, escape sequences, ...) in text shown to the person: the
+    page would show them differently from what the agent wrote, or not at all."""
+    if any(unicodedata.category(ch) == "Cc" and ch not in allowed for ch in text):
+        kept = " other than tabs and line breaks" if allowed else ""
+        raise RefusedRequest(
+            f"{field} must not contain control characters{kept} (NUL, escape sequences...); "
+            "write plain text."
+        )
 
 
 def _check_ref(name: str, provider: str | None, format: str | None) -> None:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ from helpers import chromium_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 PERSON = ROOT / "tests" / "flows" / "person.py"
+SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # the fixture's PATH holds only fake agents
 
 
 def collect(
@@ -27,6 +29,24 @@ def collect(
         capture_output=True,
         text=True,
         timeout=timeout,
+        check=False,
+    )
+
+
+def collect_raw(
+    project: Path, *args: str | bytes, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`collect` with arguments that may be bytes (what a shell passes that is not UTF-8)."""
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "offprompt", "collect", *args],
+        cwd=project,
+        env=full,
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        timeout=60,
         check=False,
     )
 
@@ -90,23 +110,50 @@ def test_expired_request_exits_3(project: Path) -> None:
     assert not (project / ".env").exists()
 
 
-@pytest.mark.parametrize(
-    "args",
-    [[], ["A", "A"], ["API_KEY", "--provider", "nope"], ["API_KEY", "--timeout", "0"]],
-)
-def test_usage_errors_exit_2(project: Path, args: list[str]) -> None:
-    """No names, a repeated name, a bad --provider or --timeout is a usage error (2)."""
-    done = collect(project, *args, env={"BROWSER": "false"})
-    assert done.returncode == 2
+USAGE_ERRORS: dict[str, tuple[list[str | bytes], str]] = {
+    "no names": ([], "name at least one key"),
+    "a repeated name": (["A", "A"], "A is named twice"),
+    "13 names": ([f"KEY_{i}" for i in range(13)], "at most 12"),
+    "a lowercase name": (["lower"], "'lower' is not a key name"),
+    "a dash in a name": (["API-KEY"], "'API-KEY' is not a key name"),
+    "a final newline in a name": (["API_KEY\n"], "'API_KEY\\n' is not a key name"),
+    "a name that is not UTF-8": ([b"API_\xff"], "'API_\\udcff' is not a key name"),
+    "a name over 128 characters": (["K" * 129], "at most 128 characters"),
+    "--file outside the project": (["API_KEY", "--file", "../elsewhere.env"], "outside the"),
+    "--file absolute elsewhere": (["API_KEY", "--file", "/tmp/elsewhere.env"], "outside the"),
+    "--file inside .git": (["API_KEY", "--file", ".git/config"], "inside .git"),
+    "--file a folder": (["API_KEY", "--file", "sub"], "is a folder"),
+    "--file ending in /": (["API_KEY", "--file", "sub/"], "must name a file"),
+    "--file with a line break": (["API_KEY", "--file", ".env\nx"], "control characters"),
+    "--file not UTF-8": (["API_KEY", "--file", b".env\xff"], "must be UTF-8 text"),
+    "--file part over 255 bytes": (["API_KEY", "--file", "a" * 256], "longer than 255 bytes"),
+    "--file over 1024 characters": (["API_KEY", "--file", "d/" * 513], "at most 1024 characters"),
+    "--file too long": (["API_KEY", "--file", "/".join(["😀" * 63] * 16)], "too long"),
+    "--reason too long": (["API_KEY", "--reason", "r" * 2001], "--reason must be at most 2000"),
+    "--reason with an escape": (["API_KEY", "--reason", "a\x1b[2Jb"], "--reason must not"),
+    "--reason not UTF-8": (["API_KEY", "--reason", b"a\xffb"], "--reason must be UTF-8 text"),
+    "--provider not NAME=REF": (["API_KEY", "--provider", "nope"], "is not NAME=REF"),
+    "--provider unknown": (["API_KEY", "--provider", "API_KEY=nope"], "--provider for API_KEY"),
+    "--provider for another name": (
+        ["API_KEY", "--provider", "OTHER=stripe"],
+        "--provider names 'OTHER'",
+    ),
+    "--timeout 0": (["API_KEY", "--timeout", "0"], "--timeout"),
+}
+
+
+@pytest.mark.parametrize("case", USAGE_ERRORS, ids=list(USAGE_ERRORS))
+def test_usage_errors_exit_2(project: Path, case: str) -> None:
+    """Every mistake on the command line is a usage error (2) that says what is wrong, before
+    any page is served and without touching the project."""
+    (project / "sub").mkdir()
+    args, says = USAGE_ERRORS[case]
+    done = collect_raw(project, *args, env={"BROWSER": "false"})
+    assert 2 == done.returncode, done.stderr
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr
     assert "http://" not in done.stderr  # refused before any page was served
-    assert not (project / ".env").exists()
-
-
-def test_bad_name_is_an_error_naming_the_rule(project: Path) -> None:
-    """A name that breaks the pattern is refused with the rule, exit 1."""
-    done = collect(project, "lower", env={"BROWSER": "false"})
-    assert done.returncode == 1
-    assert "must match" in done.stderr
+    assert ["sub"] == os.listdir(project)
 
 
 def test_home_folder_is_refused(isolated_env: Path) -> None:
@@ -117,8 +164,37 @@ def test_home_folder_is_refused(isolated_env: Path) -> None:
     assert not (isolated_env / ".env").exists()
 
 
-def test_path_outside_the_project_is_refused(project: Path) -> None:
-    """--file pointing outside the folder is refused before any page opens."""
-    done = collect(project, "API_KEY", "--file", "../elsewhere.env", env={"BROWSER": "false"})
-    assert done.returncode == 1
+def test_unwritable_destination_is_an_error_not_usage(project: Path) -> None:
+    """A destination on a read-only file system is a real error: exit 1 at once, saying why,
+    instead of a page that no submit can succeed on."""
+    ro = project / "ro"
+    ro.mkdir()
+    mount, umount = (shutil.which(p, path=SYSTEM_PATH) or p for p in ("mount", "umount"))
+    mounted = subprocess.run(
+        [mount, "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", str(ro)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        done = collect(project, "API_KEY", "--file", "ro/.env", "--timeout", "5")
+    finally:
+        subprocess.run([umount, str(ro)], check=True)
+    assert 1 == done.returncode, done.stderr
+    assert "ro/.env cannot be written: the file system is read-only" in done.stderr
     assert "http://" not in done.stderr
+    assert [] == os.listdir(ro)
+
+
+def test_page_warnings_are_prefixed_lines(project: Path, canary: str) -> None:
+    """What the page server logs while collect runs (a POST with a wrong nonce) is one
+    `offprompt: ` line, like every other line on stderr, and never the value it carried."""
+    script = ROOT / "tests" / "cli" / "fixtures" / "wrong_nonce.py"
+    env = {"BROWSER": f"{sys.executable} {script} %s {canary}"}
+    done = collect(project, "API_KEY", "--timeout", "3", env=env)
+    assert 3 == done.returncode, done.stderr
+    logged = [line for line in done.stderr.splitlines() if "nonce" in line]
+    assert ["offprompt: page: request"] == [line[:24] for line in logged]
+    assert canary not in done.stdout + done.stderr
+    assert not (project / ".env").exists()
