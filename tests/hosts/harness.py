@@ -241,6 +241,8 @@ trust_level = "trusted"
                 continue
             if path == self.root / "person.json":
                 continue  # the person's own notebook of what to type
+            if self.codex_home / "packages" in path.parents:
+                continue  # the Codex TUI's copy of its own app-server release (~400 MB)
             try:
                 if needle in path.read_bytes():
                     found.append(str(path.relative_to(self.root)))
