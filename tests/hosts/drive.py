@@ -66,11 +66,19 @@ def server_ready(world: World, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
-def type_prompt(term: Terminal) -> None:
-    """The person types the request into the host's input box and presses Enter."""
+def type_prompt(term: Terminal, world: World) -> None:
+    """The person types the request into the host's input box and presses Enter (again, if
+    the host did not take it: a busy machine can drop keys while the TUI settles)."""
     term.child.send(PROMPT)
-    time.sleep(0.3)
-    term.press("enter")
+    soft_wait(term, re.escape(PROMPT), 5)
+    for _attempt in range(3):
+        term.press("enter")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if world.model.conversation():
+                return
+            time.sleep(0.05)
+    raise TimeoutError(f"the host never sent the prompt to the model; screen:\n{term.screen()}")
 
 
 def soft_wait(term: Terminal, pattern: str | Callable[[str], bool], timeout: float) -> bool:

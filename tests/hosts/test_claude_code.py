@@ -103,7 +103,7 @@ def run_claude_tui(world: World, person: Person, scenario: str) -> tuple[Outcome
     outcome = Outcome(scenario)
     try:
         server_ready(world)
-        type_prompt(term)
+        type_prompt(term, world)
         term.wait(DIALOG, 30)
         person(term, world, outcome)
         soft_wait(term, MODEL_SAID, 20 if world.writes() else 5)

@@ -52,7 +52,7 @@ def test_tui_shows_the_write_and_the_model_says_the_fingerprint(
     outcome = Outcome("Codex TUI")
     try:
         server_ready(world)
-        type_prompt(term)
+        type_prompt(term, world)
         if world.wait_for("written", timeout=world.cold_start + 10):
             soft_wait(term, "Wrote 1 value", 10)
             outcome.screen_after_write = term.screen()
