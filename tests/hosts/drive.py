@@ -32,6 +32,7 @@ class Outcome:
     page_fingerprint: str | None = None
     model_results: list[str] = field(default_factory=list)
     model_fingerprints: list[str] = field(default_factory=list)
+    dialog: str = ""
     dialog_after_write: bool | None = None
     written_page: str = ""
     screen_after_write: str = ""

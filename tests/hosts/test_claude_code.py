@@ -104,7 +104,7 @@ def run_claude_tui(world: World, person: Person, scenario: str) -> tuple[Outcome
     try:
         server_ready(world)
         type_prompt(term, world)
-        term.wait(DIALOG, 30)
+        outcome.dialog = term.wait(DIALOG, 30)
         person(term, world, outcome)
         soft_wait(term, MODEL_SAID, 20 if world.writes() else 5)
         time.sleep(0.5)
@@ -114,6 +114,12 @@ def run_claude_tui(world: World, person: Person, scenario: str) -> tuple[Outcome
         collect(world, outcome)
         outcome.show()
     return outcome, bytes(term.raw)
+
+
+def assert_dialog_said_what_design_says(outcome: Outcome) -> None:
+    """The dialog's message for one key (DESIGN §4), and the page's link in it."""
+    assert f"offprompt is collecting {KEY}. Open the page to type it." in outcome.dialog
+    assert "http://127.0.0.1:" in outcome.dialog
 
 
 # (person, dialog wait, who opens the one tab, whether the dialog is still up after the write)
@@ -137,6 +143,7 @@ def test_tui_person_gets_one_tab_and_the_model_the_fingerprint(
     person, wait_ms, opener, dialog_stays = SCENARIOS[scenario]
     world = make_world("anthropic", dialog_wait_ms=wait_ms)
     outcome, screen_bytes = run_claude_tui(world, person, scenario)
+    assert_dialog_said_what_design_says(outcome)
     other = "offprompt" if opener == "host" else "host"
     assert outcome.tabs == {opener: 1, other: 0}
     assert outcome.reachable
@@ -157,6 +164,7 @@ def test_tui_decline_opens_no_tab_and_hands_the_model_the_link(
     note that the person declined; the page stays reachable at that link; nothing written."""
     world = make_world("anthropic")
     outcome, screen_bytes = run_claude_tui(world, decline, "Decline")
+    assert_dialog_said_what_design_says(outcome)
     assert outcome.tabs == {"host": 0, "offprompt": 0}
     (text,) = outcome.model_results
     result = result_of(text)
