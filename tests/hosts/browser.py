@@ -2,7 +2,8 @@
 
 Stands in for a person's browser that both openers use: the host's own ("Open in browser") and
 offprompt's. Every open is one JSON line in the person's log, naming who opened it (offprompt when
-an ancestor process is `offprompt serve`, else the host). The opener gets exit 0 at once, as from
+an ancestor process is `offprompt serve`, the person when they pasted a link themselves
+(HOSTS_OPENER=person), else the host). The opener gets exit 0 at once, as from
 a browser that took the link; a forked child then waits out a browser's cold start, GETs the page,
 and, for the first tab that shows a form, plays the person: fills each field from the values in
 PERSON.json, submits the form as a browser without JavaScript does, and notes the four emoji the
@@ -46,6 +47,9 @@ def _ancestry() -> list[str]:
 
 
 def opener(ancestry: list[str]) -> str:
+    """Who opened this tab: the person by hand (HOSTS_OPENER=person), offprompt, or the host."""
+    if os.environ.get("HOSTS_OPENER") == "person":
+        return "person"
     return "offprompt" if any("offprompt serve" in cmd for cmd in ancestry) else "host"
 
 

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .harness import PROMPT, World
-from .model import CLAUDE_TOOL
+from .model import CLAUDE_AWAIT, CLAUDE_TOOL
 from .terminal import Terminal
 
 DIALOG = "wants to open a URL"
@@ -32,6 +32,8 @@ class Outcome:
     page_fingerprint: str | None = None
     model_results: list[str] = field(default_factory=list)
     model_fingerprints: list[str] = field(default_factory=list)
+    tabs_after_decline: dict[str, int] | None = None
+    screen_link: str = ""
     dialog: str = ""
     dialog_after_write: bool | None = None
     written_page: str = ""
@@ -93,8 +95,14 @@ def soft_wait(term: Terminal, pattern: str | Callable[[str], bool], timeout: flo
 # -- Claude Code's URL dialog ------------------------------------------------------------------
 
 
-def claude_argv(claude: str, config: str) -> list[str]:
-    return [claude, "--mcp-config", config, "--strict-mcp-config", "--allowedTools", CLAUDE_TOOL]
+# The model may call these without the person approving each call.
+ALLOWED = f"{CLAUDE_TOOL},{CLAUDE_AWAIT}"
+
+
+def claude_argv(claude: str, config: str, *first: str) -> list[str]:
+    """Claude Code with offprompt only; `first` (e.g. `-p PROMPT`) goes before the options."""
+    options = ["--mcp-config", config, "--strict-mcp-config", "--allowedTools", ALLOWED]
+    return [claude, *first, *options]
 
 
 def dialog_showing(term: Terminal) -> bool:

@@ -197,12 +197,19 @@ trust_level = "trusted"
         return [json.loads(x) for x in self.person_log.read_text().splitlines() if x.strip()]
 
     def tabs(self) -> dict[str, int]:
-        """How many tabs each opener opened: {"host": n, "offprompt": m}."""
+        """How many tabs each opener opened: {"host": n, "offprompt": m}, plus "person" when
+        the person opened a link by hand."""
         out = {"host": 0, "offprompt": 0}
         for note in self.person():
             if note["event"] == "opened":
-                out[note["opener"]] += 1
+                out[note["opener"]] = out.get(note["opener"], 0) + 1
         return out
+
+    def open_by_hand(self, url: str) -> None:
+        """The person pastes a link the agent showed into their browser."""
+        browser = self.env["BROWSER"]
+        env = {**self.env, "HOSTS_OPENER": "person"}
+        subprocess.run([browser, url], env=env, check=True, timeout=10)
 
     def loads(self) -> list[dict[str, Any]]:
         return [n for n in self.person() if n["event"] == "loaded"]

@@ -2,10 +2,11 @@
 Responses (Codex), both as SSE, recording every request body the host sends.
 
 The script: while the conversation holds no result of our `collect_secret` call, answer with
-that call; afterwards, answer with text that repeats what the result said (the fingerprint, or
-the link when nothing was written). Requests that are not the conversation (title generation,
-token counting, model lists) get a short generic answer, so each host's side traffic is handled
-without knowing it in advance.
+that call; afterwards, answer with text that repeats what the last result said: the
+fingerprint, or, when the request is still `awaiting`, the link on its own line together with an
+`await_secret` call, as the result's note asks. Requests that are not the conversation (title
+generation, token counting, model lists) get a short generic answer, so each host's side traffic
+is handled without knowing it in advance.
 """
 
 from __future__ import annotations
@@ -21,21 +22,31 @@ from aiohttp import web
 
 SERVER = "offprompt"
 TOOL = "collect_secret"
+AWAIT = "await_secret"
 CLAUDE_TOOL = f"mcp__{SERVER}__{TOOL}"
+CLAUDE_AWAIT = f"mcp__{SERVER}__{AWAIT}"
+OURS = (TOOL, AWAIT)
 CODEX_NAMESPACE = f"mcp__{SERVER}"
 FINGERPRINT = re.compile(r'"fingerprint":"([^"]+)"')
 URL = re.compile(r'"url":"(http[^"]+)"')
 
 
-def reply_for(result: str) -> str:
-    """What the model says after reading a tool result: the fingerprint, else the link."""
+AWAITING = re.compile(r'"status":"awaiting"')
+REQUEST_ID = re.compile(r'"request_id":"([^"]+)"')
+
+
+def reply_for(result: str) -> tuple[str, dict[str, str] | None]:
+    """What the model says after reading a tool result, and the await_secret arguments when
+    it should wait for the person: the fingerprint, else the link."""
     found = FINGERPRINT.search(result)
     if found:
-        return f"Done. Fingerprint {found.group(1)} is what you should see on the page."
+        return f"Done. Fingerprint {found.group(1)} is what you should see on the page.", None
     link = URL.search(result)
-    if link:
-        return f"Open this link to type the key:\n{link.group(1)}"
-    return "The tool gave no fingerprint: " + result[:200]
+    request = REQUEST_ID.search(result)
+    if link and request and AWAITING.search(result):
+        words = f"Open this link to type the key:\n{link.group(1)}"
+        return words, {"request_id": request.group(1)}
+    return "The tool gave no fingerprint: " + result[:200], None
 
 
 @dataclass
@@ -150,7 +161,8 @@ class ScriptedModel:
                 if not isinstance(content, list):
                     continue
                 for block in content:
-                    if block.get("type") == "tool_use" and block.get("name") == CLAUDE_TOOL:
+                    named = str(block.get("name", "")).removeprefix(f"mcp__{SERVER}__")
+                    if block.get("type") == "tool_use" and named in OURS:
                         ours.add(block.get("id"))
                     if block.get("type") == "tool_result" and block.get("tool_use_id") in ours:
                         inner = block.get("content")
@@ -160,7 +172,7 @@ class ScriptedModel:
         else:
             ours = set()
             for item in body.get("input") or []:
-                if item.get("type") == "function_call" and item.get("name") == TOOL:
+                if item.get("type") == "function_call" and item.get("name") in OURS:
                     ours.add(item.get("call_id"))
                 if item.get("type") == "function_call_output" and item.get("call_id") in ours:
                     output = item.get("output")
@@ -169,33 +181,32 @@ class ScriptedModel:
                     out.append(output)
         return out
 
-    def _turn(self, body: dict[str, Any]) -> tuple[str, str]:
-        """("call", json args) or ("text", words) for a request."""
+    def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
+        """What to answer: words (maybe empty) and a call (tool name, JSON arguments) or None."""
         if not self._offers_tool(body):
-            return "text", "Collecting an API key"
+            return "Collecting an API key", None
         results = self._results(body)
         if not results:
-            return "call", json.dumps(self.arguments)
-        return "text", reply_for(results[-1])
+            return "", (TOOL, json.dumps(self.arguments))
+        words, wait = reply_for(results[-1])
+        return words, (AWAIT, json.dumps(wait)) if wait else None
 
     # -- Anthropic Messages ---------------------------------------------------------------------
 
     async def _anthropic(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
-        kind, payload = self._turn(body)
+        words, call = self._turn(body)
         n = len(self.requests)
-        if kind == "call":
-            block: dict[str, Any] = {
-                "type": "tool_use",
-                "id": f"toolu_{n:02d}",
-                "name": CLAUDE_TOOL,
-                "input": {},
-            }
-            delta = {"type": "input_json_delta", "partial_json": payload}
-            stop = "tool_use"
-        else:
-            block = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": payload}
-            stop = "end_turn"
+        blocks: list[tuple[dict[str, Any], dict[str, Any], Any]] = []
+        if words:
+            blocks.append(
+                ({"type": "text", "text": ""}, {"type": "text_delta", "text": words}, words)
+            )
+        if call:
+            name, arguments = call
+            start = {"type": "tool_use", "id": f"toolu_{n:02d}", "name": f"mcp__{SERVER}__{name}"}
+            delta = {"type": "input_json_delta", "partial_json": arguments}
+            blocks.append(({**start, "input": {}}, delta, json.loads(arguments)))
+        stop = "tool_use" if call else "end_turn"
         message = {
             "id": f"msg_{n:02d}",
             "type": "message",
@@ -207,20 +218,27 @@ class ScriptedModel:
             "usage": {"input_tokens": 10, "output_tokens": 1},
         }
         if not body.get("stream"):
-            whole = {**block}
-            if kind == "call":
-                whole["input"] = json.loads(payload)
-            else:
-                whole["text"] = payload
-            return web.json_response({**message, "content": [whole], "stop_reason": stop})
+            content = [
+                {**start, **({"text": whole} if start["type"] == "text" else {"input": whole})}
+                for start, _delta, whole in blocks
+            ]
+            return web.json_response({**message, "content": content, "stop_reason": stop})
         events: list[tuple[str, dict[str, Any]]] = [
-            ("message_start", {"type": "message_start", "message": message}),
-            (
-                "content_block_start",
-                {"type": "content_block_start", "index": 0, "content_block": block},
-            ),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_start", {"type": "message_start", "message": message})
+        ]
+        for index, (start, delta, _whole) in enumerate(blocks):
+            events += [
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": start},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                ),
+                ("content_block_stop", {"type": "content_block_stop", "index": index}),
+            ]
+        events += [
             (
                 "message_delta",
                 {
@@ -236,27 +254,32 @@ class ScriptedModel:
     # -- OpenAI Responses -----------------------------------------------------------------------
 
     async def _openai(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
-        kind, payload = self._turn(body)
+        words, call = self._turn(body)
         n = len(self.requests)
         rid = f"resp_{n:02d}"
-        if kind == "call":
-            item: dict[str, Any] = {
-                "type": "function_call",
-                "id": f"fc_{n:02d}",
-                "call_id": f"call_{n:02d}",
-                "name": TOOL,
-                "namespace": CODEX_NAMESPACE,
-                "arguments": payload,
-                "status": "completed",
-            }
-        else:
-            item = {
-                "type": "message",
-                "id": f"msg_{n:02d}",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": payload, "annotations": []}],
-            }
+        items: list[dict[str, Any]] = []
+        if words:
+            items.append(
+                {
+                    "type": "message",
+                    "id": f"msg_{n:02d}",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": words, "annotations": []}],
+                }
+            )
+        if call:
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{n:02d}",
+                    "call_id": f"call_{n:02d}",
+                    "name": call[0],
+                    "namespace": CODEX_NAMESPACE,
+                    "arguments": call[1],
+                    "status": "completed",
+                }
+            )
         usage = {
             "input_tokens": 10,
             "input_tokens_details": None,
@@ -265,23 +288,13 @@ class ScriptedModel:
             "total_tokens": 15,
         }
         events: list[tuple[str, dict[str, Any]]] = [
-            ("response.created", {"type": "response.created", "response": {"id": rid}}),
-            (
-                "response.output_item.added",
-                {"type": "response.output_item.added", "output_index": 0, "item": item},
-            ),
-            (
-                "response.output_item.done",
-                {"type": "response.output_item.done", "output_index": 0, "item": item},
-            ),
-            (
-                "response.completed",
-                {
-                    "type": "response.completed",
-                    "response": {"id": rid, "output": [item], "usage": usage},
-                },
-            ),
+            ("response.created", {"type": "response.created", "response": {"id": rid}})
         ]
+        for index, item in enumerate(items):
+            for kind in ("response.output_item.added", "response.output_item.done"):
+                events.append((kind, {"type": kind, "output_index": index, "item": item}))
+        completed = {"id": rid, "output": items, "usage": usage}
+        events.append(("response.completed", {"type": "response.completed", "response": completed}))
         return await _sse(request, events)
 
 

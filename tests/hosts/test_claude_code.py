@@ -7,7 +7,6 @@ from collections.abc import Callable
 import pytest
 from helpers import tool_or_skip
 
-from .browser import fetch, page_text
 from .conftest import MakeWorld
 from .drive import (
     DIALOG,
@@ -26,8 +25,6 @@ from .drive import (
 from .harness import KEY, PROMPT, World, run
 from .terminal import Terminal
 
-ALLOWED = "mcp__offprompt__collect_secret"
-
 
 def test_print_mode_cancels_the_dialog_and_offprompt_opens_the_one_tab(
     make_world: MakeWorld, canary: str
@@ -37,8 +34,8 @@ def test_print_mode_cancels_the_dialog_and_offprompt_opens_the_one_tab(
     claude = tool_or_skip("claude")
     world = make_world("anthropic")
     env, config = world.claude()
-    argv = [claude, "-p", PROMPT, "--mcp-config", str(config), "--strict-mcp-config"]
-    done = run([*argv, "--allowedTools", ALLOWED], env, world.project, timeout=90)
+    argv = claude_argv(claude, str(config), "-p", PROMPT)
+    done = run(argv, env, world.project, timeout=90)
     outcome = collect(world, Outcome("claude -p"))
     outcome.final_screen = done.stdout
     outcome.show()
@@ -84,10 +81,18 @@ def done_first(term: Terminal, world: World, outcome: Outcome) -> None:
 
 
 def decline(term: Terminal, world: World, outcome: Outcome) -> None:
+    """Declines; then, asked by the agent, changes their mind and pastes the link it shows."""
     choose(term, "Decline")
-    soft_wait(term, MODEL_SAID, 20)
+    soft_wait(term, "Open this link", 20)
+    outcome.screen_link = term.screen()
     # Long enough for any timer of the ladder to have fired (dialog wait 3 s) and been seen.
     time.sleep(world.dialog_wait_ms / 1000 + 1)
+    outcome.tabs_after_decline = world.tabs()
+    results = world.model.tool_results()
+    if results and "url" in (declined := result_of(results[0])):
+        world.open_by_hand(declined["url"])
+        after_write(term, world, outcome)
+        soft_wait(term, r"Done\. Fingerprint", 15)
 
 
 def escape(term: Terminal, world: World, outcome: Outcome) -> None:
@@ -157,22 +162,23 @@ def test_tui_person_gets_one_tab_and_the_model_the_fingerprint(
     assert world.places_holding(canary, ("terminal", screen_bytes)) == []
 
 
-def test_tui_decline_opens_no_tab_and_hands_the_model_the_link(
+def test_tui_decline_opens_no_tab_and_the_link_still_works(
     make_world: MakeWorld, canary: str
 ) -> None:
     """Decline (DESIGN §4.1): no tab at all; the call answers `awaiting` with the link and a
-    note that the person declined; the page stays reachable at that link; nothing written."""
+    note that the person declined; the agent shows the link; the person opens it by hand and
+    writes; await_secret hands the model the page's fingerprint; the value is only in `.env`."""
     world = make_world("anthropic")
     outcome, screen_bytes = run_claude_tui(world, decline, "Decline")
     assert_dialog_said_what_design_says(outcome)
-    assert outcome.tabs == {"host": 0, "offprompt": 0}
-    (text,) = outcome.model_results
-    result = result_of(text)
-    assert result["status"] == "awaiting"
-    assert "declin" in result["note"]
-    assert result["url"] in outcome.final_screen.replace("\n", "")
-    status, page = fetch(result["url"])
-    assert status == 200
-    assert KEY in page_text(page)
-    assert world.written_value() is None
+    assert outcome.tabs_after_decline == {"host": 0, "offprompt": 0}
+    assert outcome.tabs == {"host": 0, "offprompt": 0, "person": 1}
+    declined = result_of(outcome.model_results[0])
+    assert declined["status"] == "awaiting"
+    assert "declined" in declined["note"]
+    assert declined["url"] in outcome.screen_link.replace("\n", "")
+    assert outcome.page_fingerprint is not None
+    assert outcome.model_fingerprints == [outcome.page_fingerprint]
+    assert outcome.page_fingerprint in outcome.final_screen
+    assert world.written_value() == canary
     assert world.places_holding(canary, ("terminal", screen_bytes)) == []
