@@ -212,9 +212,10 @@ def render_form(
     return assets.document(title, "\n".join(parts), csp_nonce=csp_nonce, tail=tail)
 
 
-def render_written(outcome: Outcome, *, csp_nonce: str) -> str:
+def render_written(outcome: Outcome, *, csp_nonce: str, dialog_host: str | None = None) -> str:
     """The Written page (no script needed): receipts per key and the server's four emoji."""
-    return assets.document("offprompt: written", written_section(outcome), csp_nonce=csp_nonce)
+    section = written_section(outcome, dialog_host=dialog_host)
+    return assets.document("offprompt: written", section, csp_nonce=csp_nonce)
 
 
 def render_message(title: str, text: str, *, csp_nonce: str) -> str:

@@ -18,6 +18,7 @@ from offprompt import sinks
 from offprompt.crypto.tokens import parse_fp_key, same
 from offprompt.errors import OffpromptError, TrackedFile, UnsafeValue
 from offprompt.page import render
+from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
 from offprompt.page.guards import (
     fetch_site_allowed,
@@ -233,7 +234,10 @@ async def _page(request: web.Request) -> web.StreamResponse:
     req = _lookup(request)
     if req.status != "awaiting":
         raise _closed(req)
-    return await _form(request, req)
+    response = await _form(request, req)
+    if request.method == "GET":  # not HEAD: only a GET means a browser has the page (DESIGN §4)
+        req.delivery.page_opened = True
+    return response
 
 
 def _probe_answer(request: web.Request) -> str | None:
@@ -298,9 +302,11 @@ async def _submit(request: web.Request) -> web.StreamResponse:
         _log.error("page: request %s: 500, write failed (%s)", req.id, _kind(exc))
         return await _failed(request, req, 500, _DEFAULTS[500][1] + " Try again.")
     _log.info("page: request %s: written %s to %s", req.id, ", ".join(outcome.names), outcome.file)
+    # A 2026-07-28 dialog still on screen keeps the agent waiting until the person confirms it.
+    host = display_name(req.client) if req.delivery.dialog else None
     if request[WANTS_JSON]:
-        return _json(render.outcome_json(outcome))
-    return _html(render.render_written(outcome, csp_nonce=request[CSP_NONCE]))
+        return _json(render.outcome_json(outcome, dialog_host=host))
+    return _html(render.render_written(outcome, csp_nonce=request[CSP_NONCE], dialog_host=host))
 
 
 def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:

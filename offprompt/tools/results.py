@@ -38,8 +38,10 @@ def build(
     expires_in: int,
     opened: bool,
     link_note: str | None = None,
+    declined: bool = False,
 ) -> ToolResult:
-    """The result for `request` in its current state; `link_note` follows an awaiting note."""
+    """The result for `request` in its current state; `link_note` follows an awaiting note;
+    `declined`: the person just declined the host's dialog (DESIGN §4.1)."""
     sink = {"kind": request.sink.kind, "path": request.sink.path}
     out: dict[str, Any] = {}
     status = request.status
@@ -50,7 +52,10 @@ def build(
             out["tell_user"] = f"Fingerprint {outcome.fingerprint}"
         out["note"] = _written_note(outcome.file, outcome.fingerprint, outcome.kept)
     elif status == "awaiting":
-        out["note"] = _awaiting_note(request.id, url is not None, opened)
+        if declined and url is not None:
+            out["note"] = _declined_note(request.id, request.names)
+        else:
+            out["note"] = _awaiting_note(request.id, url is not None, opened)
         if link_note:
             out["note"] += " " + link_note
         if url is not None:
@@ -115,4 +120,14 @@ def _awaiting_note(request_id: str, link: bool, opened: bool) -> str:
     return (
         f"The page is open {where} and still waiting. Call await_secret with request_id "
         f"{request_id} to keep waiting; never ask for the values in the chat."
+    )
+
+
+def _declined_note(request_id: str, names: tuple[str, ...]) -> str:
+    return (
+        f"The person declined the dialog that offered the page for {', '.join(names)}. Ask "
+        "them whether they still want to type the values (on the page, never in the chat). "
+        "If they do, show them the url below on its own line and call "
+        f"await_secret with request_id {request_id}; if not, call cancel_secret with "
+        f"request_id {request_id}."
     )

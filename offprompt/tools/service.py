@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import OffpromptError, ProjectError, RefusedRequest, TrackedFile
-from offprompt.mcp.tool import ElicitOutcome, ToolContext, ToolResult
+from offprompt.mcp.tool import ElicitOutcome, InputRequired, ToolContext, ToolResult
 from offprompt.sandbox import Detection, detect
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.tools import results
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("offprompt")
 
 ELICIT_KEY = "offprompt_page"
+# Codex declines every non-https URL elicitation in 1-2 ms without showing it (DESIGN §4).
+UNSEEN_HTTP_CLIENTS = frozenset({"codex-mcp-client"})
 LOCAL_TTL = 300.0
 REMOTE_TTL = 1800.0
 STATE_TTL = 3600.0
@@ -46,6 +48,13 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float, high:
     return min(max(value, low), high)
 
 
+def _elicitable(ctx: ToolContext, url: str) -> bool:
+    """Step 1 applies: the client declared URL elicitation and would show this link."""
+    if not ctx.supports_url_elicitation():
+        return False
+    return url.startswith("https://") or ctx.client_name not in UNSEEN_HTTP_CLIENTS
+
+
 class Settings:
     """The environment's knobs (DESIGN §10), read once."""
 
@@ -53,6 +62,7 @@ class Settings:
         self.ttl = _number(env, "OFFPROMPT_TTL", LOCAL_TTL, 1, 24 * 3600)
         self.await_seconds = _number(env, "OFFPROMPT_AWAIT_SECONDS", 60, 0, 3600)
         self.elicit_wait = _number(env, "OFFPROMPT_ELICIT_WAIT_MS", 1500, 0, 600_000) / 1000
+        self.dialog_wait = _number(env, "OFFPROMPT_DIALOG_WAIT_MS", 10_000, 0, 600_000) / 1000
         self.sandbox: Detection = detect(env, platform)
 
 
@@ -191,29 +201,70 @@ class Service:
     # -- the ladder -----------------------------------------------------------------------------
 
     async def _ladder(self, request: Request, ctx: ToolContext) -> ToolResult:
+        """DESIGN §4: the host's dialog, else our browser, else the link; one tab at most."""
+        if ctx.state is not None:
+            request.delivery.dialog = False  # a retry: the host has left its dialog
         if request.status != "awaiting" or request.remote:
             return self._result(request)
         page = await self.page()
         url = page.url_for(request)
-        elicited = False
-        if ctx.supports_url_elicitation():
-            if ctx.modern and "fallback" not in request.extra and "opening" not in request.extra:
-                # The dialog may never show: open the browser if no answer comes in time.
-                request.extra["fallback"] = self._spawn(self._fallback(request, url))
+        if not _elicitable(ctx, url):
+            return await self._browser(request, url, ctx, elicited=False)
+        if ctx.modern:
+            return await self._modern(request, url, ctx)
+        return await self._legacy(request, url, ctx)
+
+    async def _modern(self, request: Request, url: str, ctx: ToolContext) -> ToolResult:
+        """2026-07-28: input_required, then the retry's answer decides."""
+        delivery = request.delivery
+        try:
             outcome = await self._elicit(request, url, ctx, wait=self.settings.elicit_wait)
-            fallback = request.extra.pop("fallback", None)
-            if isinstance(fallback, asyncio.Task):
-                fallback.cancel()
-            log.info("request %s: URL elicitation answered %s", request.id, outcome)
-            # A dialog that was accepted, or is perhaps still showing (no answer in time), is
-            # told when the write completes; a declined or cancelled one is already gone.
-            elicited = not ctx.modern and outcome in ("accept", "timeout")
-            if outcome == "accept":
-                return await self._block(request, ctx, elicited=elicited)
+        except InputRequired:
+            # The dialog may be on screen from now on, and its "Open in browser" tells us
+            # nothing: no tab of ours until the host answers, or until the wait passes with no
+            # visit to the page (a host that never shows the dialog).
+            delivery.dialog = True
+            if delivery.dialog_timer is None:
+                delivery.dialog_timer = self._spawn(self._dialog_wait(request, url))
+            raise
+        if delivery.dialog_timer is not None:
+            delivery.dialog_timer.cancel()  # the opener it may have started is shielded
+            delivery.dialog_timer = None
+        log.info("request %s: URL elicitation answered %s", request.id, outcome)
+        if outcome == "decline":
+            return self._declined(request, url)
+        # accept ("I'm done, continue", maybe without opening the page), cancel (Esc;
+        # `claude -p`) or a malformed answer: step 2, which skips a page that is open already.
+        return await self._browser(request, url, ctx, elicited=False)
+
+    async def _legacy(self, request: Request, url: str, ctx: ToolContext) -> ToolResult:
+        """2025-11-25: elicitation/create, answered within OFFPROMPT_ELICIT_WAIT_MS or not."""
+        outcome = await self._elicit(request, url, ctx, wait=self.settings.elicit_wait)
+        log.info("request %s: URL elicitation answered %s", request.id, outcome)
+        if outcome == "decline":
+            return self._declined(request, url)
+        if outcome == "accept":  # the host opens the page
+            return await self._block(request, ctx, elicited=True)
+        # No answer in time: the dialog may still be showing, so it hears of the write. Cancel
+        # or an error: it is gone. Either way step 2, unless the page was opened meanwhile.
+        return await self._browser(request, url, ctx, elicited=outcome == "timeout")
+
+    def _declined(self, request: Request, url: str) -> ToolResult:
+        """DESIGN §4.1: no tab, ever; the request stays open and the agent asks the person."""
+        request.delivery.declined = True
+        if request.status != "awaiting":
+            return self._result(request)
+        request.extra["url"] = url
+        return self._result(request, declined=True)
+
+    async def _browser(
+        self, request: Request, url: str, ctx: ToolContext, *, elicited: bool
+    ) -> ToolResult:
+        """Step 2 (skipped when the page is open already), then block; step 3 when it fails."""
         if request.status != "awaiting":
             return self._result(request)
         # Shielded: a cancelled call must not stop a browser that is being opened.
-        if await asyncio.shield(self._opening(request, url)):
+        if request.delivery.page_opened or await asyncio.shield(self._opening(request, url)):
             return await self._block(request, ctx, elicited=elicited)
         request.extra["url"] = url
         return self._result(request)
@@ -242,7 +293,7 @@ class Service:
             request.id,
             "through the tunnel" if link.origin else "on loopback, for port forwarding",
         )
-        if ctx.supports_url_elicitation() and not ctx.modern and ctx.peer.can_send_requests:
+        if _elicitable(ctx, url) and not ctx.modern and ctx.peer.can_send_requests:
             self._spawn(self._offer(request, url, ctx))
         return self._result(request)
 
@@ -263,38 +314,48 @@ class Service:
         self, request: Request, url: str, ctx: ToolContext, *, wait: float
     ) -> ElicitOutcome:
         """Offer the page through the host's URL elicitation (DESIGN §4 step 1)."""
+        names = request.names
         return await ctx.elicit_url(
             key=ELICIT_KEY,
             url=url,
-            message=f"offprompt is collecting {', '.join(request.names)}. "
-            "Open the page to type them.",
+            message=f"offprompt is collecting {', '.join(names)}. "
+            f"Open the page to type {'it' if len(names) == 1 else 'them'}.",
             elicitation_id=request.id,
             data={"request_id": request.id},
             wait=wait,
             state_ttl=STATE_TTL,
         )
 
-    async def _fallback(self, request: Request, url: str) -> None:
-        await asyncio.sleep(self.settings.elicit_wait)
-        if request.status == "awaiting":
+    async def _dialog_wait(self, request: Request, url: str) -> None:
+        """Step 2 for a 2026-07-28 dialog that got no retry and the page no visit in time."""
+        await asyncio.sleep(self.settings.dialog_wait)
+        delivery = request.delivery
+        if request.status == "awaiting" and delivery.dialog and not delivery.page_opened:
+            log.info("request %s: no answer to the dialog, nobody on the page", request.id)
             await asyncio.shield(self._opening(request, url))
 
     def _opening(self, request: Request, url: str) -> asyncio.Task[bool]:
         """The one attempt to open the browser for `request` (started on first call), so the
-        fallback and a declined retry never open two tabs."""
-        task = request.extra.get("opening")
-        if not isinstance(task, asyncio.Task):
-            task = asyncio.ensure_future(self._open(request, url))
-            request.extra["opening"] = task
-        return task
+        dialog wait, a retry and a late answer never open two tabs."""
+        delivery = request.delivery
+        if delivery.opener is None:
+            delivery.opener = asyncio.ensure_future(self._open(request, url))
+        return delivery.opener
 
     async def _open(self, request: Request, url: str) -> bool:
         from offprompt import browser
 
+        delivery = request.delivery
+        # Checked when the opener runs, not when it was asked for: a decline or a visit may
+        # have arrived in between.
+        if delivery.declined:
+            return False
+        if delivery.page_opened:
+            log.info("request %s: the page is open already; no browser opened", request.id)
+            return True
         opened = await browser.open_url(url)
         log.info("request %s: browser %s", request.id, "opened" if opened else "did not open")
-        if opened:
-            request.extra["opened"] = True
+        delivery.browser_opened = opened
         return opened
 
     async def _block(self, request: Request, ctx: ToolContext, *, elicited: bool) -> ToolResult:
@@ -306,15 +367,19 @@ class Service:
             ctx.elicitation_complete(request.id)
         return self._result(request, opened=True)
 
-    def _result(self, request: Request, *, opened: bool = False) -> ToolResult:
+    def _result(
+        self, request: Request, *, opened: bool = False, declined: bool = False
+    ) -> ToolResult:
         url = request.extra.get("url")
         link_note = request.extra.get("link_note")
+        delivery = request.delivery
         return results.build(
             request,
             url=url if isinstance(url, str) else None,
             expires_in=self.store.expires_in(request),
-            opened=opened or bool(request.extra.get("opened")),
+            opened=opened or delivery.browser_opened or delivery.page_opened,
             link_note=link_note if isinstance(link_note, str) else None,
+            declined=declined,
         )
 
     # -- await_secret / cancel_secret -----------------------------------------------------------

@@ -30,7 +30,16 @@ from dotenv import dotenv_values
 from mcp import Client
 from sdk import Seen, connect
 
-from .person import CHROMIUM_ARGS, Form, fill_page, http_submit, open_form, post_form
+from .person import (
+    CHROMIUM_ARGS,
+    Form,
+    fill_page,
+    fill_page_and_read,
+    http_submit,
+    open_form,
+    post_answer,
+    post_form,
+)
 
 T = TypeVar("T")
 PY = sys.executable
@@ -130,6 +139,10 @@ class Chromium:
         """Open `url`, type `values`, submit, wait for Written; the four emoji the page shows."""
         return await self.run(functools.partial(fill_page, url=url, values=values))
 
+    async def fill_and_read(self, url: str, values: dict[str, str]) -> tuple[str, str]:
+        """`fill_and_submit`, plus the text the Written view shows the person."""
+        return await self.run(functools.partial(fill_page_and_read, url=url, values=values))
+
     def close(self) -> None:
         self._jobs.put(None)
         self._thread.join(30)
@@ -138,19 +151,30 @@ class Chromium:
 @dataclass
 class AtDialog:
     """The person answering a URL elicitation: the page opens in Chromium in the background
-    while the callback returns `accept` at once (only a prompt accept counts)."""
+    while the callback returns `accept` at once (only a prompt accept counts).
+
+    `finish_first`: the person fills the page before answering, as in Claude Code's
+    "Open in browser", then "I'm done, continue" (2026-07-28).
+    """
 
     chromium: Chromium
     values: dict[str, str]
+    finish_first: bool = False
     urls: list[str] = field(default_factory=list)
-    tasks: list[asyncio.Task[str]] = field(default_factory=list)
+    tasks: list[asyncio.Task[tuple[str, str]]] = field(default_factory=list)
 
     async def __call__(self, url: str) -> None:
         self.urls.append(url)
-        self.tasks.append(asyncio.ensure_future(self.chromium.fill_and_submit(url, self.values)))
+        self.tasks.append(asyncio.ensure_future(self.chromium.fill_and_read(url, self.values)))
+        if self.finish_first:
+            await self.tasks[-1]
 
     async def fingerprints(self) -> list[str]:
-        return list(await asyncio.gather(*self.tasks))
+        return [shown for shown, _ in await asyncio.gather(*self.tasks)]
+
+    async def written_views(self) -> list[str]:
+        """The text each Written view showed the person."""
+        return [text for _, text in await asyncio.gather(*self.tasks)]
 
 
 def get(url: str) -> tuple[int, str]:
@@ -180,6 +204,12 @@ async def load(url: str) -> Form:
 async def post(form: Form, values: dict[str, str]) -> str:
     """The person submits a page loaded earlier."""
     return await asyncio.to_thread(post_form, form, values)
+
+
+async def post_read(form: Form, values: dict[str, str]) -> tuple[str, str]:
+    """`post`, plus the HTML of the Written view the page's answer carries."""
+    fingerprint, answer = await asyncio.to_thread(post_answer, form, values)
+    return fingerprint, str(answer["html"])
 
 
 async def assert_page_closed(url: str, status: str, *secrets: str) -> None:
@@ -238,6 +268,7 @@ class Flow:
         cwd: Path | None = None,
         child: tuple[str, ...] = (),
         roots: list[str] | None = None,
+        client_name: str = "sdk-tests",
     ) -> AsyncIterator[tuple[Client, Seen]]:
         """The official SDK client on `offprompt serve` (through the tee) in the project.
 
@@ -253,6 +284,7 @@ class Flow:
                 cwd=str(cwd or self.project),
                 on_url=on_url,
                 roots=roots,
+                client_name=client_name,
             ) as pair:
                 seen = pair[1]
                 yield pair

@@ -94,6 +94,11 @@ def post_form(form: Form, values: dict[str, str]) -> str:
     Only the fields the page asks for are sent, so one `values` can serve several pages.
     Raises PageRefused for any answer but 200, and if the answer disagrees or echoes a value.
     """
+    return post_answer(form, values)[0]
+
+
+def post_answer(form: Form, values: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """`post_form`, plus the page's JSON answer."""
     values = {name: values[name] for name in form.names if name in values}
     fp_key = secrets.token_bytes(32)
     fields = {"nonce": form.nonce, **values}
@@ -114,7 +119,7 @@ def post_form(form: Form, values: dict[str, str]) -> str:
     mine = expected_fingerprint(fp_key, [(k, v) for k, v in values.items() if v])
     if data.get("fingerprint") != mine:
         raise RuntimeError(f"page answered fingerprint {data.get('fingerprint')}, expected {mine}")
-    return mine
+    return mine, data
 
 
 def http_submit(url: str, values: dict[str, str]) -> str:
@@ -141,6 +146,11 @@ def fill_page(browser: Any, url: str, values: dict[str, str]) -> str:
     Raises if the page's own fingerprint differs from the server's, or if anything the page
     received back holds a value.
     """
+    return fill_page_and_read(browser, url, values)[0]
+
+
+def fill_page_and_read(browser: Any, url: str, values: dict[str, str]) -> tuple[str, str]:
+    """`fill_page`, plus the text of the Written view the person reads."""
     context = browser.new_context()
     bodies: list[bytes] = []
     try:
@@ -163,6 +173,7 @@ def fill_page(browser: Any, url: str, values: dict[str, str]) -> str:
         page.locator("#submit").click()
         page.locator("#written").wait_for(timeout=30_000)
         shown = page.locator("#fp-server").inner_text().strip()
+        written = page.locator("#written").inner_text()
         check = page.locator("#fp-check")
         computed = check.get_attribute("data-page-fingerprint") or ""
         if computed != shown or "match" not in (check.get_attribute("class") or "").split():
@@ -172,7 +183,7 @@ def fill_page(browser: Any, url: str, values: dict[str, str]) -> str:
     for value in typed.values():
         if value and any(value.encode() in body for body in bodies):
             raise RuntimeError("a response to the page held a value")
-    return shown
+    return shown, written
 
 
 def _note(record: dict[str, Any]) -> None:

@@ -2,7 +2,6 @@
 
 from typing import Any
 
-import pytest
 from wire import Wire
 
 from .flow import Flow, secrets_of
@@ -36,41 +35,25 @@ def call(rid: int, meta: dict[str, Any], args: dict[str, Any], **extra: Any) -> 
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
 
 
-ANSWERS: dict[str, dict[str, Any] | None] = {
-    "decline": {"result": {"action": "decline"}},
-    "error": {"error": {"code": -32603, "message": "no dialog here"}},
-    "silence": None,
-}
-
-
-@pytest.mark.parametrize("answer_kind", sorted(ANSWERS))
-def test_codex_exec_refuses_the_dialog_and_the_browser_writes(
-    flow: Flow, canary: str, answer_kind: str
+def test_codex_gets_no_dialog_for_the_local_page_and_the_browser_writes(
+    flow: Flow, canary: str
 ) -> None:
-    """Codex 0.169 (2025-06-18 + elicitation.url) refusing the dialog any way: $BROWSER writes."""
+    """Codex 0.169 (2025-06-18 + elicitation.url) declines every http:// dialog unseen, so none
+    is sent: $BROWSER opens the page once and it is written."""
     args = secrets_of("OPENAI_API_KEY")
-    env = {
-        **flow.env,
-        **flow.person("http", {"OPENAI_API_KEY": canary}),
-        "OFFPROMPT_ELICIT_WAIT_MS": "300",
-    }
+    env = {**flow.env, **flow.person("http", {"OPENAI_API_KEY": canary})}
     wire = Wire(flow.command(), env=env, cwd=str(flow.project))
     try:
         opened = wire.request("initialize", CODEX_INIT, rid=0)
         assert opened["result"]["protocolVersion"] == "2025-06-18"
         wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         wire.send(call(2, {"callId": "call_1", "progressToken": 1}, args))
-        ask = wire.expect(lambda m: m.get("method") == "elicitation/create")
-        reply = ANSWERS[answer_kind]
-        if reply is not None:
-            wire.send({"jsonrpc": "2.0", "id": ask["id"], **reply})
         answer = wire.response(2, timeout=20)["result"]
         wire.close()
     finally:
         wire.kill()
     (note,) = flow.wait_person_notes()
-    assert ask["params"]["mode"] == "url"
-    assert ask["params"]["url"] == note["url"]
+    assert b"elicitation/create" not in flow.traffic()
     flow.assert_fingerprint(answer, note["fingerprint"], client="codex-mcp-client")
     flow.assert_contained(
         canary, stderr=wire.wait_stderr(), results=(answer,), name="OPENAI_API_KEY"

@@ -79,17 +79,29 @@ async def test_await_returns_awaiting_until_the_person_submits(flow: Flow, canar
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_declined_dialog_and_failing_browser_hand_out_the_link(
+async def test_declined_dialog_opens_no_tab_and_hands_out_the_link(
     flow: Flow, canary: str, mode: str
 ) -> None:
-    """Dialog declined and no browser: the link still reaches the person through the agent."""
-    async with flow.connect(mode, action="decline") as (client, seen):
-        first = await client.call_tool("collect_secret", secrets_of("API_KEY"))
-        url = assert_awaiting_link(structured(first))
-        assert seen.elicitations[0].url == url
-        fingerprint = await submit(url, {"API_KEY": canary})
-        done = await client.call_tool(
-            "await_secret", {"request_id": structured(first)["request_id"]}
+    """Decline is the person's answer: no tab, ever; the agent gets the link and a note to ask
+    the person; the link still works and await_secret says written."""
+    env = {**flow.person("record"), "OFFPROMPT_DIALOG_WAIT_MS": "200"}
+    async with flow.connect(mode, action="decline", env=env) as (client, seen):
+        first = await asyncio.wait_for(
+            client.call_tool("collect_secret", secrets_of("API_KEY")), 10
         )
+        out = structured(first)
+        await asyncio.sleep(0.8)  # past the dialog wait: nothing opens
+        assert not flow.browser_opened()
+        request_id = str(out["request_id"])
+        assert out["status"] == "awaiting"
+        assert out["url"] == seen.elicitations[0].url
+        note = out["note"]
+        assert "declined" in note
+        assert f"await_secret with request_id {request_id}" in note
+        assert f"cancel_secret with request_id {request_id}" in note
+        assert "on its own line" in note
+        fingerprint = await submit(out["url"], {"API_KEY": canary})
+        done = await client.call_tool("await_secret", {"request_id": request_id})
+    assert not flow.browser_opened()
     flow.assert_fingerprint(done, fingerprint)
     flow.assert_contained(canary, stderr=seen.stderr, results=(first, done))

@@ -96,3 +96,31 @@ async def test_nothing_changed_says_what_the_file_already_held(
     body = await (await post(client, req, {})).text()
     assert '<code dir="ltr">.env</code> already held GEN; nothing was changed.' in body
     assert 'id="no-fp"' in body
+
+
+async def test_written_while_a_dialog_may_show_sends_the_person_back_to_it(
+    client: TestClient, make_request: MakeRequest, canary: str
+) -> None:
+    """A 2026-07-28 dialog may be on screen: the page names the agent to go back to, escaped,
+    and how Claude Code calls the button; it never only says to close the tab."""
+    req = make_request()  # the client is "Test Agent"
+    req.delivery.dialog = True
+    plain = await (await post(client, req, {"API_KEY": canary})).text()
+    go_back = (
+        "Now go back to Test Agent and confirm there (in Claude Code: “I'm done, "
+        "continue”): it waits for that before it goes on."
+    )
+    assert go_back in plain
+    assert "You can close this tab after that." in plain
+    assert "You can close this tab.</p>" not in plain
+    assert canary not in plain
+
+
+async def test_written_without_a_dialog_says_the_tab_can_close(
+    client: TestClient, make_request: MakeRequest, canary: str
+) -> None:
+    """No dialog waits (legacy host, a retry came, the CLI): the tab may be closed, no go-back."""
+    req = make_request()
+    answer = await (await post(client, req, {"API_KEY": canary}, headers=JSON)).json()
+    assert "You can close this tab.</p>" in answer["html"]
+    assert "go-back" not in answer["html"]

@@ -51,6 +51,7 @@ async def connect(
     cwd: str | None = None,
     on_url: Callable[[str], Awaitable[None]] | None = None,
     roots: list[str] | None = None,
+    client_name: str = "sdk-tests",
 ) -> AsyncIterator[tuple[Client, Seen]]:
     cmd = command or FIXTURE
     seen = Seen()
@@ -78,7 +79,7 @@ async def connect(
             elicitation_callback=answering(action, seen, on_url),
             list_roots_callback=roots_cb,
             message_handler=on_message,
-            client_info=types.Implementation(name="sdk-tests", version="0"),
+            client_info=types.Implementation(name=client_name, version="0"),
             cache=None,
             read_timeout_seconds=60,
         ) as client:
