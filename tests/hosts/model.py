@@ -1,0 +1,310 @@
+"""A scripted model on loopback for each host: Anthropic Messages (Claude Code) and OpenAI
+Responses (Codex), both as SSE, recording every request body the host sends.
+
+The script: while the conversation holds no result of our `collect_secret` call, answer with
+that call; afterwards, answer with text that repeats what the last result said: the
+fingerprint, or, when the request is still `awaiting`, the link on its own line together with an
+`await_secret` call, as the result's note asks. Requests that are not the conversation (title
+generation, token counting, model lists) get a short generic answer, so each host's side traffic
+is handled without knowing it in advance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+SERVER = "offprompt"
+TOOL = "collect_secret"
+AWAIT = "await_secret"
+CLAUDE_TOOL = f"mcp__{SERVER}__{TOOL}"
+CLAUDE_AWAIT = f"mcp__{SERVER}__{AWAIT}"
+OURS = (TOOL, AWAIT)
+CODEX_NAMESPACE = f"mcp__{SERVER}"
+FINGERPRINT = re.compile(r'"fingerprint":"([^"]+)"')
+URL = re.compile(r'"url":"(http[^"]+)"')
+
+
+AWAITING = re.compile(r'"status":"awaiting"')
+REQUEST_ID = re.compile(r'"request_id":"([^"]+)"')
+
+
+def reply_for(result: str) -> tuple[str, dict[str, str] | None]:
+    """What the model says after reading a tool result, and the await_secret arguments when
+    it should wait for the person: the fingerprint, else the link."""
+    found = FINGERPRINT.search(result)
+    if found:
+        return f"Done. Fingerprint {found.group(1)} is what you should see on the page.", None
+    link = URL.search(result)
+    request = REQUEST_ID.search(result)
+    if link and request and AWAITING.search(result):
+        words = f"Open this link to type the key:\n{link.group(1)}"
+        return words, {"request_id": request.group(1)}
+    return "The tool gave no fingerprint: " + result[:200], None
+
+
+@dataclass
+class Recorded:
+    """One request the host made: path and JSON body (None when the body was not JSON)."""
+
+    path: str
+    body: Any
+    raw: bytes = field(repr=False)
+
+
+class ScriptedModel:
+    """One host's provider on 127.0.0.1, serving from its own thread and event loop."""
+
+    def __init__(self, kind: str, arguments: dict[str, Any]) -> None:
+        assert kind in {"anthropic", "openai"}
+        self.kind = kind
+        self.arguments = arguments
+        self.requests: list[Recorded] = []
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self._serve, name=f"model-{kind}", daemon=True)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def __enter__(self) -> ScriptedModel:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the scripted model did not start")
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        self._loop.run_until_complete(self._runner.setup())
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- what the model received --------------------------------------------------------------
+
+    def conversation(self) -> list[Recorded]:
+        """The requests that carried our tool (the agent's turns, not side requests)."""
+        return [r for r in self.requests if isinstance(r.body, dict) and self._offers_tool(r.body)]
+
+    def raw(self) -> bytes:
+        return b"\n".join(r.raw for r in self.requests)
+
+    def tool_results(self) -> list[str]:
+        """Each distinct result of our call, as the host handed it to the model."""
+        seen: list[str] = []
+        for r in self.conversation():
+            for text in self._results(r.body):
+                if text not in seen:
+                    seen.append(text)
+        return seen
+
+    def fingerprints(self) -> list[str]:
+        """The fingerprints the model was given, one per distinct tool result that held one."""
+        return [m.group(1) for t in self.tool_results() if (m := FINGERPRINT.search(t))]
+
+    # -- the script -----------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        self.requests.append(Recorded(request.path_qs, body, raw))
+        if request.method != "POST" or not isinstance(body, dict):
+            return web.json_response({"object": "list", "data": [], "models": []})
+        if self.kind == "anthropic":
+            if request.path.endswith("/count_tokens"):
+                return web.json_response({"input_tokens": 100})
+            return await self._anthropic(request, body)
+        return await self._openai(request, body)
+
+    def _offers_tool(self, body: dict[str, Any]) -> bool:
+        for tool in body.get("tools") or []:
+            if tool.get("name") == CLAUDE_TOOL or CODEX_NAMESPACE in json.dumps(tool):
+                return True
+        return False
+
+    def _results(self, body: dict[str, Any]) -> list[str]:
+        """The text of every result of our call in this request."""
+        out = []
+        if self.kind == "anthropic":
+            ours = set()
+            for message in body.get("messages") or []:
+                content = message.get("content")
+                if not isinstance(content, list):
+                    continue
+                for block in content:
+                    named = str(block.get("name", "")).removeprefix(f"mcp__{SERVER}__")
+                    if block.get("type") == "tool_use" and named in OURS:
+                        ours.add(block.get("id"))
+                    if block.get("type") == "tool_result" and block.get("tool_use_id") in ours:
+                        inner = block.get("content")
+                        if isinstance(inner, list):
+                            inner = "".join(b.get("text", "") for b in inner)
+                        out.append(str(inner))
+        else:
+            ours = set()
+            for item in body.get("input") or []:
+                if item.get("type") == "function_call" and item.get("name") in OURS:
+                    ours.add(item.get("call_id"))
+                if item.get("type") == "function_call_output" and item.get("call_id") in ours:
+                    output = item.get("output")
+                    if not isinstance(output, str):
+                        output = json.dumps(output, ensure_ascii=False)
+                    out.append(output)
+        return out
+
+    def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
+        """What to answer: words (maybe empty) and a call (tool name, JSON arguments) or None."""
+        if not self._offers_tool(body):
+            return "Collecting an API key", None
+        results = self._results(body)
+        if not results:
+            return "", (TOOL, json.dumps(self.arguments))
+        words, wait = reply_for(results[-1])
+        return words, (AWAIT, json.dumps(wait)) if wait else None
+
+    # -- Anthropic Messages ---------------------------------------------------------------------
+
+    async def _anthropic(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+        words, call = self._turn(body)
+        n = len(self.requests)
+        blocks: list[tuple[dict[str, Any], dict[str, Any], Any]] = []
+        if words:
+            blocks.append(
+                ({"type": "text", "text": ""}, {"type": "text_delta", "text": words}, words)
+            )
+        if call:
+            name, arguments = call
+            start = {"type": "tool_use", "id": f"toolu_{n:02d}", "name": f"mcp__{SERVER}__{name}"}
+            delta = {"type": "input_json_delta", "partial_json": arguments}
+            blocks.append(({**start, "input": {}}, delta, json.loads(arguments)))
+        stop = "tool_use" if call else "end_turn"
+        message = {
+            "id": f"msg_{n:02d}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "claude"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+        if not body.get("stream"):
+            content = [
+                {**start, **({"text": whole} if start["type"] == "text" else {"input": whole})}
+                for start, _delta, whole in blocks
+            ]
+            return web.json_response({**message, "content": content, "stop_reason": stop})
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("message_start", {"type": "message_start", "message": message})
+        ]
+        for index, (start, delta, _whole) in enumerate(blocks):
+            events += [
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": start},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                ),
+                ("content_block_stop", {"type": "content_block_stop", "index": index}),
+            ]
+        events += [
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        return await _sse(request, events)
+
+    # -- OpenAI Responses -----------------------------------------------------------------------
+
+    async def _openai(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+        words, call = self._turn(body)
+        n = len(self.requests)
+        rid = f"resp_{n:02d}"
+        items: list[dict[str, Any]] = []
+        if words:
+            items.append(
+                {
+                    "type": "message",
+                    "id": f"msg_{n:02d}",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": words, "annotations": []}],
+                }
+            )
+        if call:
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{n:02d}",
+                    "call_id": f"call_{n:02d}",
+                    "name": call[0],
+                    "namespace": CODEX_NAMESPACE,
+                    "arguments": call[1],
+                    "status": "completed",
+                }
+            )
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": None,
+            "output_tokens": 5,
+            "output_tokens_details": None,
+            "total_tokens": 15,
+        }
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("response.created", {"type": "response.created", "response": {"id": rid}})
+        ]
+        for index, item in enumerate(items):
+            for kind in ("response.output_item.added", "response.output_item.done"):
+                events.append((kind, {"type": kind, "output_index": index, "item": item}))
+        completed = {"id": rid, "output": items, "usage": usage}
+        events.append(("response.completed", {"type": "response.completed", "response": completed}))
+        return await _sse(request, events)
+
+
+async def _sse(
+    request: web.Request, events: list[tuple[str, dict[str, Any]]]
+) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await response.prepare(request)
+    for name, data in events:
+        line = f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+        await response.write(line.encode())
+    await response.write_eof()
+    return response
