@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from dotenv import dotenv_values
 from dotenv.parser import Binding, parse_stream
+from dotenv_texts import dotenv_texts
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from offprompt.sinks import dotenv
 
@@ -155,62 +155,6 @@ def test_entry_repr_holds_no_value(canary: str) -> None:
 
 
 # --- Differential: python-dotenv itself on arbitrary .env-like text -------------------------
-
-LINES = [
-    "A=1",
-    "export B=2",
-    "  C = 3 ",
-    "'D'=4",
-    "E",
-    "# comment = not",
-    "",
-    "   ",
-    "F='x",
-    "y'",
-    'G="a\\"b"',
-    "H=a # c",
-    "I=a#b",
-    "=bad",
-    "J='q' junk",
-    'K="m',
-    'n"',
-    "\tL=\t'v'\t#x",
-    "M=${A}",
-    "N='\\\\ \\' \\n'",
-    'O="\\t\\x\\\\"',
-    "P=' spaced '",
-    "export",
-    "export Q",
-    "R=é😀",
-    "S='#'",
-    'T="it\'s"',
-    "U= #c",
-    "V='a\\\\'",
-    "\ufeffW=1",
-]
-GRAMMAR = "AB_=x'\"#\\ \t\n\r$\x0b\x1c\x85\xa0\ufeff\u2028é😀"
-
-
-@st.composite
-def dotenv_texts(draw: st.DrawFn) -> str:
-    parts = draw(
-        st.lists(
-            st.tuples(
-                st.one_of(
-                    st.sampled_from(LINES),
-                    st.text(alphabet=GRAMMAR, max_size=10),
-                    st.text(max_size=6),
-                ),
-                st.sampled_from(["\n", "\r\n", "\r"]),
-            ),
-            max_size=12,
-        )
-    )
-    text = "".join(line + eol for line, eol in parts)
-    if draw(st.booleans()) and text:
-        text = text.rstrip("\r\n")
-    return text
-
 
 # Each example writes one file; the folder is shared, since hypothesis runs examples one by one.
 PROPERTY = settings(
