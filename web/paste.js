@@ -1,11 +1,12 @@
-/* offprompt paste parser: a pasted or dropped .env read exactly as offprompt/sinks/dotenv.py
- * reads a file (python-dotenv 1.x semantics, before ${} interpolation).
+/* offprompt paste parser: a pasted or dropped .env read exactly as python-dotenv 1.2 reads a
+ * file (`dotenv.parser.parse_stream`, before ${} interpolation). There is no python-dotenv in a
+ * browser, so this is a port; tests/page/test_paste_parity.py holds it to python-dotenv itself.
  *
  * A plain script, no modules and no build step. It defines one global:
  *   offpromptParseDotenv(text) -> {entries: [[key, value or null], ...], bad: [line, ...]}
  * `entries` holds every statement with a key in text order (value null for a bare `KEY`);
- * `bad` the line numbers python-dotenv would skip. tests/page/dotenv_cases.json runs one table
- * through both parsers: change them together.
+ * `bad` the line numbers python-dotenv would skip (where each one's text starts).
+ * tests/page/dotenv_cases.json runs one table through both: change them together.
  */
 (function (root) {
   "use strict";
@@ -21,8 +22,10 @@
   var SINGLE_QUOTED_KEY = re("'([^']+)'");
   var UNQUOTED_KEY = re("([^=#" + WS + "]+)");
   var EQUAL_SIGN = re("(=[" + SP + "]*)");
-  var SINGLE_QUOTED_VALUE = re("'((?:\\\\'|[^'])*)'");
-  var DOUBLE_QUOTED_VALUE = re('"((?:\\\\"|[^"])*)"');
+  // A backslash always escapes the character after it, line breaks included (Python's DOTALL
+  // `.` is [\s\S] here), so `\\` before a quote does not escape the quote.
+  var SINGLE_QUOTED_VALUE = re("'((?:\\\\[\\s\\S]|[^'\\\\])*)'");
+  var DOUBLE_QUOTED_VALUE = re('"((?:\\\\[\\s\\S]|[^"\\\\])*)"');
   var UNQUOTED_VALUE = re("([^\\r\\n]*)");
   var COMMENT = re("(?:[" + SP + "]*#[^\\r\\n]*)?");
   var END_OF_LINE = re("[" + SP + "]*(?:\\r\\n|\\n|\\r|$)");
@@ -47,13 +50,7 @@
   function toLf(s) { return s.replace(/\r\n/g, "\n").replace(/\r/g, "\n"); }
 
   function decode(pattern, raw) {
-    return toLf(raw).replace(pattern, function (e) { return ESCAPES[e.charAt(1)]; });
-  }
-
-  function lineOf(text, pos) {
-    var before = text.slice(0, pos);
-    var count = function (re) { return (before.match(re) || []).length; };
-    return count(/\n/g) + count(/\r/g) - count(/\r\n/g) + 1;
+    return raw.replace(pattern, function (e) { return ESCAPES[e.charAt(1)]; });
   }
 
   function value(text, pos) {
@@ -73,17 +70,27 @@
     return [m[1].replace(UNQUOTED_COMMENT, "").replace(TRAILING, ""), end(m)];
   }
 
-  root.offpromptParseDotenv = function (text) {
+  root.offpromptParseDotenv = function (raw) {
+    // As python-dotenv reads a file: universal newlines (CRLF and CR become LF), and a leading
+    // byte-order mark dropped.
+    var text = toLf(raw);
+    if (text.charAt(0) === "\ufeff") text = text.slice(1);
     var entries = [];
     var bad = [];
     var pos = 0;
     var n = text.length;
+    var line = 1;
+    var counted = 0;
+    function lineOf(at) {
+      for (; counted < at; counted++) if (text.charAt(counted) === "\n") line++;
+      return line;
+    }
     while (pos < n) {
       var mark = pos;
       pos = end(match(MULTILINE_WHITESPACE, text, pos));
       if (pos >= n) break;
       var blank = text.slice(mark, pos);
-      var lineStart = mark + Math.max(blank.lastIndexOf("\n"), blank.lastIndexOf("\r")) + 1;
+      var lineStart = mark + blank.lastIndexOf("\n") + 1;
       var key = null;
       var val = null;
       try {
@@ -93,7 +100,7 @@
           key = null;
         } else if (text.charAt(pos) === "'") {
           m = match(SINGLE_QUOTED_KEY, text, pos);
-          key = toLf(m[1]);
+          key = m[1];
           pos = end(m);
         } else {
           m = match(UNQUOTED_KEY, text, pos);
@@ -102,16 +109,21 @@
         }
         pos = end(match(WHITESPACE, text, pos));
         if (text.charAt(pos) === "=") {
-          pos = end(match(EQUAL_SIGN, text, pos));
-          var got = value(text, pos);
-          val = got[0];
-          pos = got[1];
+          var eq = match(EQUAL_SIGN, text, pos);
+          pos = end(eq);
+          if (eq[1].length > 1 && text.charAt(pos) === "#") {
+            val = ""; // `KEY= # note`: empty, and the rest is a comment
+          } else {
+            var got = value(text, pos);
+            val = got[0];
+            pos = got[1];
+          }
         }
         pos = end(match(COMMENT, text, pos));
         pos = end(match(END_OF_LINE, text, pos));
       } catch (e) {
         if (e !== NO_MATCH) throw e;
-        bad.push(lineOf(text, lineStart));
+        bad.push(lineOf(lineStart));
         pos = end(match(REST_OF_LINE, text, pos));
         continue;
       }

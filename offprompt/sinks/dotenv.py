@@ -1,17 +1,20 @@
-"""The .env format: a parser with python-dotenv's semantics, the value serializer, and the upsert.
-
-Pure text in, text out; no I/O. The page's paste parser and `offprompt keys` reuse `parse`/`keys`.
+"""The .env format: python-dotenv's own parser with raw-text offsets, the value serializer, and
+the upsert. Pure text in, text out; no I/O. `offprompt keys` and the checks reuse `parse`/`keys`.
 """
 
 from __future__ import annotations
 
 import bisect
+import io
 import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import RefusedRequest, UnsafeValue
+
+if TYPE_CHECKING:
+    from dotenv.parser import Binding
 
 __all__ = [
     "FILE_SINK_HINT",
@@ -34,45 +37,17 @@ NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FILE_SINK_HINT = 'use a file sink (sink: {kind: "file"})'
 
 # --- Parsing -------------------------------------------------------------------------------
-# A port of python-dotenv 1.x `parser.py` that keeps character offsets, so the upsert can splice
-# the text and leave every other byte alone. python-dotenv reads the file in universal-newline
-# mode; running these same expressions on the raw text gives the same keys and values, except
-# that CR/CRLF inside quoted values must become LF afterwards, which `_newlines_to_lf` does.
-_MULTILINE_WHITESPACE = re.compile(r"\s*", re.MULTILINE)
-_WHITESPACE = re.compile(r"[^\S\r\n]*")
-_EXPORT = re.compile(r"(?:export[^\S\r\n]+)?")
-_SINGLE_QUOTED_KEY = re.compile(r"'([^']+)'")
-_UNQUOTED_KEY = re.compile(r"([^=\#\s]+)")
-_EQUAL_SIGN = re.compile(r"(=[^\S\r\n]*)")
-_SINGLE_QUOTED_VALUE = re.compile(r"'((?:\\'|[^'])*)'")
-_DOUBLE_QUOTED_VALUE = re.compile(r'"((?:\\"|[^"])*)"')
-_UNQUOTED_VALUE = re.compile(r"([^\r\n]*)")
-_COMMENT = re.compile(r"(?:[^\S\r\n]*#[^\r\n]*)?")
-_END_OF_LINE = re.compile(r"[^\S\r\n]*(?:\r\n|\n|\r|$)")
-_REST_OF_LINE = re.compile(r"[^\r\n]*(?:\r|\n|\r\n)?")
-_DOUBLE_QUOTE_ESCAPES = re.compile(r"\\[\\'\"abfnrtv]")
-_SINGLE_QUOTE_ESCAPES = re.compile(r"\\[\\']")
-_UNQUOTED_COMMENT = re.compile(r"\s+#.*")
-_EOL = re.compile(r"(?:\r\n|\n|\r)\Z")
-_ESCAPES = {
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "a": "\a",
-    "b": "\b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-}
+# python-dotenv's own parser decides every key, value and unreadable statement; this part only
+# finds where each statement sits in the raw text, so the upsert can splice it and leave every
+# other byte alone. `dotenv_values(path)` opens the file in universal-newline mode, so the
+# parser is given the text with CRLF and CR turned into LF, and offsets are mapped back to the
+# raw text. python-dotenv is imported on the first read, not when the server starts.
+_CRLF = re.compile(r"\r\n")
+_EXPORT = re.compile(r"export[^\S\r\n]+")
+_BOM = "\ufeff"
 # python-dotenv's `${NAME}` / `${NAME:-default}` interpolation, applied by `dotenv_values()` to
 # every value whatever its quoting (variables.py, `_posix_variable`).
 _INTERPOLATION = re.compile(r"\$\{[^}:]*(?::-[^}]*)?\}")
-
-
-class _NoMatch(Exception):
-    """A grammar rule failed: python-dotenv skips the rest of the line."""
 
 
 @dataclass(frozen=True)
@@ -80,10 +55,10 @@ class Entry:
     """One `KEY=value` (or bare `KEY`) statement as python-dotenv reads it.
 
     `value` is None for a bare `KEY` line, else the value before `${}` interpolation. `start`/`end`
-    are character offsets of the whole statement: from the start of the key's line (indentation
-    included, blank lines before it excluded) to after its line ending. `prefix` is the text
-    before the key (indentation, `export `), `comment` a ` # ...` kept after the value (or ''),
-    `eol` the statement's line ending ('' at the end of the text).
+    are character offsets of the whole statement in the raw text: from the start of the key's
+    line (indentation included, blank lines before it excluded) to after its line ending.
+    `prefix` is the text before the key (indentation, `export `), `comment` a ` # ...` kept after
+    the value (or ''), `eol` the statement's raw line ending ('' at the end of the text).
     """
 
     key: str
@@ -101,109 +76,83 @@ def _newlines_to_lf(s: str) -> str:
     return s.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _decode(pattern: re.Pattern[str], raw: str) -> str:
-    return pattern.sub(lambda m: _ESCAPES[m.group(0)[1]], _newlines_to_lf(raw))
+def _python_dotenv(lf_text: str) -> Iterator[Binding]:
+    """python-dotenv's bindings for text already in universal-newline form."""
+    from dotenv.parser import parse_stream
+
+    return parse_stream(io.StringIO(lf_text, newline="\n"))
 
 
-def _match(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
-    m = pattern.match(text, pos)
-    if m is None:
-        raise _NoMatch
-    return m
+class _RawOffsets:
+    """Maps an offset in the LF-only text back to the raw text: each CRLF before it is one
+    character longer there."""
 
-
-_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-class _Lines:
-    """Line numbers by offset, found once per text: looking each one up by counting from the
-    start made parsing quadratic in the file's length."""
-
-    def __init__(self, text: str) -> None:
-        # Universal newlines: CRLF, CR and LF each end one line, counted from its first byte on.
-        self._breaks = [m.start() + 1 for m in _BREAK.finditer(text)]
+    def __init__(self, raw: str) -> None:
+        self._lfs = [m.start() - i for i, m in enumerate(_CRLF.finditer(raw))]
 
     def of(self, pos: int) -> int:
-        return bisect.bisect_right(self._breaks, pos) + 1
+        return pos + bisect.bisect_left(self._lfs, pos)
 
 
 def _statements(text: str) -> tuple[list[Entry], list[int]]:
     """Every statement with a key, and the first line of every statement python-dotenv skips."""
+    lf = _newlines_to_lf(text)
+    raw = _RawOffsets(text)
     entries: list[Entry] = []
     errors: list[int] = []
-    lines = _Lines(text)
-    pos = 0
-    n = len(text)
-    while pos < n:
-        mark = pos
-        pos = _match(_MULTILINE_WHITESPACE, text, pos).end()
-        if pos >= n:
-            break
-        blank = text[mark:pos]
-        cut = max(blank.rfind("\n"), blank.rfind("\r"))
-        line_start = mark + cut + 1
-        try:
-            pos = _match(_EXPORT, text, pos).end()
-            key_start = pos
-            if text.startswith("#", pos):
-                key: str | None = None
-            elif text.startswith("'", pos):
-                m = _match(_SINGLE_QUOTED_KEY, text, pos)
-                key, pos = _newlines_to_lf(m.group(1)), m.end()
-            else:
-                m = _match(_UNQUOTED_KEY, text, pos)
-                key, pos = m.group(1), m.end()
-            pos = _match(_WHITESPACE, text, pos).end()
-            value: str | None = None
-            comment = ""
-            if text.startswith("=", pos):
-                pos = _match(_EQUAL_SIGN, text, pos).end()
-                value, comment, pos = _value(text, pos)
-            m = _match(_COMMENT, text, pos)
-            if m.group(0) and not comment:
-                comment = m.group(0)
-            pos = m.end()
-            m = _match(_END_OF_LINE, text, pos)
-            eol_start, pos = m.start(), m.end()
-        except _NoMatch:
-            errors.append(lines.of(line_start))
-            pos = _match(_REST_OF_LINE, text, pos).end()
+    pos = len(_BOM) if lf.startswith(_BOM) else 0  # python-dotenv drops a leading BOM
+    for binding in _python_dotenv(lf):
+        s = binding.original.string
+        at, pos = pos, pos + len(s)
+        blank = s[: len(s) - len(s.lstrip())]  # python-dotenv's `\s*` before the statement
+        own = blank.rfind("\n") + 1  # the statement's own text starts on this line
+        first_line = binding.original.line + blank.count("\n")
+        key = binding.key
+        if key is None:  # a comment, the blanks at the end, or a statement python-dotenv skips
+            if binding.error:
+                errors.append(first_line)
             continue
-        if key is None:
-            continue
-        eol_m = _EOL.search(text, eol_start, pos)
+        eol = "\n" if s.endswith("\n") else ""
+        body = s[own : len(s) - len(eol)]
         entries.append(
             Entry(
                 key=key,
-                value=value,
-                start=line_start,
-                end=pos,
-                first_line=lines.of(line_start),
-                last_line=lines.of(eol_start),
-                prefix=text[line_start:key_start],
-                # Only a comment bash also sees as one (blank, then `#`) is worth keeping.
-                comment=comment if re.fullmatch(r"[ \t]+#[^\r\n]*", comment) else "",
-                eol=eol_m.group(0) if eol_m else "",
+                value=binding.value,
+                start=raw.of(at + own),
+                end=raw.of(pos),
+                first_line=first_line,
+                last_line=first_line + body.count("\n"),
+                prefix=_prefix(body, key),
+                comment=_comment(s, len(s) - len(eol), key, binding.value),
+                eol=text[raw.of(pos - len(eol)) : raw.of(pos)],
             )
         )
     return entries, errors
 
 
-def _value(text: str, pos: int) -> tuple[str, str, int]:
-    """The value at `pos`, an inline comment found inside an unquoted one, and the new offset."""
-    if text.startswith("'", pos):
-        m = _match(_SINGLE_QUOTED_VALUE, text, pos)
-        return _decode(_SINGLE_QUOTE_ESCAPES, m.group(1)), "", m.end()
-    if text.startswith('"', pos):
-        m = _match(_DOUBLE_QUOTED_VALUE, text, pos)
-        return _decode(_DOUBLE_QUOTE_ESCAPES, m.group(1)), "", m.end()
-    if pos >= len(text) or text[pos] in "\r\n":
-        return "", "", pos
-    m = _match(_UNQUOTED_VALUE, text, pos)
-    part = m.group(1)
-    c = _UNQUOTED_COMMENT.search(part)
-    comment = part[c.start() :].rstrip() if c else ""
-    return _UNQUOTED_COMMENT.sub("", part).rstrip(), comment, m.end()
+def _prefix(body: str, key: str) -> str:
+    """The indentation and `export ` before the key python-dotenv read from `body`."""
+    rest = body.lstrip()
+    indent = body[: len(body) - len(rest)]
+    m = _EXPORT.match(rest)
+    if m and rest[m.end() :].startswith((key, f"'{key}'")):
+        return indent + m.group(0)
+    return indent
+
+
+def _comment(s: str, stop: int, key: str, value: str | None) -> str:
+    """The longest ` #...` ending the statement's last line that python-dotenv reads as a
+    comment: without it, the statement still gives the same key and value.
+
+    Only a comment bash also sees as one (a blank, then `#`) is worth keeping.
+    """
+    line_start = s.rfind("\n", 0, stop) + 1
+    for m in re.finditer(r"[ \t]+#", s[line_start:stop]):
+        cut = line_start + m.start()
+        rest = list(_python_dotenv(s[:cut] + s[stop:]))
+        if [(b.key, b.value, b.error) for b in rest] == [(key, value, False)]:
+            return s[cut:stop]
+    return ""
 
 
 def parse(text: str) -> list[Entry]:
@@ -212,18 +161,30 @@ def parse(text: str) -> list[Entry]:
 
 
 def bad_lines(text: str) -> tuple[int, ...]:
-    """Line numbers of statements python-dotenv cannot read (it skips them with a warning)."""
+    """Line numbers of statements python-dotenv cannot read (it skips them with a warning).
+
+    Each is the line where the statement's text starts (python-dotenv's warning names the line
+    after the previous statement, which may be a blank line before it).
+    """
     return tuple(_statements(text)[1])
 
 
+def _held(entries: list[Entry]) -> dict[str, str]:
+    last: dict[str, str | None] = {}
+    for e in entries:
+        last[e.key] = e.value
+    return {k: v for k, v in last.items() if v is not None}
+
+
 def values(text: str) -> dict[str, str]:
-    """The value each assigned key ends with (the last assignment wins), before interpolation."""
-    return {e.key: e.value for e in parse(text) if e.value is not None}
+    """What `dotenv_values(path, interpolate=False)` gives for a file holding `text`, without
+    the keys it maps to None: the last statement of a key wins, and a bare `KEY` unsets it."""
+    return _held(parse(text))
 
 
 def keys(text: str) -> tuple[str, ...]:
-    """Every key the text assigns (with `=`), once each, in the order they first appear."""
-    return tuple(dict.fromkeys(e.key for e in parse(text) if e.value is not None))
+    """The keys `values` holds, in the order they first appear (as python-dotenv's dict)."""
+    return tuple(values(text))
 
 
 # --- Serializing ---------------------------------------------------------------------------
@@ -355,7 +316,7 @@ def upsert(
             raise RefusedRequest(f"{name!r} is not a variable name bash can read.")
         serialize_value(value)  # raise before building anything
     entries = parse(text)
-    held = {e.key: e.value for e in entries if e.value is not None}
+    held = _held(entries)
     eol = dominant_eol(text)
     edits: list[tuple[int, int, str]] = []
     added: list[str] = []

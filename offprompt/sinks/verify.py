@@ -4,6 +4,8 @@ python-dotenv, Node and bash, whatever the other lines do; else a reason naming 
 
 from __future__ import annotations
 
+import io
+import logging
 import re
 from collections.abc import Mapping
 
@@ -32,10 +34,21 @@ def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str)
 def _python_dotenv(
     new_text: str, old_text: str, written: Mapping[str, str], shown: str
 ) -> str | None:
-    entries = dotenv.parse(new_text)
+    # python-dotenv itself, as an app calls it (defaults, interpolation on), on the bytes about
+    # to be written, decoded the way `dotenv_values(path)` opens the file (universal newlines).
+    from dotenv import dotenv_values
+
+    stream = io.TextIOWrapper(io.BytesIO(new_text.encode("utf-8")), encoding="utf-8")
+    # Its warning for each line it skips numbers the text about to be written; the reason below
+    # names the line of the file as it is, so the warning would only mislead.
+    logger = logging.getLogger("dotenv.main")
+    logger.addFilter(_drop)
+    try:
+        read = dotenv_values(stream=stream)
+    finally:
+        logger.removeFilter(_drop)
     for name, value in written.items():
-        mine = [e for e in entries if e.key == name]
-        if len(mine) != 1 or mine[0].value != value:
+        if read.get(name) != value:
             bad = dotenv.bad_lines(old_text)
             where = f" (look at line {_lines(bad)})" if bad else ""
             return (
@@ -43,6 +56,10 @@ def _python_dotenv(
                 f" it{where}; fix that line and try again."
             )
     return None
+
+
+def _drop(record: logging.LogRecord) -> bool:
+    return False
 
 
 def _node(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:

@@ -1,8 +1,10 @@
-"""The page's paste parser (web/paste.js) reads .env text exactly as offprompt.sinks.dotenv does.
+"""The page's paste parser (web/paste.js) reads .env text exactly as python-dotenv does.
 
-One table (dotenv_cases.json) runs through both parsers; seeded random texts compare them too.
+There is no python-dotenv in a browser, so the page keeps a port; python-dotenv itself is the
+oracle. One table (dotenv_cases.json) runs through both; seeded random texts compare them too.
 """
 
+import io
 import json
 import random
 import subprocess
@@ -10,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dotenv.parser import parse_stream
 from helpers import node_or_skip
 
 from offprompt.sinks import dotenv
@@ -35,11 +38,20 @@ process.stdout.write(JSON.stringify(texts.map((t) => offpromptParseDotenv(t))));
 
 
 def python_parse(text: str) -> dict[str, Any]:
-    """What offprompt.sinks.dotenv reads, in paste.js's shape."""
-    return {
-        "entries": [[e.key, e.value] for e in dotenv.parse(text)],
-        "bad": list(dotenv.bad_lines(text)),
-    }
+    """What python-dotenv reads from a file holding `text`, in paste.js's shape.
+
+    A skipped statement is numbered by the line its text starts on, after the blank lines
+    python-dotenv counts into it (its own warning names the line where those begin).
+    """
+    # Opened as dotenv_values(path) opens a file: UTF-8, universal newlines.
+    stream = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+    bindings = list(parse_stream(stream))
+    bad = []
+    for b in bindings:
+        if b.error:
+            s = b.original.string
+            bad.append(b.original.line + s[: len(s) - len(s.lstrip())].count("\n"))
+    return {"entries": [[b.key, b.value] for b in bindings if b.key is not None], "bad": bad}
 
 
 def node_parse(texts: list[str]) -> list[dict[str, Any]]:
@@ -61,9 +73,19 @@ def expected(case: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_python_parser_reads_each_table_case_as_stated(case: dict[str, Any]) -> None:
-    """offprompt.sinks.dotenv gives the table's entries and unreadable lines."""
+def test_python_dotenv_reads_each_table_case_as_stated(case: dict[str, Any]) -> None:
+    """python-dotenv gives the table's entries and unreadable lines."""
     assert python_parse(case["text"]) == expected(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_offprompt_reads_each_table_case_as_stated(case: dict[str, Any]) -> None:
+    """offprompt.sinks.dotenv (the server's side of a pasted file) agrees with the table."""
+    actual = {
+        "entries": [[e.key, e.value] for e in dotenv.parse(case["text"])],
+        "bad": list(dotenv.bad_lines(case["text"])),
+    }
+    assert expected(case) == actual
 
 
 def test_page_parser_reads_every_table_case_as_stated() -> None:

@@ -1,11 +1,14 @@
-"""offprompt.sinks.dotenv.parse reads .env text exactly as python-dotenv does, with offsets."""
+"""offprompt.sinks.dotenv.parse reads .env text as python-dotenv does, with raw-text offsets."""
 
 import io
+import re
+from pathlib import Path
 
 import pytest
-from dotenv.parser import parse_stream
+from dotenv import dotenv_values
+from dotenv.parser import Binding, parse_stream
+from dotenv_texts import dotenv_texts
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from offprompt.sinks import dotenv
 
@@ -19,7 +22,8 @@ CASES = [
     ("A='x y' # c\n", [("A", "x y", 1, 1)]),
     ("A=x y # c\n", [("A", "x y", 1, 1)]),
     ("A=x#y\n", [("A", "x#y", 1, 1)]),
-    ("A= # c\n", [("A", "# c", 1, 1)]),
+    ("A= # c\n", [("A", "", 1, 1)]),
+    ("A=#c\n", [("A", "#c", 1, 1)]),
     ("A=\nB=''\nC=\"\"\n", [("A", "", 1, 1), ("B", "", 2, 2), ("C", "", 3, 3)]),
     ("A\n", [("A", None, 1, 1)]),
     ("'A'=1\n", [("A", "1", 1, 1)]),
@@ -29,15 +33,35 @@ CASES = [
     ("A=1\rB=2\r", [("A", "1", 1, 1), ("B", "2", 2, 2)]),
     ('A="a\\nb\\"c\\\\"\n', [("A", 'a\nb"c\\', 1, 1)]),
     ("A='a\\nb\\'c\\\\'\n", [("A", "a\\nb'c\\", 1, 1)]),
+    ('O="\\t\\x\\\\"\nG="a\\"b"\n', [("O", "\t\\x\\", 1, 1), ("G", 'a"b', 2, 2)]),
     ("A=${B}\n", [("A", "${B}", 1, 1)]),
     ("garbage here\nA=1\n", [("A", "1", 2, 2)]),
     ("A='unclosed\nB=2\n", [("B", "2", 2, 2)]),
     ("A=1\nA=2\n", [("A", "1", 1, 1), ("A", "2", 2, 2)]),
+    ("\ufeffA=1\n", [("A", "1", 1, 1)]),
 ]
 
 
+def read_file(text: str, folder: Path) -> Path:
+    """`text` as a UTF-8 file, bytes exactly as given (no newline translation on write)."""
+    path = folder / ".env"
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def bindings(path: Path) -> list[Binding]:
+    """python-dotenv's own statements, from the file opened the way `dotenv_values` opens it."""
+    with open(path, encoding="utf-8") as f:
+        return list(parse_stream(f))
+
+
+def held(path: Path) -> dict[str, str]:
+    """`dotenv_values(path)` before interpolation, without the keys it maps to None."""
+    return {k: v for k, v in dotenv_values(path, interpolate=False).items() if v is not None}
+
+
 @pytest.mark.parametrize(("text", "expected"), CASES)
-def test_parse_reads_each_statement_like_python_dotenv(
+def test_parse_reads_each_statement_as_the_table_says(
     text: str, expected: list[tuple[str, str | None, int, int]]
 ) -> None:
     """Keys, values and line spans match the table."""
@@ -45,18 +69,68 @@ def test_parse_reads_each_statement_like_python_dotenv(
     assert expected == actual
 
 
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_table_says_what_python_dotenv_reads(
+    text: str, expected: list[tuple[str, str | None, int, int]], tmp_path: Path
+) -> None:
+    """The table's keys and values are python-dotenv's own, from a file on disk."""
+    statements = [(b.key, b.value) for b in bindings(read_file(text, tmp_path)) if b.key]
+    assert [(key, value) for key, value, _, _ in expected] == statements
+
+
+def test_escaped_backslash_before_a_closing_quote_ends_the_value(tmp_path: Path) -> None:
+    """`O="\\t\\x\\\\"` ends at its quote, so the next line is a statement of its own."""
+    text = 'O="\\t\\x\\\\"\nG="a\\"b"\n'
+    assert held(read_file(text, tmp_path)) == dotenv.values(text)
+    assert ("O", "G") == dotenv.keys(text)
+
+
+def test_blank_after_equals_then_hash_is_an_empty_value_and_a_comment() -> None:
+    """`A= # c` is A='' with a comment (python-dotenv 1.2), and the comment is kept."""
+    (entry,) = dotenv.parse("A= # c\n")
+    assert ("", " # c") == (entry.value, entry.comment)
+
+
+def test_crlf_inside_a_quoted_value_reads_as_lf_like_the_file(tmp_path: Path) -> None:
+    """Values are what dotenv_values(path) reads: CRLF and CR inside quotes become LF."""
+    text = "A='l1\r\nl2\rl3'\r\nB=2\r\n"
+    assert {"A": "l1\nl2\nl3", "B": "2"} == dotenv.values(text)
+    assert held(read_file(text, tmp_path)) == dotenv.values(text)
+
+
+def test_a_later_bare_key_unsets_the_value_as_in_python_dotenv(tmp_path: Path) -> None:
+    """`A=1` then `A`: dotenv_values maps A to None, so A is neither a value nor a key."""
+    text = "A=1\nB=2\nA\n"
+    assert ({"B": "2"}, ("B",)) == (dotenv.values(text), dotenv.keys(text))
+    assert held(read_file(text, tmp_path)) == dotenv.values(text)
+
+
+def test_leading_bom_is_not_part_of_the_first_key() -> None:
+    """python-dotenv drops a leading BOM; the entry starts after it, so the upsert keeps it."""
+    text = "\ufeffA=1\nB=2\n"
+    first = dotenv.parse(text)[0]
+    assert ("A", 1, "A=1\n") == (first.key, first.start, text[first.start : first.end])
+
+
 def test_entry_span_covers_indentation_and_line_ending_but_not_blank_lines_before() -> None:
-    """start/end cut exactly the statement's own lines."""
-    text = "X=1\n\n  export A='a\nb' # c\r\nY=2\n"
+    """start/end cut exactly the statement's own lines, offsets in the raw (CRLF) text."""
+    text = "X=1\r\n\r\n  export A='a\r\nb' # c\r\nY=2\r\n"
     (entry,) = [e for e in dotenv.parse(text) if e.key == "A"]
-    assert "  export A='a\nb' # c\r\n" == text[entry.start : entry.end]
+    assert "  export A='a\r\nb' # c\r\n" == text[entry.start : entry.end]
     assert ("  export ", " # c", "\r\n") == (entry.prefix, entry.comment, entry.eol)
+    assert (3, 4) == (entry.first_line, entry.last_line)
 
 
 def test_entry_keeps_only_a_comment_bash_also_reads_as_one() -> None:
     """A `#` glued to a closing quote is not kept as a comment."""
     (entry,) = dotenv.parse("A='x'#c\n")
     assert "" == entry.comment
+
+
+def test_comment_is_all_of_it_from_the_first_hash_python_dotenv_skips() -> None:
+    """A `#` inside quotes is value; from the first blank-then-`#` after them on, comment."""
+    entries = dotenv.parse("A='v #1' # c #2\nB=x # c #3\n")
+    assert [" # c #2", " # c #3"] == [e.comment for e in entries]
 
 
 def test_keys_lists_assigned_names_once_in_first_appearance_order() -> None:
@@ -70,8 +144,8 @@ def test_values_lets_the_last_assignment_win() -> None:
 
 
 def test_bad_lines_names_the_statements_python_dotenv_skips() -> None:
-    """Line numbers of unreadable statements."""
-    assert (2, 4) == dotenv.bad_lines("A=1\n=x\nB=2\nC='open\n")
+    """Line numbers of unreadable statements, where their text starts (not the blank before)."""
+    assert (2, 6) == dotenv.bad_lines("A=1\n=x\nB=2\n\n\nC='open\n")
 
 
 def test_entry_repr_holds_no_value(canary: str) -> None:
@@ -80,80 +154,68 @@ def test_entry_repr_holds_no_value(canary: str) -> None:
     assert canary not in repr(entry)
 
 
-# --- Differential: the same statements as python-dotenv on arbitrary .env-like text ---------
+# --- Differential: python-dotenv itself on arbitrary .env-like text -------------------------
 
-LINES = [
-    "A=1",
-    "export B=2",
-    "  C = 3 ",
-    "'D'=4",
-    "E",
-    "# comment = not",
-    "",
-    "   ",
-    "F='x",
-    "y'",
-    'G="a\\"b"',
-    "H=a # c",
-    "I=a#b",
-    "=bad",
-    "J='q' junk",
-    'K="m',
-    'n"',
-    "\tL=\t'v'\t#x",
-    "M=${A}",
-    "N='\\\\ \\' \\n'",
-    'O="\\t\\x\\\\"',
-    "P=' spaced '",
-    "export",
-    "export Q",
-    "R=é😀",
-    "S='#'",
-    'T="it\'s"',
-]
-
-
-@st.composite
-def dotenv_texts(draw: st.DrawFn) -> str:
-    parts = draw(
-        st.lists(
-            st.tuples(
-                st.one_of(st.sampled_from(LINES), st.text(max_size=8)),
-                st.sampled_from(["\n", "\r\n", "\r"]),
-            ),
-            max_size=12,
-        )
-    )
-    text = "".join(line + eol for line, eol in parts)
-    if draw(st.booleans()) and text:
-        text = text.rstrip("\r\n")
-    return text
-
-
-def _python_dotenv(text: str) -> tuple[list[tuple[str, str | None]], int]:
-    # python-dotenv opens the file in universal-newline text mode, as this wrapper does.
-    stream = io.TextIOWrapper(io.BytesIO(text.encode("utf-8", "surrogatepass")), encoding="utf-8")
-    bindings = list(parse_stream(stream))
-    return [(b.key, b.value) for b in bindings if b.key is not None], sum(b.error for b in bindings)
-
-
-@settings(max_examples=600, deadline=None, database=None)
-@given(text=dotenv_texts())
-def test_parse_agrees_with_python_dotenv_on_any_text(text: str) -> None:
-    """Same keys, values and number of skipped statements as python-dotenv's own parser."""
-    expected, errors = _python_dotenv(text)
-    actual = [(e.key, e.value) for e in dotenv.parse(text)]
-    assert expected == actual
-    assert errors == len(dotenv.bad_lines(text))
-
-
-@settings(
-    max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+# Each example writes one file; the folder is shared, since hypothesis runs examples one by one.
+PROPERTY = settings(
+    max_examples=400,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("dotenv")
+
+
+@PROPERTY
 @given(text=dotenv_texts())
-def test_entries_never_overlap_and_stay_inside_the_text(text: str) -> None:
-    """Spans are ordered, disjoint and in range, so splicing them is safe."""
+def test_python_dotenv_statements_are_the_whole_text_in_order(text: str, folder: Path) -> None:
+    """The offsets' premise: the statements' original texts, blank lines, comments and
+    unreadable lines included, put together give the text python-dotenv read."""
+    read = bindings(read_file(text, folder))
+    lf = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert lf.removeprefix("\ufeff") == "".join(b.original.string for b in read)
+
+
+@PROPERTY
+@given(text=dotenv_texts())
+def test_parse_values_keys_and_bad_lines_agree_with_python_dotenv(text: str, folder: Path) -> None:
+    """Same statements, values, keys and skipped statements as python-dotenv reading the file."""
+    path = read_file(text, folder)
+    read = bindings(path)
+    assert [(b.key, b.value) for b in read if b.key is not None] == [
+        (e.key, e.value) for e in dotenv.parse(text)
+    ]
+    assert held(path) == dotenv.values(text)
+    assert tuple(held(path)) == dotenv.keys(text)
+    # Each skipped statement by the line its text starts on: no earlier than python-dotenv's
+    # line (the end of the statement before), and that raw line starts the statement's text.
+    lines = re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff"))
+    errors = [b for b in read if b.error]
+    bad = dotenv.bad_lines(text)
+    assert len(errors) == len(bad)
+    for b, number in zip(errors, bad, strict=True):
+        assert b.original.line <= number
+        assert lines[number - 1].lstrip() == b.original.string.lstrip().split("\n", 1)[0]
+
+
+@PROPERTY
+@given(text=dotenv_texts())
+def test_each_entry_span_alone_reads_as_that_entry(text: str) -> None:
+    """Spans are ordered, disjoint, in range, start with the prefix, end with the comment and
+    line ending, and python-dotenv reads each span alone as exactly that statement."""
     end = 0
-    for entry in dotenv.parse(text):
-        assert end <= entry.start < entry.end <= len(text)
-        end = entry.end
+    for e in dotenv.parse(text):
+        assert end <= e.start < e.end <= len(text)
+        end = e.end
+        span = text[e.start : e.end]
+        assert span.startswith(e.prefix)
+        assert span.endswith(e.comment + e.eol)
+        # After a line break, so that a key starting with U+FEFF is not taken for a BOM.
+        alone = "\n" + span.replace("\r\n", "\n").replace("\r", "\n")
+        assert [(e.key, e.value, False)] == [
+            (b.key, b.value, b.error) for b in parse_stream(io.StringIO(alone))
+        ]

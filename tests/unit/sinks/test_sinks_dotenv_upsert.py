@@ -1,10 +1,12 @@
 """offprompt.sinks.dotenv.upsert and serialize_value: exact bytes in, exact bytes out."""
 
 import io
+from pathlib import Path
 
 import pytest
 from dotenv import dotenv_values
-from hypothesis import given, settings
+from dotenv_texts import dotenv_texts
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from offprompt.errors import RefusedRequest, UnsafeValue
@@ -297,3 +299,50 @@ def test_upserted_unpacks_as_text_and_name_lists() -> None:
         "B=1\nC=2\n", {"A": "a", "B": "b", "C": "c"}, {"C"}
     )
     assert ("B=b\nC=2\nA=a\n", ("A",), ("B",), ("C",)) == (new_text, added, replaced, kept)
+
+
+# Names the generated text also holds, in every kind of statement (see dotenv_texts.LINES).
+NAMES = ["A", "B", "E", "F", "G", "M", "O", "U", "OP"]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("upsert")
+
+
+def _as_file(text: str, path: Path) -> Path:
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    before=dotenv_texts(),
+    values=st.dictionaries(st.sampled_from(NAMES), SAFE_VALUES, min_size=1),
+    keep=st.frozensets(st.sampled_from(NAMES)),
+)
+def test_python_dotenv_reads_new_values_exactly_and_every_other_key_unchanged(
+    before: str, values: dict[str, str], keep: frozenset[str], folder: Path
+) -> None:
+    """On any text, python-dotenv reads each written name as its new value and every other
+    key (kept ones included) as before; only an unreadable line can hide a written name."""
+    result = dotenv.upsert(before, values, keep)
+    # Kept exactly when python-dotenv holds a non-empty value (before interpolation).
+    old_raw = dotenv_values(_as_file(before, folder / "old.env"), interpolate=False)
+    assert tuple(n for n in values if n in keep and old_raw.get(n)) == result.kept
+    new_path = _as_file(result.text, folder / "new.env")
+    read = dotenv_values(new_path)  # what an app gets: defaults, interpolation on
+    written = {n: v for n, v in values.items() if n not in result.kept}
+    if any(read.get(n) != v for n, v in written.items()):
+        assert dotenv.bad_lines(before)  # the write is refused, naming that line
+        return
+    # Uninterpolated, since `M=${A}` rightly changes with A.
+    new_raw = dotenv_values(new_path, interpolate=False)
+    assert {k: v for k, v in old_raw.items() if k not in written} == {
+        k: v for k, v in new_raw.items() if k not in written
+    }
