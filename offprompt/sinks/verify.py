@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 from collections.abc import Mapping
 
 from offprompt.sinks import dotenv, nodeenv, shell
 
 __all__ = ["hidden"]
 
-# Each reader is asked in its own terms: python-dotenv through our port of its grammar, Node
-# through a port of its parser, bash through a conservative tracker of where its commands start.
+# Each reader is asked in its own terms: python-dotenv itself (`dotenv_values`), Node 22/24
+# through a port of their parser (fuzzed against the official binaries), bash through a conservative tracker of where its commands start.
 # Existing lines are never rewritten to make room: the person is told which line to fix.
 
 
@@ -66,22 +65,56 @@ def _node(new_text: str, old_text: str, written: Mapping[str, str], shown: str) 
     node = nodeenv.parse(new_text)
     for name, value in written.items():
         if node.get(name) != value:
-            gluers = _node_gluers(old_text)
-            if gluers:
-                which = (
-                    f"line {_lines(gluers)} of {shown} has"
-                    if len(gluers) == 1
-                    else (f"lines {_lines(gluers)} of {shown} have")
-                )
-                return (
-                    f"Node's --env-file would not see {name}: {which} no '=' and no '#' at the"
-                    " start (a line holding only spaces, or an indented comment, counts), so"
-                    " Node reads it as part of the next name. Remove or fix it and try again."
-                )
+            return _node_reason(name, new_text, old_text, shown)
+    return None
+
+
+def _node_reason(name: str, new_text: str, old_text: str, shown: str) -> str:
+    """Which line makes Node miss `name`, found by reading `new_text` as Node does."""
+    ours = [e.start for e in dotenv.parse(new_text) if e.key == name]
+    at = ours[0] if ours else len(new_text)
+    seen = nodeenv.assignments(new_text)
+    over = [a for a in seen if a.start < at < a.end]
+    if over:
+        line = _old_line(over[-1].start, new_text, old_text)
+        where = f"line {line} of {shown}" if line else f"a line above it in {shown}"
+        if over[-1].reaches_on:
             return (
-                f"Node's --env-file would not see {name}: an earlier line of {shown} (an"
-                " unclosed quote or backtick?) runs into it. Fix that line and try again."
+                f"Node's --env-file would not see {name}: {where} has nothing but blanks after"
+                " its '=', so Node takes the next line as that value. Remove the blanks after"
+                " the '=' (or put '' there) and try again."
             )
+        return (
+            f"Node's --env-file would not see {name}: {where} opens a quote or backtick that"
+            " it does not close, so Node reads on into the new line. Close it and try again."
+        )
+    later = [a for a in seen if a.key == name and a.start >= at]
+    line = _old_line(later[-1].start, new_text, old_text) if later else None
+    if line:
+        return (
+            f"Node's --env-file would not see {name} as written: line {line} of {shown} sets"
+            " it again when Node reads the file (inside a value the other readers see as"
+            " several lines?). Fix or remove that line and try again."
+        )
+    return (
+        f"Node's --env-file would not see {name} as written: another line of {shown} (an"
+        " unclosed quote or backtick?) runs into it. Fix that line and try again."
+    )
+
+
+def _old_line(offset: int, new_text: str, old_text: str) -> int | None:
+    """The line of `old_text` holding `new_text[offset]`, when that part was not rewritten."""
+    size = min(len(new_text), len(old_text))
+    head = 0
+    while head < size and new_text[head] == old_text[head]:
+        head += 1
+    if offset < head:
+        return old_text.count("\n", 0, offset) + 1
+    tail = 0
+    while tail < size - head and new_text[-1 - tail] == old_text[-1 - tail]:
+        tail += 1
+    if offset >= len(new_text) - tail:
+        return old_text.count("\n", 0, offset - len(new_text) + len(old_text)) + 1
     return None
 
 
@@ -113,26 +146,3 @@ def _bash_reason(name: str, old_text: str, shown: str) -> str:
 def _lines(numbers: tuple[int, ...]) -> str:
     shown = ", ".join(map(str, numbers[:5]))
     return shown + (" …" if len(numbers) > 5 else "")
-
-
-def _node_gluers(text: str) -> tuple[int, ...]:
-    """Lines Node 20 glues onto the next key: not blank, not starting with `#`, without `=`,
-    and not inside a multi-line value."""
-    inside: list[tuple[int, int]] = []
-    for e in dotenv.parse(text):
-        if e.value is not None:
-            first_line_end = text.find("\n", e.start)
-            inside.append((first_line_end + 1 if first_line_end != -1 else e.end, e.end))
-    found: list[int] = []
-    pos = 0
-    # Lines as Node sees them: split at LF only (it deletes every CR first).
-    for number, line in enumerate(re.findall(r"[^\n]*\n|[^\n]+\Z", text), start=1):
-        start, pos = pos, pos + len(line)
-        if any(lo <= start < hi for lo, hi in inside):
-            continue
-        bare = line.replace("\r", "").rstrip("\n")
-        if number == 1:
-            bare = bare.lstrip(" ")  # Node trims spaces at the start of the file
-        if bare and not bare.startswith("#") and "=" not in bare:
-            found.append(number)
-    return tuple(found)

@@ -1,17 +1,16 @@
-"""The three real readers a written .env must satisfy: python-dotenv, `node --env-file`, bash.
+"""The real readers a written .env must satisfy: python-dotenv, `node --env-file` in every
+maintained Node line (the official 22 and 24 binaries), and bash.
 
 Each returns {key: value or None when unset} for the keys asked, read from `folder/.env`.
 """
 
 import json
-import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-import pytest
 from dotenv import dotenv_values
+from helpers import tool_or_skip
 
 Values = dict[str, str | None]
 
@@ -30,14 +29,8 @@ _NODE_DUMP = (
 )
 
 
-def node() -> str:
-    """The node binary; skips locally when missing, fails in CI where it must be installed."""
-    found = shutil.which("node")
-    if found:
-        return found
-    if os.environ.get("CI") == "true":
-        pytest.fail("node is missing in CI")
-    pytest.skip("node not installed")
+# The Node lines that decide (DESIGN §8); Node 20, the `node` on PATH, is past its end of life.
+NODES = ("node22", "node24")
 
 
 def python_dotenv(folder: Path, keys: Sequence[str]) -> Values:
@@ -64,10 +57,12 @@ def bash(folder: Path, keys: Sequence[str]) -> Values:
     }
 
 
-def nodejs(folder: Path, keys: Sequence[str]) -> Values:
-    """node --env-file=.env, process.env dumped as JSON."""
+def nodejs(folder: Path, keys: Sequence[str], line: str) -> Values:
+    """node --env-file=.env with the official binary of `line` ("node22"), process.env as JSON.
+
+    Skips locally when that binary is missing, fails in CI."""
     out = subprocess.run(
-        [node(), "--env-file=.env", "-e", _NODE_DUMP, *keys],
+        [tool_or_skip(line), "--env-file=.env", "-e", _NODE_DUMP, *keys],
         cwd=folder,
         env=CLEAN_ENV,
         capture_output=True,
@@ -78,10 +73,10 @@ def nodejs(folder: Path, keys: Sequence[str]) -> Values:
     return found
 
 
-def all_three(folder: Path, keys: Sequence[str]) -> dict[str, Values]:
-    """What each reader sees, by reader name."""
+def all_readers(folder: Path, keys: Sequence[str]) -> dict[str, Values]:
+    """What each reader sees, by reader name (python-dotenv, node22, node24, bash)."""
     return {
         "python-dotenv": python_dotenv(folder, keys),
-        "node": nodejs(folder, keys),
+        **{line: nodejs(folder, keys, line) for line in NODES},
         "bash": bash(folder, keys),
     }

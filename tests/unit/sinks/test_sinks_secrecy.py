@@ -72,8 +72,9 @@ def test_debug_log_holds_no_value(
 
 
 def test_hidden_line_error_holds_no_value(project: Path, canary: str) -> None:
-    """The refusal that names a stray line quotes neither it nor any value."""
-    (project / ".env").write_text(f"OLD={canary}\n  {canary}\n")
+    """The refusal that names a line hiding the new one quotes neither it nor any value."""
+    (project / ".env").write_text(f"OLD={canary}\n  # {canary}\nX= \t\n")
     with pytest.raises(WriteError) as caught:
         write(project, SinkSpec(), {"A": canary})
+    assert "line 3 of .env" in str(caught.value)
     assert_clean(caught.value, canary)

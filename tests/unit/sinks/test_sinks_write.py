@@ -6,6 +6,7 @@ import stat
 from pathlib import Path
 
 import pytest
+import sinks_readers as readers
 
 from offprompt.errors import RefusedRequest, UnsafeValue, WriteError
 from offprompt.sinks import SinkSpec, Target, WriteResult, inspect_target, write
@@ -240,37 +241,77 @@ def test_inspect_refuses_a_path_outside_the_project(project: Path) -> None:
 
 
 @pytest.mark.parametrize("stray", ["  \n", "\t\n", "   # indented comment\n", "LEFTOVER\n"])
-def test_line_node_would_glue_onto_the_new_name_stops_the_write(project: Path, stray: str) -> None:
-    """Node 20 reads such a line as part of the next name: refuse and name the line."""
+@pytest.mark.parametrize("node", readers.NODES)
+def test_write_beside_a_line_without_equals_reads_back_in_node(
+    project: Path, canary: str, stray: str, node: str
+) -> None:
+    """Node 22 and 24 skip a blank-looking line or an indented comment (Node 20 glued it on)."""
     env = project / ".env"
     env.write_text(f"X=1\n{stray}")
-    with pytest.raises(WriteError, match=r"line 2 of \.env has no '='"):
-        write(project, DOTENV, {"A": "1"})
-    assert f"X=1\n{stray}" == env.read_text()
+    write(project, DOTENV, {"A": canary})
+    assert f"X=1\n{stray}A={canary}\n" == env.read_text()
+    assert {"X": "1", "A": canary} == readers.nodejs(project, ["X", "A"], node)
+    assert [".env"] == os.listdir(project)
+
+
+@pytest.mark.parametrize(
+    ("before", "line"),
+    [("X= \n", 1), ("# c\nX=\t\n", 2), ("export X=  \n\n", 1), ("X=1\nY=  ", 2)],
+)
+def test_line_whose_value_node_takes_from_the_next_line_stops_the_write(
+    project: Path, canary: str, before: str, line: int
+) -> None:
+    """`X=` and only blanks: Node 22 and 24 read the following line as X's value."""
+    env = project / ".env"
+    env.write_text(before)
+    with pytest.raises(WriteError, match=rf"line {line} of \.env has nothing but blanks") as e:
+        write(project, DOTENV, {"A": canary})
+    assert canary not in str(e.value)
+    assert before == env.read_text()
+
+
+@pytest.mark.parametrize("node", readers.NODES)
+def test_node_does_read_the_next_line_as_the_value_of_a_blank_assignment(
+    project: Path, node: str
+) -> None:
+    """The quirk the refusal above guards against, seen in the real binaries."""
+    (project / ".env").write_text("X= \nA=1\n")
+    assert {"X": "A=1", "A": None} == readers.nodejs(project, ["X", "A"], node)
 
 
 def test_inspect_shows_a_line_that_would_hide_the_names(project: Path) -> None:
-    """The page learns about the stray line before anyone types."""
-    (project / ".env").write_text("X=1\n  \n")
+    """The page learns about a line that hides the names before anyone types."""
+    (project / ".env").write_text("X=1\nY= \n")
     problem = inspect_target(project, DOTENV, ["A"]).problem
     assert problem is not None
-    assert "Node's --env-file would not see A" in problem
+    assert "Node's --env-file would not see A: line 2 of .env" in problem
 
 
 def test_unclosed_backtick_above_stops_the_write(project: Path) -> None:
     """Node would run a backtick value into the new line."""
     env = project / ".env"
-    env.write_text("X=`open\n")
-    with pytest.raises(WriteError, match="unclosed quote or backtick"):
+    env.write_text("# c\nX=`open\n")
+    with pytest.raises(WriteError, match=r"line 2 of \.env opens a quote or backtick"):
         write(project, DOTENV, {"A": "has ` tick"})
-    assert "X=`open\n" == env.read_text()
+    assert "# c\nX=`open\n" == env.read_text()
+
+
+def test_line_node_reads_as_the_name_again_stops_the_write(project: Path, canary: str) -> None:
+    """python-dotenv reads `\\'` as a quote inside the value; Node ends the value there."""
+    before = "A=old\nX='it\\'s\nA=evil'\n"
+    env = project / ".env"
+    env.write_text(before)
+    with pytest.raises(WriteError, match=r"line 3 of \.env sets it again") as e:
+        write(project, DOTENV, {"A": canary})
+    assert canary not in str(e.value)
+    assert before == env.read_text()
 
 
 def test_stray_line_below_the_replaced_name_does_not_stop_the_write(project: Path) -> None:
     """Only lines that would hide a written name matter."""
-    (project / ".env").write_text("A=1\n  \nB=2\n")
+    (project / ".env").write_text("A=1\nY= \nB=2\n")
     write(project, DOTENV, {"A": "new"})
-    assert "A=new\n  \nB=2\n" == (project / ".env").read_text()
+    assert "A=new\nY= \nB=2\n" == (project / ".env").read_text()
 
 
 @pytest.mark.parametrize(
