@@ -13,7 +13,8 @@ from offprompt.sinks import dotenv, nodeenv, shell
 __all__ = ["hidden"]
 
 # Each reader is asked in its own terms: python-dotenv itself (`dotenv_values`), Node 22/24
-# through a port of their parser (fuzzed against the official binaries), bash through a conservative tracker of where its commands start.
+# through a port of their parser (fuzzed against the official binaries), bash through a
+# conservative tracker of where its commands start.
 # Existing lines are never rewritten to make room: the person is told which line to fix.
 
 
