@@ -193,7 +193,7 @@ def _write_dotenv(
     after = text
     if written:
         # Readers must see exactly these values before anything is written: if an existing line
-        # would swallow ours (an unclosed quote, a stray line Node glues on), stop and say which.
+        # would swallow ours (an unclosed quote, a bare `X=` Node reads on past), stop, say which.
         why = verify.hidden(up.text, text, {n: values[n] for n in written}, shown)
         if why is not None:
             raise WriteError(f"{why} Nothing was changed.")

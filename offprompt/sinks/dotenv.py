@@ -189,8 +189,8 @@ def keys(text: str) -> tuple[str, ...]:
 
 # --- Serializing ---------------------------------------------------------------------------
 # Each value is written in the one form that python-dotenv (`dotenv_values`, interpolation on),
-# `node --env-file` (Node 20) and bash (`set -a; . ./.env`) all read back exactly. Every rule below
-# was checked against the three real readers (tests/unit/sinks/test_sinks_readers.py):
+# `node --env-file` (Node 22 and 24) and bash (`set -a; . ./.env`) all read back exactly. Every
+# rule below was checked against the real readers (tests/unit/sinks/test_sinks_readers.py):
 #
 # * Bare, only for `[A-Za-z0-9_@%+=:,./-]+`: nothing there is special to any reader (no blanks,
 #   quotes, `#`, `$`, `~`, globs or braces).
@@ -293,8 +293,8 @@ def _statement(prefix: str, name: str, value: str, comment: str, eol: str) -> st
 
 
 def _clean_prefix(prefix: str) -> str:
-    # Node trims only spaces around a key and strips exactly "export ", so a tab or a quoted
-    # key would hide the assignment from it: keep space indentation and a normalized `export `.
+    # One plain shape every reader agrees on: space indentation kept, `export ` normalized (Node
+    # 20 read a tab or a quoted key as part of the name; keeping the shape plain costs nothing).
     indent = prefix[: len(prefix) - len(prefix.lstrip())]
     rest = prefix[len(indent) :]
     return (indent if set(indent) <= {" "} else "") + ("export " if rest.strip() else "")
