@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from dotenv import dotenv_values
+from helpers import bash_reads
 
 from offprompt.crypto.fingerprint import EMOJI, fingerprint
 from offprompt.crypto.tokens import encode_fp_key, new_fp_key
@@ -71,20 +72,6 @@ async def test_page_fp_key_gives_the_page_computed_fingerprint(
         str(expected),
         [list(p) for p in zip(expected.emoji, expected.names, strict=True)],
     )
-
-
-def bash_reads(project: Path, name: str) -> str | None:
-    """What `set -a; . ./.env` in bash gives `name` (None when unset), byte for byte."""
-    script = f'set -a; . ./.env; if [ -n "${{{name}+x}}" ]; then printf "1%s" "${name}"; fi'
-    out = subprocess.run(
-        ["bash", "-c", script],
-        cwd=project,
-        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-        capture_output=True,
-        check=True,
-        timeout=30,
-    ).stdout
-    return out[1:].decode() if out else None
 
 
 @pytest.mark.parametrize(
