@@ -18,18 +18,17 @@ from offprompt.journal import Journal, JournalEntry
 from offprompt.requests import Request, RequestStore
 from offprompt.spec import GenerateSpec, Outcome, SecretSpec
 
-__all__ = ["MAX_VALUE_BYTES", "RequestClosed", "Submitter", "ValidationFailed", "normalize"]
+__all__ = ["MAX_VALUE_BYTES", "RequestClosed", "Submitter", "ValidationFailed"]
 
 MAX_VALUE_BYTES: Final = 16 * 1024
-"""The longest value accepted, in UTF-8 bytes (after normalizing)."""
+"""The longest value accepted, in UTF-8 bytes."""
 
 REQUIRED: Final = "Required"
 TOO_LONG: Final = "Too long: at most 16 KiB"
 NOT_TEXT: Final = "Not valid text: it holds a lone UTF-16 surrogate"
 
-# Only these are trimmed around dotenv values, and the page trims exactly the same set, so the
-# fingerprint the page computes from what was typed matches the one read back from the file.
-_DOTENV_TRIM: Final = " \t\n"
+# A field holding only these is empty (Required, or generated), on the page and here alike.
+_BLANKS: Final = " \t\r\n"
 
 _log = logging.getLogger("offprompt")
 
@@ -54,15 +53,14 @@ class ValidationFailed(OffpromptError):
         super().__init__(f"some values were not accepted ({detail})")
 
 
-def normalize(value: str, *, trim: bool) -> str:
-    """The value as written: line breaks as `\\n` and, for dotenv keys, no surrounding blanks.
+def _is_blank(value: str) -> bool:
+    """Whether `value` holds nothing but spaces, tabs and line breaks (or nothing at all).
 
-    Browsers send a textarea's line breaks as CRLF while its `.value` (what the page
-    fingerprints) holds LF; a key copied from a terminal or dashboard often carries a stray
-    newline or space that no dotenv value wants.
+    Such a field was left empty, not filled: no key is a few blanks. Every other value is
+    written exactly as sent (DESIGN §8): the page offers to drop blanks around a value, visibly,
+    and fingerprints what it sends, so trimming here would make the two fingerprints differ.
     """
-    value = value.replace("\r\n", "\n").replace("\r", "\n")
-    return value.strip(_DOTENV_TRIM) if trim else value
+    return not value.strip(_BLANKS)
 
 
 def generate(spec: GenerateSpec) -> str:
@@ -180,7 +178,6 @@ class Submitter:
         self, request: Request, fields: Mapping[str, str]
     ) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
         """Values to write, names the page supplied, names the server generated (request order)."""
-        trim = request.sink.kind == "dotenv"
         errors: dict[str, list[str]] = {}
         values: dict[str, str] = {}
         supplied: list[str] = []
@@ -188,8 +185,8 @@ class Submitter:
         secret: SecretSpec
         for secret in request.secrets:
             raw = fields.get(secret.name)
-            value = normalize(raw, trim=trim) if isinstance(raw, str) else ""
-            if value:
+            value = raw if isinstance(raw, str) else ""
+            if not _is_blank(value):
                 problems = _check_one(value) or _registry_problems(secret, value)
                 if problems:
                     errors[secret.name] = problems

@@ -2,6 +2,8 @@
 
 import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +66,17 @@ def tool_or_skip(name: str) -> str:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{path} is missing in CI; .ci/run must run scripts/test-tools")
     pytest.skip(f"{name} not installed: run scripts/test-tools (looked in {TOOLS_DIR})")
+
+
+def bash_reads(folder: Path, name: str) -> str | None:
+    """What `set -a; . ./.env` in bash gives `name` (None when unset), byte for byte."""
+    script = f'set -a; . ./.env; if [ -n "${{{name}+x}}" ]; then printf "1%s" "${name}"; fi'
+    out = subprocess.run(
+        ["bash", "-c", script],
+        cwd=folder,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        capture_output=True,
+        check=True,
+        timeout=30,
+    ).stdout
+    return out[1:].decode() if out else None

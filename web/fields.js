@@ -1,4 +1,5 @@
-/* offprompt page fields: generated values, show/hide, Trim, live rule lines and the button's
+/* offprompt page fields: generated values, show/hide, blanks around a value, live rule lines
+ * and the button's
  * words. Shared with fill.js and page.js through one global, offpromptPage.
  *
  * Rule lines come from the registry's data injected as #page-data and web/rules.js. A value
@@ -12,7 +13,11 @@
   if (!form) return;
   form.noValidate = true;
 
-  var TRIM = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+  // Blanks a copied key often carries at its ends. The server writes a value exactly as sent
+  // (DESIGN §8), so the page points them out and drops them only when the person asks.
+  var LEAD = /^[\s\u200b]+/;
+  var TAIL = /[\s\u200b]+$/;
+  var BLANK = /^[ \t\r\n]*$/;  // the server's "empty": offprompt/submit.py _is_blank
   var data = JSON.parse(document.getElementById("page-data").textContent);
   var enforced = data.enforced || [];
   var submitText = document.getElementById("submit-text");
@@ -33,11 +38,9 @@
   function box(area) { return area.closest(".field"); }
   function tool(area, name) { return box(area).querySelector("button." + name); }
 
-  // The value as the server will check and write it: LF line breaks and, for .env, trimmed.
-  function normalized(area) {
-    var value = area.value.replace(/\r\n?/g, "\n");
-    return data.trim ? value.replace(/^[ \t\n]+|[ \t\n]+$/g, "") : value;
-  }
+  // What is sent, checked, written and fingerprinted: the textarea's value, exactly.
+  function sent(area) { return area.value; }
+  function blank(value) { return BLANK.test(value); }
   function generates(area) {
     return area.hasAttribute("data-generate-bytes") || area.hasAttribute("data-regen-bytes");
   }
@@ -69,8 +72,8 @@
   // -- rule lines: pending while typing, then pass or fail
   function verdict(area) {
     var field = data.fields[area.name];
-    var value = normalized(area);
-    if (!field || !globalThis.offpromptCheck || value === "") return null;
+    if (!field || !globalThis.offpromptCheck || blank(area.value)) return null;
+    var value = sent(area);
     return globalThis.offpromptCheck(field, value, data.hints);
   }
   function showRules(area, pending) {
@@ -78,7 +81,7 @@
     if (!list) return;
     var result = pending ? null : verdict(area);
     var items = list.querySelectorAll("li.rule");
-    var empty = normalized(area) === "";
+    var empty = blank(area.value);
     Array.prototype.forEach.call(items, function (item, i) {
       var line = result && result.lines[i];
       var state = empty ? "" : pending ? "pending" : line && line.passed ? "pass" : "fail";
@@ -99,20 +102,54 @@
     return Boolean(result && !result.ok);
   }
 
-  // -- Trim
-  function showTrim(area) {
-    var button = tool(area, "trim");
-    var why = box(area).querySelector(".trim-why");
+  // -- blanks around a value: shown, written unless the person removes them
+  var KINDS = [
+    [/ /g, "a space", "spaces"],
+    [/\t/g, "a tab", "tabs"],
+    [/[\n\r\u2028\u2029]/g, "a line break", "line breaks"],
+    [/[^ \t\n\r\u2028\u2029]/g, "an invisible character", "invisible characters"],
+  ];
+  function describe(run) {
+    var parts = [];
+    KINDS.forEach(function (kind) {
+      var n = (run.match(kind[0]) || []).length;
+      if (n) parts.push(n === 1 ? kind[1] : n + " " + kind[2]);
+    });
+    if (parts.length < 2) return parts.join("");
+    return parts.slice(0, -1).join(", ") + " and " + parts[parts.length - 1];
+  }
+  // The blanks at each end worth pointing out. A file's one final line break is how text files
+  // end, so a file sink keeps it out of the note and out of what Remove drops.
+  function edges(area) {
     var value = area.value;
-    var lead = /^[ \t\r\n]/.test(value);
-    var tail = /[ \t\r\n]$/.test(value);
+    if (blank(area.value)) return { lead: "", tail: "", keep: "" };
+    var tail = (value.match(TAIL) || [""])[0];
+    var keep = data.file_sink && /\n$/.test(tail) ? "\n" : "";
+    return {
+      lead: (value.match(LEAD) || [""])[0],
+      tail: tail.slice(0, tail.length - keep.length),
+      keep: keep,
+    };
+  }
+  function showBlanks(area) {
+    var note = document.getElementById("b-" + area.name);
+    var e = edges(area);
     var text = "";
-    if (value.replace(TRIM, "") !== "" && (lead || tail)) {
-      text = (lead && tail ? "It starts and ends" : lead ? "It starts" : "It ends") +
-        " with a space or line break" + (data.trim ? ", dropped when written." : ".");
+    if (e.lead && e.tail) {
+      text = "It starts with " + describe(e.lead) + " and ends with " + describe(e.tail);
+    } else if (e.lead || e.tail) {
+      text = "It " + (e.lead ? "starts" : "ends") + " with " + describe(e.lead || e.tail);
     }
-    why.textContent = text;
-    why.hidden = button.hidden = !text;
+    note.querySelector(".blanks-why").textContent =
+      text ? text + ", written as part of the value." : "";
+    note.querySelector(".blanks-do").textContent =
+      (e.lead + e.tail).length === 1 ? "Remove it" : "Remove them";
+    note.hidden = !text;
+  }
+  function removeBlanks(area) {
+    var e = edges(area);
+    var value = area.value;
+    set(area, value.slice(e.lead.length, value.length - e.tail.length - e.keep.length) + e.keep);
   }
 
   // -- the button says what is left
@@ -120,7 +157,7 @@
     var missing = [];
     var wrong = [];
     fields().forEach(function (area) {
-      if (normalized(area) === "") {
+      if (blank(area.value)) {
         if (required(area)) missing.push(area);
       } else if (failing(area)) {
         wrong.push(area);
@@ -142,7 +179,7 @@
 
   function refresh(area, pending) {
     clearTimeout(timers[area.name]);
-    showTrim(area);
+    showBlanks(area);
     showRules(area, pending);
     if (pending) {
       timers[area.name] = setTimeout(function () { showRules(area, false); }, 700);
@@ -190,7 +227,7 @@
       });
     }
     tool(area, "trim").addEventListener("click", function () {
-      set(area, area.value.replace(TRIM, ""));
+      removeBlanks(area);
       area.focus();
     });
     area.addEventListener("input", function () { refresh(area, true); });
@@ -203,7 +240,7 @@
         // Enter moves on to the next empty field, and writes once none is left.
         event.preventDefault();
         var next = problems().missing.filter(function (a) { return a !== area; })[0];
-        if (next && normalized(area) !== "") next.focus(); else submit();
+        if (next && !blank(area.value)) next.focus(); else submit();
       }
     });
     refresh(area, false);
@@ -234,7 +271,8 @@
     form: form,
     data: data,
     fields: fields,
-    normalized: normalized,
+    sent: sent,
+    blank: blank,
     problems: problems,
     set: set,
     update: update,

@@ -61,7 +61,7 @@
     p.missing.forEach(function (area) { errors[area.name] = ["Required"]; });
     p.failing.forEach(function (area) {
       var result = globalThis.offpromptCheck(page.data.fields[area.name],
-        page.normalized(area), page.data.hints);
+        page.sent(area), page.data.hints);
       errors[area.name] = ["Not written yet: fix the line marked ✗ above."];
       page.showRules(area, false);
     });
@@ -75,7 +75,7 @@
   }
 
   function values() {
-    return page.fields().map(function (area) { return [area.name, page.normalized(area)]; });
+    return page.fields().map(function (area) { return [area.name, page.sent(area)]; });
   }
 
   function finish(main) {
@@ -215,9 +215,10 @@
       var tracked = document.getElementById("allow-tracked");
       var allowTracked = Boolean(tracked && tracked.checked);
 
-      // The fingerprint covers what this page supplies: every non-empty field, request order.
+      // The fingerprint covers what this page supplies, exactly as sent: every field that is
+      // not blank (a blank one counts as empty on the server too), in request order.
       var key = globalThis.offpromptNewFpKey();
-      var supplied = pairs.filter(function (pair) { return pair[1] !== ""; });
+      var supplied = pairs.filter(function (pair) { return !page.blank(pair[1]); });
       var mine = null;
       if (supplied.length) {
         try {

@@ -4,7 +4,7 @@
  * A plain script, no modules and no build step. It defines one global:
  *   offpromptCheck(field, value, hints) -> {ok, lines: [{rule_id, text, passed, detail}], hint}
  * `field` is one entry of registry.page_data(...)["fields"] (null accepts anything) and `hints`
- * is its ["hints"]. Pass the value as the server will check it (trimmed like the submitter).
+ * is its ["hints"]. Pass the value exactly as it is sent: the server checks it untrimmed.
  * Lengths and positions count code points, as Python does. Lines carry rule texts, counts and
  * registry prefixes only, never a piece of the value. Any change here must be made in the
  * Python engine too: tests/unit/registry runs one table through both.

@@ -63,8 +63,8 @@ def field_view(spec: SecretSpec, *, present: bool, file_sink: bool) -> FieldView
     )
 
 
-def page_data(views: Sequence[FieldView], *, trim: bool, dest: str) -> dict[str, Any]:
-    """What the page's script reads: registry fields and hints, enforced names, trim, dest."""
+def page_data(views: Sequence[FieldView], *, file_sink: bool, dest: str) -> dict[str, Any]:
+    """What the page's script reads: registry fields and hints, enforced names, sink kind, dest."""
     from offprompt import registry
 
     data = registry.page_data({v.spec.name: v.field for v in views})
@@ -73,7 +73,7 @@ def page_data(views: Sequence[FieldView], *, trim: bool, dest: str) -> dict[str,
     mine = {v.field.provider_id for v in views if v.field is not None}
     data["hints"] = [h if h[1] in mine else [*h[:5], ""] for h in data["hints"]]
     data["enforced"] = [v.spec.name for v in views if v.enforced]
-    data["trim"] = trim
+    data["file_sink"] = file_sink
     data["dest"] = dest
     return data
 
@@ -164,11 +164,21 @@ def _rules(view: FieldView, rid: str) -> str:
     )
 
 
+def _blanks(vid: str, bid: str, name: str) -> str:
+    # Filled and shown by the script when the value starts or ends with blanks: they are
+    # written as sent (DESIGN §8), so the person sees them and removes them only if they choose.
+    return (
+        f'<p class="blanks" id="{bid}" aria-live="polite" hidden><span class="blanks-why"></span>'
+        f'<button type="button" class="trim" aria-controls="{vid}"><span class="blanks-do">'
+        f'Remove them</span><span class="vh"> around {name}</span></button></p>'
+    )
+
+
 def field_html(view: FieldView, *, errors: Sequence[str], dest: str) -> str:
     """The markup of one field: label row, textarea, tools, caption, note, rules and errors."""
     spec = view.spec
     name = esc(spec.name)
-    vid, cid, nid, rid, eid = (f"{p}-{name}" for p in ("v", "c", "n", "r", "e"))
+    vid, cid, nid, bid, rid, eid = (f"{p}-{name}" for p in ("v", "c", "n", "b", "r", "e"))
     described: list[str] = []
     caption = ""
     if spec.caption:
@@ -178,6 +188,7 @@ def field_html(view: FieldView, *, errors: Sequence[str], dest: str) -> str:
     if note:
         note = f'<p class="note" id="{nid}">{note}</p>'
         described.append(nid)
+    described.append(bid)
     rules = _rules(view, rid)
     if rules:
         described.append(rid)
@@ -223,7 +234,6 @@ def field_html(view: FieldView, *, errors: Sequence[str], dest: str) -> str:
         "hidden>Show</button>"
         if view.masked
         else "",
-        f'<button type="button" class="trim" aria-controls="{vid}" hidden>Trim spaces</button>',
     ]
     if spec.generate is not None:
         label = "Generate" if view.present else "Regenerate"
@@ -237,7 +247,8 @@ def field_html(view: FieldView, *, errors: Sequence[str], dest: str) -> str:
             _head(view, vid),
             caption,
             f"<textarea {' '.join(attrs)}></textarea>",
-            f'<div class="tools">{"".join(tools)}<span class="trim-why" hidden></span></div>',
+            f'<div class="tools">{"".join(tools)}</div>',
+            _blanks(vid, bid, name),
             note,
             rules,
             f'<ul class="errors" id="{eid}"{"" if errors else " hidden"}>{error_items}</ul>',

@@ -174,9 +174,8 @@ def render_form(
     parts = [
         _header(request),
         _destination(request, target, dest, target_problem),
-        f'<form method="post" action="/r/{esc(request.token)}" id="collect" '
-        f'data-trim="{"0" if file_sink else "1"}"{_REMOTE_ATTR if remote else ""} '
-        'accept-charset="utf-8" aria-labelledby="title">',
+        f'<form method="post" action="/r/{esc(request.token)}" id="collect"'
+        f'{_REMOTE_ATTR if remote else ""} accept-charset="utf-8" aria-labelledby="title">',
         f'<input type="hidden" name="nonce" value="{esc(request.nonce)}">',
     ]
     if state.retype:
@@ -200,7 +199,7 @@ def render_form(
         "</form>",
         f'<p class="expiry" id="expiry">This link expires in {minutes(expires_in)}.</p>',
     ]
-    data = page_data(views, trim=not file_sink, dest=dest)
+    data = page_data(views, file_sink=file_sink, dest=dest)
     tail = "\n".join(
         [
             assets.json_block("emoji-table", EMOJI),

@@ -22,7 +22,7 @@ Public API
     count or a known prefix, never part of the value), `.hint` (a wrong-key hint, also set on
     a passing value that looks like another credential's: advisory) and `.reasons` (failing
     lines as strings for an error list). `check(None, v)` is ok with no lines. Pass the value
-    as it will be written (normalized and trimmed); refusing an empty one is the caller's job,
+    exactly as it will be written (nothing is trimmed); refusing an empty one is the caller's job,
     and so is skipping entries with `generate` (resolve them to None: their values are ours).
 `page_data(fields: Mapping[str, Field | None]) -> dict`
     JSON-ready `{"fields": {NAME: field}, "hints": [...]}` for the page; web/rules.js's

@@ -1,5 +1,5 @@
 """The disk side of a write: strict reads of the existing file, 0700 parent folders, and an
-all-or-nothing 0600 replace through a temporary file in the same folder.
+all-or-nothing 0600 replace through a private, git-ignored staging folder beside the file.
 """
 
 from __future__ import annotations
@@ -27,7 +27,15 @@ __all__ = [
 # A .env this large is not a .env; refusing keeps a mistaken path from loading a disk image.
 MAX_EXISTING_BYTES = 16 * 1024 * 1024
 
-# What `replace` names its temporary files: `.<name, at most 64 bytes>.offprompt-<16 hex>.tmp`.
+# The staging folder `replace` makes beside the destination: `.offprompt-<16 hex>`, mode 0700.
+# Its first entry is a `.gitignore` holding `*`, written and fsynced before the new file is
+# created there, so at every instant git ignores all it holds (the `.gitignore` too): a writer
+# killed mid-write leaves nothing `git add -A` would pick up. It stays on the destination's file
+# system, which `os.replace` needs.
+_STAGE_NAME = re.compile(r"\.offprompt-[0-9a-f]{16}")
+_STAGE_IGNORE = ".gitignore"
+_IGNORE_ALL = b"*\n"
+# What earlier versions named their temporary files, beside the destination; still removed.
 _TEMP_NAME = re.compile(r"\..{1,64}\.offprompt-[0-9a-f]{16}\.tmp", re.DOTALL)
 
 _REASONS = {
@@ -123,63 +131,148 @@ def remove_created(created: list[Path]) -> None:
 
 
 def remove_stale_temps(directory: Path) -> None:
-    """Delete temp files that a killed writer left in `directory`.
+    """Delete the staging folders (and older temp files) that a killed writer left in `directory`.
 
-    Only call while holding the folder's write lock: every writer takes it before making a temp
-    file, so any temp file seen then belongs to a writer that is gone. Such a file holds
-    secrets and could be committed by mistake.
+    Only call while holding the folder's write lock: every writer takes it before staging, so any
+    staging folder seen then belongs to a writer that is gone. Such a folder can hold secrets.
     """
     try:
         names = os.listdir(directory)
     except OSError:
         return
     for name in names:
-        if _TEMP_NAME.fullmatch(name):
+        if _STAGE_NAME.fullmatch(name):
+            if _remove_stage(directory, name):
+                log.get().info("removed a staging folder left by an interrupted write")
+        elif _TEMP_NAME.fullmatch(name):
             with contextlib.suppress(OSError):
                 os.unlink(directory / name)
                 log.get().info("removed a temporary file left by an interrupted write")
 
 
+def _remove_stage(directory: Path, name: str) -> bool:
+    """Remove staging folder `name` and the plain files in it; True when it is gone.
+
+    Opened without following symlinks and emptied through its descriptor, so a link planted in
+    its place can point the removal nowhere else. A folder holding a subfolder is not ours
+    (`replace` makes none) and is left alone.
+    """
+    try:
+        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        try:
+            fd = os.open(
+                name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd
+            )
+        except OSError:
+            return False
+        try:
+            entries = os.listdir(fd)
+            for entry in entries:
+                if stat.S_ISDIR(os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode):
+                    return False
+            # The .gitignore goes last: while anything else is there, git must keep ignoring it.
+            for entry in sorted(entries, key=lambda e: e == _STAGE_IGNORE):
+                os.unlink(entry, dir_fd=fd)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=dfd)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(dfd)
+
+
 def replace(path: Path, data: bytes, display: str, owner: tuple[int, int] | None) -> None:
     """Make `path` hold exactly `data`, mode 0600, or leave it untouched and raise WriteError.
 
-    `owner` (uid, gid) is applied when running as root, so `sudo` or a root container does not
-    take a person's .env away from them.
+    The new file is made in a fresh staging folder beside `path` that git ignores from before
+    the first byte of `data` lands (see `_STAGE_NAME`), moved over `path` with `os.replace`, and
+    the folder removed. `owner` (uid, gid) is applied when running as root, so `sudo` or a root
+    container does not take a person's .env away from them.
     """
     directory = path.parent
-    temp = directory / f".{_prefix(path.name)}.offprompt-{secrets.token_hex(8)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    stage = directory / f".offprompt-{secrets.token_hex(8)}"
+    failed = f"Could not write {display} ({{}}); nothing was changed."
     try:
-        fd = os.open(temp, flags, 0o600)
+        os.mkdir(stage, 0o700)
     except OSError as e:
-        raise WriteError(f"Could not write {display} ({reason(e)}); nothing was changed.") from None
+        raise WriteError(failed.format(reason(e))) from None
+    temp = stage / f"{_prefix(path.name)}.new"  # never the folder's own .gitignore
     try:
-        try:
-            os.fchmod(fd, 0o600)  # the umask can only narrow it, but say it exactly
-            if owner is not None and os.geteuid() == 0:
-                with contextlib.suppress(OSError):  # best effort: a user namespace may refuse
-                    os.fchown(fd, *owner)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        os.chmod(stage, 0o700)  # mkdir's mode is masked by the umask; say it exactly
+        _chown(stage, owner)
+        _ignore_all(stage)
+        _fsync_directory(stage)  # the .gitignore is on disk before the value is
+        _write_new(temp, data, owner)
         os.replace(temp, path)
     except OSError as e:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise WriteError(f"Could not write {display} ({reason(e)}); nothing was changed.") from None
+        _discard(stage, temp)
+        raise WriteError(failed.format(reason(e))) from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+        _discard(stage, temp)
         raise
     _fsync_directory(directory)
+    _discard(stage, temp)
+
+
+def _ignore_all(stage: Path) -> None:
+    # Written first thing after the create: a writer killed in between leaves an empty
+    # .gitignore, which holds nothing; no step of `replace` depends on its owner or mode.
+    fd = os.open(stage / _STAGE_IGNORE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        if os.write(fd, _IGNORE_ALL) != len(_IGNORE_ALL):
+            raise OSError(errno.EIO, "short write")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_new(path: Path, data: bytes, owner: tuple[int, int] | None) -> None:
+    """Create `path` (it must not exist), mode 0600, holding `data`, fsynced."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # the umask can only narrow it, but say it exactly
+        if owner is not None and os.geteuid() == 0:
+            with contextlib.suppress(OSError):  # best effort: a user namespace may refuse
+                os.fchown(fd, *owner)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _chown(path: Path, owner: tuple[int, int] | None) -> None:
+    if owner is not None and os.geteuid() == 0:
+        with contextlib.suppress(OSError):
+            os.chown(path, *owner, follow_symlinks=False)
+
+
+def _discard(stage: Path, temp: Path) -> None:
+    """Remove the staging folder: the new file if still there, then its .gitignore, then it."""
+    for leftover in (temp, stage / _STAGE_IGNORE):
+        with contextlib.suppress(OSError):
+            os.unlink(leftover)
+    try:
+        os.rmdir(stage)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        # Still ignored by git if its .gitignore is left; the next write removes it.
+        log.get().warning("could not remove a staging folder after a write; the next write will")
 
 
 def _prefix(name: str) -> str:
     """The first 64 bytes of `name` (a cut inside a character stays those bytes on disk), so the
-    temporary name fits NAME_MAX, 255 bytes, whatever the target's own name: 1 + 64 + 31."""
+    temporary name fits NAME_MAX, 255 bytes, whatever the target's own name."""
     return os.fsdecode(os.fsencode(name)[:64])
 
 

@@ -225,8 +225,9 @@ def unsafe_reason(value: str) -> str | None:
         )
     if "\r" in value:
         return (
-            "It contains a carriage return, which python-dotenv reads as a newline and Node"
-            f" drops; {FILE_SINK_HINT}."
+            "It contains a carriage return (a browser without script sends each line break"
+            " in the box as one), which python-dotenv reads as a newline and Node drops; remove"
+            f" the line breaks, or {FILE_SINK_HINT}."
         )
     if _INTERPOLATION.search(value):
         return (

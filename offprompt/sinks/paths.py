@@ -18,7 +18,7 @@ __all__ = ["display", "display_of", "real_project", "resolve_target"]
 _NAME_MAX = 255
 _PATH_MAX = 4096
 # The longest temporary-file name `atomic.replace` puts beside the target, in bytes.
-TEMP_NAME_BYTES = 96
+TEMP_NAME_BYTES = 96  # `.offprompt-<16 hex>/<64 bytes of the name>.new`, as sinks.atomic stages it
 
 
 def real_project(project: Path) -> Path:

@@ -1,15 +1,16 @@
-"""Each field's behaviour in Chromium: live rule lines, show/hide, Trim, generate, the button."""
+"""Each field's behaviour in Chromium: rule lines, show/hide, blanks note, generate, the button."""
 
 import re
 
 import pytest
 from dotenv import dotenv_values
+from helpers import bash_reads
 from playwright.sync_api import BrowserContext, Page
 
-from offprompt.spec import GenerateSpec, SecretSpec
+from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 
 from .conftest import LiveServer
-from .kit import focused, rule_states
+from .kit import focused, paste, rule_states
 
 pytestmark = pytest.mark.browser
 
@@ -109,17 +110,101 @@ def test_show_and_hide_per_field_and_for_all(live: LiveServer, context: BrowserC
     )
 
 
-def test_trim_removes_leading_and_trailing_spaces(
+def blanks_note(page: Page, name: str) -> str | None:
+    """The blanks note under a field and its button's words, `note | button` (None while hidden)."""
+    note = page.locator(f"#b-{name}")
+    if note.is_hidden():
+        return None
+    return f"{note.locator('.blanks-why').inner_text()} | {note.locator('.blanks-do').inner_text()}"
+
+
+def written_fingerprints(page: Page) -> tuple[str, str | None]:
+    """(the server's four emoji, the ones this page computed), from the Written view."""
+    page.locator("#fp-check").wait_for()
+    server = page.locator("#fp-server").inner_text().strip()
+    return server, page.get_attribute("#fp-check", "data-page-fingerprint")
+
+
+def test_note_names_the_blanks_at_each_end_and_remove_drops_only_them(
     live: LiveServer, context: BrowserContext, canary: str
 ) -> None:
-    """A value with spaces around it offers Trim, which removes them and then hides."""
+    """Blanks around a value are named, with where they are; Remove drops them and the note."""
     page = open_page(live, context, SecretSpec("API_KEY"))
-    page.fill("textarea[name=API_KEY]", f"  {canary} \n")
-    trim = page.locator("#field-API_KEY button.trim")
-    why = page.inner_text("#field-API_KEY .trim-why")
-    trim.click()
-    assert why == "It starts and ends with a space or line break, dropped when written."
-    assert (page.input_value("textarea[name=API_KEY]"), trim.is_hidden()) == (canary, True)
+    page.fill("textarea[name=API_KEY]", f"  {canary} x\t\n")
+    note = blanks_note(page, "API_KEY")
+    page.click("#field-API_KEY button.trim")
+    assert note == (
+        "It starts with 2 spaces and ends with a tab and a line break, written as part of the"
+        " value. | Remove them"
+    )
+    assert (page.input_value("textarea[name=API_KEY]"), blanks_note(page, "API_KEY")) == (
+        f"{canary} x",
+        None,
+    )
+
+
+def test_pasted_trailing_space_is_written_exactly_when_the_note_is_ignored(
+    live: LiveServer, clip: BrowserContext, canary: str
+) -> None:
+    """A pasted key with a trailing space shows the note; left as is, it is written exactly."""
+    req = live.create(SecretSpec("API_KEY"))
+    page = clip.new_page()
+    page.goto(live.url(req))
+    paste(page, "textarea[name=API_KEY]", canary + " ")
+    note = blanks_note(page, "API_KEY")
+    page.click("#submit")
+    server, mine = written_fingerprints(page)
+    assert note == "It ends with a space, written as part of the value. | Remove it"
+    assert (dotenv_values(live.project / ".env"), bash_reads(live.project, "API_KEY")) == (
+        {"API_KEY": canary + " "},
+        canary + " ",
+    )
+    assert req.outcome is not None
+    assert (server, mine) == (req.outcome.fingerprint, req.outcome.fingerprint)
+
+
+def test_pasted_trailing_space_is_dropped_when_the_person_presses_remove(
+    live: LiveServer, clip: BrowserContext, canary: str
+) -> None:
+    """Pressing Remove after the paste writes the key without the space; the emoji still agree."""
+    req = live.create(SecretSpec("API_KEY"))
+    page = clip.new_page()
+    page.goto(live.url(req))
+    paste(page, "textarea[name=API_KEY]", canary + " ")
+    page.click("#field-API_KEY button.trim")
+    page.click("#submit")
+    server, mine = written_fingerprints(page)
+    assert (dotenv_values(live.project / ".env"), bash_reads(live.project, "API_KEY")) == (
+        {"API_KEY": canary},
+        canary,
+    )
+    assert req.outcome is not None
+    assert (server, mine) == (req.outcome.fingerprint, req.outcome.fingerprint)
+
+
+def test_file_sink_keeps_one_final_line_break_out_of_the_note(
+    live: LiveServer, context: BrowserContext, canary: str
+) -> None:
+    """A file's final line break is expected: no note for it; an extra one is noted and dropped."""
+    req = live.create(SecretSpec("KEY_PEM"), sink=SinkSpec("file", "key.pem"))
+    page = context.new_page()
+    page.goto(live.url(req))
+    area = "textarea[name=KEY_PEM]"
+    body = f"-----BEGIN-----\n{canary}\n-----END-----\n"
+    page.fill(area, body)
+    one = blanks_note(page, "KEY_PEM")
+    page.fill(area, body + "\n")
+    two = blanks_note(page, "KEY_PEM")
+    page.click("#field-KEY_PEM button.trim")
+    page.click("#submit")
+    server, mine = written_fingerprints(page)
+    assert (one, two) == (
+        None,
+        "It ends with a line break, written as part of the value. | Remove it",
+    )
+    assert (live.project / "key.pem").read_bytes() == body.encode()
+    assert req.outcome is not None
+    assert (server, mine) == (req.outcome.fingerprint, req.outcome.fingerprint)
 
 
 def test_generated_field_is_filled_on_load_and_regenerate_changes_it(

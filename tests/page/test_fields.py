@@ -116,11 +116,11 @@ async def test_field_with_a_named_provider_is_checked_before_writing(
 async def test_rules_are_described_by_the_textarea(
     client: TestClient, make_request: MakeRequest
 ) -> None:
-    """The textarea's aria-describedby covers the caption, the rule lines and the errors."""
+    """The textarea's aria-describedby covers the caption, blanks note, rule lines and errors."""
     body = await page(client, make_request(SecretSpec("STRIPE_SECRET_KEY", caption="Live mode")))
     assert (
-        'aria-describedby="c-STRIPE_SECRET_KEY r-STRIPE_SECRET_KEY e-STRIPE_SECRET_KEY"'
-        in textarea(body, "STRIPE_SECRET_KEY")
+        'aria-describedby="c-STRIPE_SECRET_KEY b-STRIPE_SECRET_KEY r-STRIPE_SECRET_KEY'
+        ' e-STRIPE_SECRET_KEY"' in textarea(body, "STRIPE_SECRET_KEY")
     )
 
 
@@ -187,27 +187,28 @@ async def test_generated_key_already_set_offers_generate_but_stays_empty(
     assert ">Generate</button>" in body
 
 
-async def test_every_field_has_show_trim_tools_hidden_until_script(
+async def test_show_tool_and_blanks_note_are_hidden_until_script(
     client: TestClient, make_request: MakeRequest
 ) -> None:
-    """Show and Trim exist for a masked field and start hidden: without script they do nothing."""
+    """Show and the blanks note with its Remove button start hidden: they need the script."""
     block = field_block(await page(client, make_request(SecretSpec("API_KEY"))), "API_KEY")
-    assert re.findall(r'<button type="button" class="(\w+)"[^>]*hidden>', block) == [
-        "reveal",
-        "trim",
-    ]
+    hidden = re.findall(r'<(\w+) (?:type="button" )?class="(\w+)"[^>]*\bhidden>', block)
+    assert (hidden, 'class="trim"' in block) == (
+        [("button", "reveal"), ("p", "blanks"), ("ul", "errors")],
+        True,
+    )
 
 
 async def test_page_data_carries_registry_fields_and_hints(
     client: TestClient, make_request: MakeRequest
 ) -> None:
-    """The script's data: each field's registry entry (null when none), hints, trim and dest."""
+    """The script's data: each field's registry entry (null when none), hints, sink and dest."""
     data = page_data(
         await page(client, make_request(SecretSpec("RESEND_API_KEY"), SecretSpec("X_KEY")))
     )
     fields = data["fields"]
     assert isinstance(fields, dict)
     assert (fields["RESEND_API_KEY"]["ref"], fields["X_KEY"]) == ("resend/api_key", None)
-    assert (data["trim"], data["dest"]) == (True, ".env")
+    assert (data["file_sink"], data["dest"]) == (False, ".env")
     assert isinstance(data["hints"], list)
     assert len(data["hints"]) > 50

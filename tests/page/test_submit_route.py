@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from dotenv import dotenv_values
+from helpers import bash_reads
 
 from offprompt.crypto.fingerprint import EMOJI, fingerprint
 from offprompt.crypto.tokens import encode_fp_key, new_fp_key
@@ -71,6 +72,61 @@ async def test_page_fp_key_gives_the_page_computed_fingerprint(
         str(expected),
         [list(p) for p in zip(expected.emoji, expected.names, strict=True)],
     )
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["  {} \n", "\t{}\t", "{}\n", "\n\n{} "],
+    ids=["spaces-and-newline", "tabs", "trailing-newline", "leading-blank-lines"],
+)
+async def test_plain_form_post_writes_the_value_exactly(
+    client: TestClient, make_request: MakeRequest, project: Path, canary: str, shape: str
+) -> None:
+    """Without script, blanks and line breaks around a value reach python-dotenv and bash as sent.
+
+    The fingerprint on the Written page is the one over the exact value.
+    """
+    value = shape.format(canary)
+    req = make_request()
+    key = new_fp_key()
+    resp = await post(client, req, {"API_KEY": value, "fp_key": encode_fp_key(key)})
+    body = await resp.text()
+    expected = str(fingerprint(key, [("API_KEY", value)]))
+    assert (resp.status, env(project), bash_reads(project, "API_KEY")) == (
+        200,
+        {"API_KEY": value},
+        value,
+    )
+    assert (req.outcome and req.outcome.fingerprint, expected in body) == (expected, True)
+
+
+async def test_plain_form_crlf_value_is_refused_with_the_file_sink_hint(
+    client: TestClient, make_request: MakeRequest, project: Path, canary: str
+) -> None:
+    """A browser without script sends a line break as CRLF: kept, so .env refuses it (422)."""
+    req = make_request()
+    resp = await post(client, req, {"API_KEY": f"{canary}\r\n"}, headers=JSON)
+    data = await resp.json()
+    (reason,) = data["errors"]["API_KEY"]
+    assert (resp.status, "carriage return" in reason, 'kind: "file"' in reason) == (
+        422,
+        True,
+        True,
+    )
+    assert (canary in str(data), (project / ".env").exists()) == (False, False)
+
+
+async def test_plain_form_post_to_a_file_sink_keeps_crlf(
+    client: TestClient, make_request: MakeRequest, project: Path, canary: str
+) -> None:
+    """A file sink gets the posted bytes exactly: CRLF line breaks and a trailing blank line."""
+    req = make_request(SecretSpec("KEY_PEM"), sink=SinkSpec("file", "key.pem"))
+    value = f"-----BEGIN-----\r\n{canary}\r\n-----END-----\r\n\r\n"
+    key = new_fp_key()
+    resp = await post(client, req, {"KEY_PEM": value, "fp_key": encode_fp_key(key)})
+    assert (resp.status, (project / "key.pem").read_bytes()) == (200, value.encode())
+    assert req.outcome is not None
+    assert req.outcome.fingerprint == str(fingerprint(key, [("KEY_PEM", value)]))
 
 
 async def test_json_answer_lists_names_and_file(

@@ -100,33 +100,52 @@ async def test_fingerprint_is_made_with_a_server_key_when_the_page_sends_none(
     assert len(outcome.fingerprint.split(" ")) == 4
 
 
-async def test_dotenv_values_lose_surrounding_blanks(
-    submitter: Submitter, store: RequestStore, project: Path, canary: str
+@pytest.mark.parametrize(
+    "shape",
+    ["  {} \n", "\t{}", "{}\n", "\n{}\n\n", "  {}"],
+    ids=["spaces-and-newline", "leading-tab", "trailing-newline", "blank-lines", "leading-spaces"],
+)
+async def test_dotenv_values_are_written_exactly_with_their_surrounding_blanks(
+    submitter: Submitter, store: RequestStore, project: Path, canary: str, shape: str
 ) -> None:
-    """A pasted trailing newline or space is not written, and the fingerprint covers the trim."""
+    """Blanks and line breaks around a value are kept, and the fingerprint covers them."""
+    value = shape.format(canary)
     key = new_fp_key()
-    outcome = await submitter.submit(
-        make(store, project), {"API_KEY": f" \t{canary}\r\n"}, fp_key=key
-    )
-    assert env(project) == {"API_KEY": canary}
-    assert outcome.fingerprint == str(fingerprint(key, [("API_KEY", canary)]))
+    outcome = await submitter.submit(make(store, project), {"API_KEY": value}, fp_key=key)
+    assert env(project) == {"API_KEY": value}
+    assert outcome.fingerprint == str(fingerprint(key, [("API_KEY", value)]))
 
 
-async def test_file_sink_keeps_the_value_whole_with_lf_line_breaks(
+async def test_dotenv_value_with_crlf_is_refused_with_the_file_sink_hint(
     submitter: Submitter, store: RequestStore, project: Path, canary: str
 ) -> None:
-    """A file sink writes the value as is, browsers' CRLF turned back into LF."""
-    req = make(store, project, SecretSpec("KEY_PEM"), sink=SinkSpec("file", "key.pem"))
-    await submitter.submit(req, {"KEY_PEM": f"-----\r\n{canary}\r\n-----\r\n"})
-    assert (project / "key.pem").read_bytes() == f"-----\n{canary}\n-----\n".encode()
-
-
-async def test_empty_required_value_is_refused(
-    submitter: Submitter, store: RequestStore, project: Path
-) -> None:
-    """An empty or absent non-generated field fails with "Required" under its name."""
+    """A CRLF line break is not turned into LF: no .env carries it, so nothing is written."""
     with pytest.raises(ValidationFailed) as caught:
-        await submitter.submit(make(store, project), {"API_KEY": " \n"})
+        await submitter.submit(make(store, project), {"API_KEY": f"{canary}\r\n"})
+    (reason,) = caught.value.errors["API_KEY"]
+    assert ("carriage return" in reason, 'sink: {kind: "file"}' in reason) == (True, True)
+    assert (project / ".env").exists() is False
+
+
+async def test_file_sink_writes_the_value_exactly_crlf_included(
+    submitter: Submitter, store: RequestStore, project: Path, canary: str
+) -> None:
+    """A file sink writes the value byte for byte: CRLF stays CRLF, blanks stay."""
+    req = make(store, project, SecretSpec("KEY_PEM"), sink=SinkSpec("file", "key.pem"))
+    value = f" -----\r\n{canary}\n-----\r\n\n"
+    key = new_fp_key()
+    outcome = await submitter.submit(req, {"KEY_PEM": value}, fp_key=key)
+    assert (project / "key.pem").read_bytes() == value.encode()
+    assert outcome.fingerprint == str(fingerprint(key, [("KEY_PEM", value)]))
+
+
+@pytest.mark.parametrize("sent", ["", " \n", "\t \r\n"], ids=["empty", "blank", "crlf-blank"])
+async def test_empty_required_value_is_refused(
+    submitter: Submitter, store: RequestStore, project: Path, sent: str
+) -> None:
+    """An empty or blank-only non-generated field fails with "Required" under its name."""
+    with pytest.raises(ValidationFailed) as caught:
+        await submitter.submit(make(store, project), {"API_KEY": sent})
     assert caught.value.errors == {"API_KEY": ["Required"]}
 
 
@@ -205,6 +224,20 @@ async def test_empty_generated_field_is_generated_by_the_server(
     assert callable(decode)
     assert len(decode(value)) == 24
     assert (outcome.generated, outcome.fingerprint) == (("SESSION_SECRET",), None)
+
+
+async def test_blank_generated_field_is_generated_by_the_server(
+    submitter: Submitter, store: RequestStore, project: Path
+) -> None:
+    """A generated field holding only blanks counts as empty: the server makes the value."""
+    req = make(store, project, SecretSpec("SESSION_SECRET", generate=GenerateSpec(16, "hex")))
+    outcome = await submitter.submit(req, {"SESSION_SECRET": " \n"})
+    value = env(project)["SESSION_SECRET"] or ""
+    assert (len(bytes.fromhex(value)), outcome.generated, outcome.fingerprint) == (
+        16,
+        ("SESSION_SECRET",),
+        None,
+    )
 
 
 async def test_base64url_generation_has_no_padding(

@@ -184,14 +184,44 @@ def test_existing_line_that_would_swallow_the_new_one_stops_the_write(project: P
     assert 'A="unclosed\n' == env.read_text()
 
 
-def test_stale_temp_file_from_a_killed_writer_is_removed(project: Path) -> None:
-    """A leftover temp file (it holds secrets) is cleaned up by the next write."""
+def test_stale_temp_file_from_an_earlier_version_is_removed(project: Path) -> None:
+    """A temp file an earlier version left beside .env (it holds secrets) is cleaned up."""
     stale = project / ".env.offprompt-0123456789abcdef.tmp"
     stale.write_text("A=secret\n")
     other = project / ".env.backup.tmp"
     other.write_text("mine")
     write(project, DOTENV, {"A": "1"})
     assert [".env", ".env.backup.tmp"] == sorted(os.listdir(project))
+
+
+def test_stale_staging_folder_from_a_killed_writer_is_removed(project: Path) -> None:
+    """A leftover staging folder (it can hold the new file) is removed by the next write."""
+    stage = project / ".offprompt-0123456789abcdef"
+    stage.mkdir(mode=0o700)
+    (stage / ".gitignore").write_text("*\n")
+    (stage / ".env.new").write_text("A=secret\n")
+    empty = project / ".offprompt-00000000000000ff"
+    empty.mkdir()
+    write(project, DOTENV, {"A": "1"})
+    assert [".env"] == sorted(os.listdir(project))
+
+
+def test_folders_that_only_look_like_staging_are_left_alone(project: Path, tmp_path: Path) -> None:
+    """A look-alike holding a subfolder, a symlink to elsewhere, or another name stays as is."""
+    nested = project / ".offprompt-fedcba9876543210"
+    (nested / "sub").mkdir(parents=True)
+    (nested / "keep.txt").write_text("mine")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine")
+    (project / ".offprompt-abcdefabcdefabcd").symlink_to(elsewhere)
+    (project / ".offprompt-cache").mkdir()
+    write(project, DOTENV, {"A": "1"})
+    assert (sorted(os.listdir(project)), os.listdir(elsewhere), sorted(os.listdir(nested))) == (
+        [".env", ".offprompt-abcdefabcdefabcd", ".offprompt-cache", ".offprompt-fedcba9876543210"],
+        ["keep.txt"],
+        ["keep.txt", "sub"],
+    )
 
 
 def test_inspect_new_destination(project: Path) -> None:
