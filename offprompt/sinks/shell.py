@@ -21,13 +21,14 @@ __all__ = ["BASH_OWN", "BASH_RUNS", "Assignment", "Command", "Problem", "Script"
 # other `${...}` forms) is a Problem, and the caller vouches for nothing in such a file.
 
 # Variables bash sets or reads itself: a value written there is not what bash reads back (found
-# with real bash; tests/unit/sinks/test_sinks_shell.py checks the list against `compgen -v`).
+# with real bash; tests/unit/sinks/test_sinks_bash.py checks the list against `compgen -v`).
 # COLUMNS and LINES are reset after each command in an interactive shell (checkwinsize), and
 # BASH_CMDS (the command hash table) whenever PATH is assigned.
 BASH_OWN = frozenset(
-    "BASHOPTS BASHPID BASH_ARGC BASH_ARGV BASH_CMDS BASH_COMMAND BASH_LINENO BASH_SOURCE BASH_SUBSHELL"
-    " BASH_VERSINFO COLUMNS DIRSTACK EPOCHREALTIME EPOCHSECONDS EUID FUNCNAME GROUPS HISTCMD"
-    " LINENO LINES OPTIND PIPESTATUS PPID RANDOM SECONDS SHELLOPTS SRANDOM UID _".split()
+    "BASHOPTS BASHPID BASH_ARGC BASH_ARGV BASH_CMDS BASH_COMMAND BASH_LINENO BASH_SOURCE"
+    " BASH_SUBSHELL BASH_VERSINFO COLUMNS DIRSTACK EPOCHREALTIME EPOCHSECONDS EUID FUNCNAME"
+    " GROUPS HISTCMD LINENO LINES OPTIND PIPESTATUS PPID RANDOM SECONDS SHELLOPTS SRANDOM UID"
+    " _".split()
 )
 # Variables whose value bash later runs as code (prompts, the mail message, PS4 under `set -x`)
 # or that change how it reads the rest of the file. No line may assign them.
@@ -254,6 +255,8 @@ class _Reader:
                 if text.startswith("\\\n", i):
                     i += 2
                     continue
+                if i + 1 == n:
+                    w.literal = False  # bash may drop a backslash that ends the file
                 w.logical.append(text[i : i + 2])
                 w.value.append(text[i + 1 : i + 2] or "\\")
                 i += 2

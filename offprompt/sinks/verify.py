@@ -12,7 +12,7 @@ from offprompt.sinks import dotenv, nodeenv, shell
 __all__ = ["hidden"]
 
 # Each reader is asked in its own terms: python-dotenv through our port of its grammar, Node
-# through a port of its parser, bash through a conservative tracker of where its commands start.
+# through a port of its parser, bash through a sound reading of every command it would run.
 # Existing lines are never rewritten to make room: the person is told which line to fix.
 
 
@@ -81,8 +81,10 @@ def _bash(new_text: str, old_text: str, written: Mapping[str, str], shown: str) 
                 " of the file, so offprompt does not write a secret there. Choose another name."
             )
     script = shell.analyze(new_text)
+    entries = [e for e in dotenv.parse(new_text) if e.key in written]
     for name, value in written.items():
-        why = _bash_reason(name, value, script, new_text, old_text, written, shown)
+        mine = [e for e in entries if e.key == name]
+        why = _bash_reason(name, value, script, mine, new_text, old_text, written, shown)
         if why is not None:
             return why
     return None
@@ -92,13 +94,15 @@ def _bash_reason(
     name: str,
     value: str,
     script: shell.Script,
+    mine: list[dotenv.Entry],
     new_text: str,
     old_text: str,
     written: Mapping[str, str],
     shown: str,
 ) -> str | None:
-    """Why bash would not end with `value` in `name` after sourcing `new_text`, naming a line of
-    `old_text`; None when it certainly does. Sound, not complete: the whole file must be understood,
+    """Why bash would not end with `value` in `name` after sourcing `new_text` (`mine`: the
+    statements python-dotenv reads for it there), naming a line of `old_text`; None when it
+    certainly does. Sound, not complete: the whole file must be understood,
     our statement must run on its own, and nothing bash runs after it may assign the name."""
 
     def line(offset: int) -> int:
@@ -111,7 +115,6 @@ def _bash_reason(
             " runs nothing in it but comments, assignments and 'export'; fix or remove that line"
             " and try again."
         )
-    mine = [e for e in dotenv.parse(new_text) if e.key == name]
     if len(mine) != 1:
         return f"bash might not read {name} as written in {shown}; nothing there says which line."
     entry = mine[0]

@@ -1,6 +1,12 @@
 """offprompt.sinks.shell: the assignments bash makes when it sources a .env, or what stops it."""
 
+import tempfile
+from pathlib import Path
+
 import pytest
+import sinks_readers as readers
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from offprompt.sinks import shell
 
@@ -77,3 +83,54 @@ def test_commands_after_and_or_say_so() -> None:
     """A command joined by && or || runs only on the previous one's status."""
     commands = shell.analyze("A=1 &&\nB=2\nC=3 || D=4\n").commands
     assert [("", -1), ("&&", 4), ("", -1), ("||", 15)] == [(c.after, c.after_at) for c in commands]
+
+
+# --- Property against real bash ------------------------------------------------------------
+# Pieces that mostly make understood text, and a few raw characters that unbalance it. No
+# `export`, CR or `||`: those make assignments analyze counts but bash may skip (an assignment
+# before a command is temporary), which is safe but not what this test compares.
+PIECES = [
+    *["A=", "B=", "A+=", "x", " ", "\n", ";", " && ", "#c", "\t"] * 3,
+    "'a b'",
+    "'l1\nl2'",
+    '"q $A"',
+    '"it\'s \\" \\$ \\\\ \\x"',
+    '"${B:-d}"',
+    "${A}",
+    "$'t\\'x'",
+    "\\ ",
+    "\\\n",
+    "\\\\",
+    "$",
+    "=",
+    "é",
+    "'",
+    '"',
+    "\\",
+    "{",
+    "}",
+    "~",
+    "$\\\n",
+]
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), min_size=1, max_size=12))
+def test_understood_text_gives_bash_values_analyze_predicts(pieces: list[str]) -> None:
+    """Wherever analyze understands a text and knows a value, real bash ends with that value."""
+    text = "".join(pieces)
+    script = shell.analyze(text)
+    if script.problem is not None:
+        return
+    expected: dict[str, str | None] = {}
+    for a in (a for c in script.commands for a in c.assignments):
+        before = expected.get(a.name, "")
+        joined = None if before is None or a.value is None else before + a.value
+        expected[a.name] = joined if a.append else a.value
+    known = {n: v for n, v in expected.items() if v is not None}
+    if not known:
+        return
+    event("compared with bash")
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / ".env").write_text(text)
+        assert known == readers.bash(Path(tmp), list(known))
