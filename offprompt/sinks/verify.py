@@ -13,8 +13,8 @@ from offprompt.sinks import dotenv, nodeenv, shell
 __all__ = ["hidden"]
 
 # Each reader is asked in its own terms: python-dotenv itself (`dotenv_values`), Node 22/24
-# through a port of their parser (fuzzed against the official binaries), bash through a
-# conservative tracker of where its commands start.
+# through a port of their parser (fuzzed against the official binaries), bash through a sound
+# reading of every command it would run.
 # Existing lines are never rewritten to make room: the person is told which line to fix.
 
 
@@ -120,28 +120,114 @@ def _old_line(offset: int, new_text: str, old_text: str) -> int | None:
 
 
 def _bash(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
-    entries = dotenv.parse(new_text)
-    bash = shell.scan(new_text)
     for name in written:
+        if name in shell.BASH_OWN:
+            return (
+                f"bash keeps a value of its own in {name} (the shell sets that variable itself),"
+                " so it would not read the one written. Choose another name."
+            )
+        if name in shell.BASH_RUNS:
+            return (
+                f"bash runs the value of {name} as code or lets it change how it reads the rest"
+                " of the file, so offprompt does not write a secret there. Choose another name."
+            )
+    script = shell.analyze(new_text)
+    entries = [e for e in dotenv.parse(new_text) if e.key in written]
+    for name, value in written.items():
         mine = [e for e in entries if e.key == name]
-        if mine[0].start not in bash.clean:
-            return _bash_reason(name, old_text, shown)
+        why = _bash_reason(name, value, script, mine, new_text, old_text, written, shown)
+        if why is not None:
+            return why
     return None
 
 
-def _bash_reason(name: str, old_text: str, shown: str) -> str:
-    stop = shell.scan(old_text).stop
-    if stop is not None:
-        offset, what = stop
-        line = old_text.count("\n", 0, offset) + 1
+def _bash_reason(
+    name: str,
+    value: str,
+    script: shell.Script,
+    mine: list[dotenv.Entry],
+    new_text: str,
+    old_text: str,
+    written: Mapping[str, str],
+    shown: str,
+) -> str | None:
+    """Why bash would not end with `value` in `name` after sourcing `new_text` (`mine`: the
+    statements python-dotenv reads for it there), naming a line of `old_text`; None when it
+    certainly does. Sound, not complete: the whole file must be understood,
+    our statement must run on its own, and nothing bash runs after it may assign the name."""
+
+    def line(offset: int) -> int:
+        return _bash_line(new_text, old_text, written, offset)
+
+    if script.problem is not None:
         return (
-            f"bash might not see {name}: offprompt cannot tell where bash stops reading line"
-            f" {line} of {shown} ({what}). Fix or remove that line and try again."
+            f"bash might not read {name} as written: line {line(script.problem.offset)} of"
+            f" {shown} holds {script.problem.what}. offprompt vouches for a .env only when bash"
+            " runs nothing in it but comments, assignments and 'export'; fix or remove that line"
+            " and try again."
         )
-    return (
-        f"bash would not see {name}: the line above it in {shown} ends with a backslash, which"
-        " joins the two lines. Remove the backslash and try again."
-    )
+    if len(mine) != 1:
+        return f"bash might not read {name} as written in {shown}; nothing there says which line."
+    entry = mine[0]
+    key_at = entry.start + len(entry.prefix)
+    ours: tuple[shell.Command, shell.Assignment] | None = None
+    for command in script.commands:
+        for a in command.assignments:
+            if a.name == name and a.offset > key_at:
+                return (
+                    f"bash would end with another value in {name}: line {line(a.offset)} of"
+                    f" {shown} assigns {name} again, and bash runs it after the line offprompt"
+                    " writes. Remove that assignment and try again."
+                )
+            if a.name == name and a.offset == key_at:
+                ours = (command, a)
+    if ours is not None:
+        command, a = ours
+        if not command.after and command.start >= entry.start and not a.append:
+            if a.value == value:
+                return None
+    holder = next((c for c in script.commands if c.start <= key_at < c.end), None)
+    if holder is not None and holder.after:
+        when = "succeeds" if holder.after == "&&" else "fails"
+        return (
+            f"bash would run the line offprompt writes for {name} only if the command before it"
+            f" {when}: line {line(holder.after_at)} of {shown} ends with '{holder.after}'. Remove"
+            " it and try again."
+        )
+    if holder is not None and holder.start < entry.start:
+        return (
+            f"bash would not see {name}: line {line(holder.start)} of {shown} ends with a"
+            " backslash, which joins the next line onto it. Remove the backslash and try again."
+        )
+    return f"bash would not read {name} back exactly from {shown} (line {line(key_at)})."
+
+
+def _bash_line(new_text: str, old_text: str, written: Mapping[str, str], offset: int) -> int:
+    """The line of `old_text` that `offset` of `new_text` came from. The upsert swaps the first
+    statement of each written name for ours, drops its later ones and appends the rest, so the
+    text between those statements is the same in both."""
+    olds = [e for e in dotenv.parse(old_text) if e.key in written]
+    news: dict[str, dotenv.Entry] = {}
+    for e in dotenv.parse(new_text):
+        if e.key in written:
+            news.setdefault(e.key, e)
+    old_pos = new_pos = 0
+    replaced: set[str] = set()
+    for o in olds:
+        gap = o.start - old_pos
+        if offset < new_pos + gap:
+            break
+        new_pos, old_pos = new_pos + gap, o.start
+        if o.key not in replaced:
+            replaced.add(o.key)
+            ours = news.get(o.key)
+            if ours is None or ours.start != new_pos:
+                return new_text.count("\n", 0, offset) + 1  # not an upsert of old_text
+            if offset < ours.end:
+                return old_text.count("\n", 0, o.start) + 1
+            new_pos = ours.end
+        old_pos = o.end
+    return old_text.count("\n", 0, min(old_pos + offset - new_pos, len(old_text))) + 1
 
 
 def _lines(numbers: tuple[int, ...]) -> str:

@@ -19,7 +19,7 @@ def test_an_escaped_backslash_before_a_closing_quote_does_not_stop_a_write(
     (project / ".env").write_text("X='a\\\\'\n")
     values = {"OP_A": f"{canary} two"}
     write(project, DOTENV, values)
-    for reader, seen in readers.all_three(project, ["OP_A"]).items():
+    for reader, seen in readers.all_readers(project, ["OP_A"]).items():
         assert (reader, values) == (reader, seen)
 
 
