@@ -74,9 +74,11 @@ def _try(argv: Sequence[str], grace: float) -> bool:
         return True
 
 
-async def open_url(url: str, *, grace: float = GRACE_SECONDS) -> bool:
-    """Try each opener in turn; True as soon as one succeeds."""
-    for argv in commands(url):
+async def open_url(
+    url: str, *, env: Mapping[str, str] | None = None, grace: float = GRACE_SECONDS
+) -> bool:
+    """Try each opener in turn (`$BROWSER` from `env`); True as soon as one succeeds."""
+    for argv in commands(url, env):
         if await asyncio.to_thread(_try, argv, grace):
             return True
     return False

@@ -6,6 +6,7 @@ Kept in OFFPROMPT_STATE_DIR (else the user state dir), mode 0600; `offprompt fin
 import json
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -119,9 +120,10 @@ class JournalEntry:
         )
 
 
-def default_path() -> Path:
-    """`$OFFPROMPT_STATE_DIR/journal.jsonl`, else the platform's user state dir for offprompt."""
-    state_dir = os.environ.get("OFFPROMPT_STATE_DIR", "").strip()
+def default_path(env: Mapping[str, str] | None = None) -> Path:
+    """`$OFFPROMPT_STATE_DIR/journal.jsonl` in `env` (default: the process environment), else
+    the platform's user state dir for offprompt."""
+    state_dir = (os.environ if env is None else env).get("OFFPROMPT_STATE_DIR", "").strip()
     if state_dir:
         return Path(state_dir).expanduser() / _FILE_NAME
     return Path(platformdirs.user_state_dir("offprompt", appauthor=False)) / _FILE_NAME

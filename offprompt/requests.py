@@ -21,32 +21,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from offprompt.collect.delivery import Delivery
 from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
 from offprompt.spec import Outcome, SecretSpec, SinkSpec, Status
 
 __all__ = ["Delivery", "Request", "RequestStore"]
-
-
-@dataclass(eq=False)
-class Delivery:
-    """How the page is reaching the person (DESIGN §4): the ladder's state of one request.
-
-    Holds no value, so it outlives the request's close: the Written page, rendered after the
-    write, still reads `dialog`.
-    """
-
-    page_opened: bool = False
-    """A GET of the page was served: a browser has it, whoever opened it."""
-    dialog: bool = False
-    """A 2026-07-28 URL dialog may be on screen: input_required went out, no retry came yet."""
-    declined: bool = False
-    """The person declined the dialog (DESIGN §4.1): offprompt opens no tab for this request."""
-    browser_opened: bool = False
-    """offprompt's own opener succeeded (DESIGN §4 step 2)."""
-    opener: asyncio.Task[bool] | None = field(default=None, repr=False)
-    """The one attempt to open the browser, once started: every path awaits this same task."""
-    dialog_timer: asyncio.Task[None] | None = field(default=None, repr=False)
-    """Opens the browser when the dialog gets no answer and the page no visit in time."""
 
 
 @dataclass(eq=False, kw_only=True)
@@ -55,9 +34,10 @@ class Request:
 
     `display` is the destination as results show it: relative to the project, `/` separators.
     `created_at` is wall-clock (time.time()); `expires_at` and `closed_at` are on the store's
-    clock. `extra` is for other layers' per-request data (e.g. sealing keys): it is cleared when
-    the request closes, so nothing held there outlives the request. `delivery` is the ladder's
-    own state, written by the tools and the page server, not by the store.
+    clock. `extra` is for other layers' per-request data: it is cleared when the request closes,
+    so nothing held there outlives the request. `delivery` is the collect core's typed state of
+    how the page reaches the person (`offprompt.collect.delivery`); the store only makes it
+    drop its seal key on close.
     """
 
     id: str
@@ -291,6 +271,7 @@ class RequestStore:
         request.claimed = False
         request.closed_at = at
         request.extra.clear()
+        request.delivery.forget()
         self._cancel_on_release.discard(request.id)
         self._notify(request)
 

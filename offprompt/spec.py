@@ -31,6 +31,12 @@ class SecretSpec:
     secret: bool = True
     caption: str | None = None
 
+    @property
+    def enforced(self) -> bool:
+        """The agent named a provider or format: a value that fails its rules is refused, not
+        only advised against (a key matched by its name alone is advised only)."""
+        return self.generate is None and (self.provider is not None or self.format is not None)
+
 
 @dataclass(frozen=True)
 class SinkSpec:

@@ -88,7 +88,7 @@ def _registry_problems(secret: SecretSpec, value: str) -> list[str]:
     projects keep keys of compatible services under such names, and a valid key must never be
     blocked. Lines name rules, counts and known prefixes only, never a stretch of the value.
     """
-    if secret.generate is not None or (secret.provider is None and secret.format is None):
+    if not secret.enforced:
         return []
     from offprompt import registry
 

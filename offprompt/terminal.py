@@ -1,4 +1,5 @@
-"""`offprompt collect` from a terminal: the same request, page and write, without an agent.
+"""`offprompt collect`: the terminal's door into the collect core, the same request, ladder
+and write as an agent's call, remote decision included (DESIGN §5, §9).
 
 Prints the link and a live line on stderr, and the result (names, fingerprint) on stdout.
 """
@@ -7,24 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+from offprompt.collect.request import CollectRequest, check_names
+from offprompt.collect.steps import Answer, Refused, Wait
 from offprompt.errors import OffpromptError, ProjectError, RefusedRequest
-from offprompt.spec import SecretSpec, SinkSpec
 
 if TYPE_CHECKING:
-    from offprompt.requests import Request
-    from offprompt.tools.service import Service
+    from offprompt.collect.parts import Parts
+    from offprompt.collect.settings import Settings
+    from offprompt.requests import Request, RequestStore
 
 WRITTEN, ERROR, USAGE, CLOSED = 0, 1, 2, 3
 CLIENT = "offprompt-cli"
-MAX_NAMES = 12  # DESIGN §3.1: a request asks for 1-12 keys
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,46 @@ def arguments(ask: Ask) -> dict[str, object]:
     return {"secrets": secrets, "reason": ask.reason, "sink": {"kind": "dotenv", "path": ask.file}}
 
 
-def run(ask: Ask, *, cwd: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Collect and write; returns the exit code (0 written, 1 error, 3 expired or cancelled)."""
+class TerminalClient:
+    """The `Client` of a terminal: no host dialog to offer, and nobody to answer one."""
+
+    name = CLIENT
+    modern = False
+    url_elicitation = False
+    can_send_requests = False
+    meta: Mapping[str, Any] = {}
+
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+
+    def progress(self, message: str) -> None:
+        self._err.write(f"{message}…\n")
+
+    async def elicit_url(
+        self, *, url: str, message: str, elicitation_id: str, wait: float
+    ) -> Answer:
+        return "unsupported"
+
+    def elicitation_complete(self, elicitation_id: str) -> None:
+        pass
+
+
+def run(
+    ask: Ask,
+    *,
+    cwd: Path,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+    env: Mapping[str, str] | None = None,
+    parts: Parts | None = None,
+) -> int:
+    """Collect and write; returns the exit code (0 written, 1 error, 2 usage, 3 expired or
+    cancelled). `env` defaults to the process environment, read once now."""
+    from offprompt.collect.settings import Settings
+
+    settings = Settings.read(env)
     try:
-        return asyncio.run(_collect(ask, cwd.resolve(), out, err))
+        return asyncio.run(_collect(ask, cwd.resolve(), out, err, settings, parts))
     except KeyboardInterrupt:
         err.write("\noffprompt: cancelled; nothing was written.\n")
         return CLOSED
@@ -63,20 +100,24 @@ class UsageProblem(Exception):
     """What is wrong with the command line; `offprompt collect` exits 2 with it."""
 
 
-def check_usage(ask: Ask, cwd: Path) -> tuple[tuple[SecretSpec, ...], SinkSpec, str]:
-    """The request `ask` makes, in the project `cwd`, and its destination as results show it.
+def check_usage(ask: Ask, cwd: Path) -> tuple[CollectRequest, str]:
+    """The request `ask` makes, validated as an agent's would be, and its destination in the
+    project `cwd` as results show it.
 
     UsageProblem for anything wrong in the arguments (names, --file, --reason, --provider);
     ProjectError when `cwd` cannot be the project, which no argument can fix (exit 1).
     """
     from offprompt import sinks
     from offprompt.mcp import schema
+    from offprompt.tools import arguments as tool_arguments
     from offprompt.tools import schemas
-    from offprompt.tools.service import parse_arguments
 
-    problem = names_ok(ask.names)
-    if problem:
-        raise UsageProblem(problem)
+    # The names first, in the core's words: argv gives names only, and the schema's pattern
+    # message would say less to a person.
+    try:
+        check_names(ask.names)
+    except RefusedRequest as error:
+        raise UsageProblem(str(error)) from None
     unknown = [n for n in (ask.providers or {}) if n not in ask.names]
     if unknown:
         raise UsageProblem(f"--provider names {_shown(unknown[0])}, which is not a NAME asked for")
@@ -85,14 +126,14 @@ def check_usage(ask: Ask, cwd: Path) -> tuple[tuple[SecretSpec, ...], SinkSpec, 
     if problems:
         raise UsageProblem("; ".join(_cli_terms(p, ask) for p in problems[:5]))
     try:
-        specs, sink = parse_arguments(args)
+        request = tool_arguments.collect_request(args)
     except RefusedRequest as error:
         raise UsageProblem(_cli_terms(str(error), ask)) from None
     try:
-        shown = sinks.display_of(cwd, sink)
-    except RefusedRequest as error:
-        raise UsageProblem(f"--file {_shown(ask.file)}: {error}") from None
-    return specs, sink, shown
+        shown = sinks.display_of(cwd, request.sink)
+    except RefusedRequest as error:  # names the path itself, as an agent is told
+        raise UsageProblem(str(error)) from None
+    return request, shown
 
 
 def _shown(text: str) -> str:
@@ -116,14 +157,16 @@ def _cli_terms(message: str, ask: Ask) -> str:
     return message
 
 
-async def _collect(ask: Ask, cwd: Path, out: TextIO, err: TextIO) -> int:
-    from offprompt import browser, log, project, sinks
-    from offprompt.tools.service import Service
+async def _collect(
+    ask: Ask, cwd: Path, out: TextIO, err: TextIO, settings: Settings, parts: Parts | None
+) -> int:
+    from offprompt import log, project, sinks
+    from offprompt.collect.core import Collector
 
     asyncio.get_running_loop().set_exception_handler(log.asyncio_handler)
 
     try:
-        specs, sink, shown = check_usage(ask, cwd)
+        asked, _ = check_usage(ask, cwd)
     except UsageProblem as problem:
         err.write(f"offprompt: {problem}\n")
         return USAGE
@@ -135,7 +178,7 @@ async def _collect(ask: Ask, cwd: Path, out: TextIO, err: TextIO) -> int:
             raise ProjectError(
                 f"{cwd} is not a project folder offprompt can write in; run this in the project."
             )
-        target = sinks.inspect_target(cwd, sink, ask.names)
+        target = sinks.inspect_target(cwd, asked.sink, ask.names)
     except (RefusedRequest, ProjectError) as error:
         err.write(f"offprompt: {error}\n")
         return ERROR
@@ -143,35 +186,52 @@ async def _collect(ask: Ask, cwd: Path, out: TextIO, err: TextIO) -> int:
         # Every submit would fail: say so now instead of serving a page nobody can use.
         err.write(f"offprompt: {target.problem} Nothing was written.\n")
         return ERROR
-    service = Service(cwd=cwd)
-    ttl = ask.timeout if ask.timeout is not None else service.settings.ttl
-    request = service.store.create(
-        specs, sink, cwd, ask.reason, ttl=ttl, client=CLIENT, display=shown
-    )
+    core = Collector(settings, parts)
+    made = core.create(asked, project=cwd, client=CLIENT, ttl=ask.timeout)
+    if isinstance(made, Refused):
+        err.write(f"offprompt: {made.message}\n")
+        return USAGE if made.cause == "arguments" else ERROR
+    request = made
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     try:
-        page = await service.page()
-        url = page.url_for(request)
-        err.write(f"Open this page to type {', '.join(request.names)}:\n\n  {url}\n\n")
-        if await browser.open_url(url):
-            err.write("(opened in your browser)\n")
-        status = await _wait(service, request, stop, err)
+        step = await core.deliver(request, TerminalClient(err))
+        if isinstance(step, Refused):
+            err.write(f"offprompt: {step.message}\n")
+            return ERROR
+        _show_link(request, opened=isinstance(step, Wait), err=err)
+        status = await _wait(core.store, request, stop, err)
     except OffpromptError as error:
         err.write(f"offprompt: {error}\n")
         return ERROR
     finally:
         if request.status == "awaiting":
-            service.store.cancel(request)
-        await service.close()
+            core.store.cancel(request)
+        await core.close()
     return _report(request, status, out, err)
 
 
-async def _wait(service: Service, request: Request, stop: asyncio.Event, err: TextIO) -> str:
-    store = service.store
+def _show_link(request: Request, *, opened: bool, err: TextIO) -> None:
+    """The page's link (sealed for a remote request), whether our browser has it, and what a
+    loopback link needs when there is no tunnel."""
+    delivery = request.delivery
+    if delivery.url is None:
+        return
+    err.write(f"Open this page to type {', '.join(request.names)}:\n\n  {delivery.url}\n\n")
+    if opened and delivery.browser_opened:
+        err.write("(opened in your browser)\n")
+    if delivery.tunnel_problem is not None and delivery.port is not None:
+        port = delivery.port
+        err.write(
+            f"offprompt: no tunnel ({delivery.tunnel_problem}): the link opens where port {port}"
+            f" is forwarded to this machine (e.g. ssh -L {port}:127.0.0.1:{port}).\n"
+        )
+
+
+async def _wait(store: RequestStore, request: Request, stop: asyncio.Event, err: TextIO) -> str:
     live = err.isatty()
     while request.status == "awaiting" and not stop.is_set():
         left = store.expires_in(request)
@@ -203,24 +263,3 @@ def _report(request: Request, status: str, out: TextIO, err: TextIO) -> int:
     reason = "expired" if status == "expired" else "was cancelled"
     err.write(f"offprompt: the request {reason}; nothing was written.\n")
     return CLOSED
-
-
-def names_ok(names: Sequence[str]) -> str | None:
-    """A usage problem with the names, or None."""
-    from offprompt.tools.schemas import NAME_PATTERN
-
-    if not names:
-        return "name at least one key, e.g. offprompt collect STRIPE_SECRET_KEY"
-    if len(names) > MAX_NAMES:
-        return f"{len(names)} names were given; ask for at most {MAX_NAMES} at once"
-    seen: set[str] = set()
-    for name in names:
-        if not re.fullmatch(NAME_PATTERN, name) or len(name) > 128:
-            return (
-                f"{_shown(name)} is not a key name: capitals, digits and _, starting with a"
-                " capital, at most 128 characters (e.g. STRIPE_SECRET_KEY)"
-            )
-        if name in seen:
-            return f"{name} is named twice"
-        seen.add(name)
-    return None

@@ -424,24 +424,24 @@ class Server:
             heartbeat = asyncio.ensure_future(self._heartbeat(ctx))
         try:
             result = await tool.handler(arguments, ctx)
-        except InputRequired as ask:
+        finally:
+            if heartbeat is not None:
+                heartbeat.cancel()
+        if isinstance(result, InputRequired):
             if not ctx.modern:
-                raise
+                raise TypeError(f"{tool.name} asked for input outside 2026-07-28")
             state = self._sealer.seal(
                 tool=tool.name,
                 arguments=arguments,
                 client=ctx.client_name,
-                data=ask.data,
-                ttl=ask.ttl,
+                data=result.data,
+                ttl=result.ttl,
             )
             return {
                 "resultType": "input_required",
-                "inputRequests": ask.input_requests,
+                "inputRequests": result.input_requests,
                 "requestState": state,
             }
-        finally:
-            if heartbeat is not None:
-                heartbeat.cancel()
         return result.to_json()
 
     async def _heartbeat(self, ctx: ToolContext) -> None:

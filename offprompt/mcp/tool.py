@@ -51,18 +51,17 @@ class ToolResult:
         return out
 
 
-class InputRequired(Exception):
-    """Raised inside a modern call to end this round with `input_required`.
+@dataclass(frozen=True)
+class InputRequired:
+    """What a modern handler returns to end this round with `input_required` (2026-07-28).
 
-    `data` is the tool's own payload, sealed into `requestState` and handed back as
-    `ToolContext.state` on the client's retry.
+    `data` is the tool's own payload, sealed into `requestState` (living `ttl` seconds) and
+    handed back as `ToolContext.state` on the client's retry. Made by `ToolContext.ask_url`.
     """
 
-    def __init__(self, input_requests: dict[str, JSON], data: dict[str, Any], ttl: float) -> None:
-        super().__init__("input required")
-        self.input_requests = input_requests
-        self.data = data
-        self.ttl = ttl
+    input_requests: dict[str, JSON]
+    data: dict[str, Any]
+    ttl: float
 
 
 class Peer(Protocol):
@@ -121,38 +120,40 @@ class ToolContext:
             params["message"] = self._last_message
         self.peer.notify("notifications/progress", params)
 
-    async def elicit_url(
-        self,
-        *,
-        key: str,
-        url: str,
-        message: str,
-        elicitation_id: str,
-        data: dict[str, Any],
-        wait: float,
-        state_ttl: float,
-    ) -> ElicitOutcome:
-        """Offer `url` to the person through the client.
-
-        Legacy: send `elicitation/create` and wait up to `wait` seconds for the answer.
-        Modern: the first round raises `InputRequired` (the tool's `data` is sealed into the
-        state); the retry returns the action found under `key` in `inputResponses`, and a retry
-        that lacks the key asks again.
-        """
-        if not self.supports_url_elicitation():
-            return "unsupported"
+    def ask_url(
+        self, *, key: str, url: str, message: str, data: dict[str, Any], state_ttl: float
+    ) -> InputRequired:
+        """Modern: the answer that asks the client to show `url` in a URL elicitation and retry
+        with its answer under `key`; `data` comes back as `state` on the retry."""
         params: JSON = {"mode": "url", "url": url, "message": message}
-        if self.modern:
-            answer = (self.input_responses or {}).get(key)
-            if answer is None:
-                raise InputRequired(
-                    {key: {"method": "elicitation/create", "params": params}}, data, state_ttl
-                )
-            action = answer.get("action") if isinstance(answer, dict) else None
-            return action if action in ("accept", "decline", "cancel") else "error"
+        return InputRequired(
+            {key: {"method": "elicitation/create", "params": params}}, data, state_ttl
+        )
+
+    def elicitation_answer(self, key: str) -> ElicitOutcome | None:
+        """Modern retry: the action found under `key` in `inputResponses`; None when the retry
+        carried no answer there (then ask again)."""
+        answer = (self.input_responses or {}).get(key)
+        if answer is None:
+            return None
+        action = answer.get("action") if isinstance(answer, dict) else None
+        return action if action in ("accept", "decline", "cancel") else "error"
+
+    async def elicit_url(
+        self, *, url: str, message: str, elicitation_id: str, wait: float
+    ) -> ElicitOutcome:
+        """Legacy: send `elicitation/create` for `url` and wait up to `wait` seconds for the
+        answer. A modern call asks with `ask_url` instead, so here it is "unsupported"."""
+        if not self.supports_url_elicitation() or self.modern:
+            return "unsupported"
         if not self.peer.can_send_requests:
             return "unsupported"
-        params["elicitationId"] = elicitation_id
+        params: JSON = {
+            "mode": "url",
+            "url": url,
+            "message": message,
+            "elicitationId": elicitation_id,
+        }
         try:
             answer = await self.peer.send_request("elicitation/create", params, wait)
         except TimeoutError:
@@ -191,7 +192,7 @@ class ClientError(Exception):
     """The client answered a server→client request with a JSON-RPC error."""
 
 
-Handler = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+Handler = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult | InputRequired]]
 
 
 @dataclass(frozen=True)

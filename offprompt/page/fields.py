@@ -56,7 +56,7 @@ def field_view(spec: SecretSpec, *, present: bool, file_sink: bool) -> FieldView
     return FieldView(
         spec=spec,
         field=field,
-        enforced=field is not None and (spec.provider is not None or spec.format is not None),
+        enforced=field is not None and spec.enforced,
         multiline=multiline,
         masked=secret and not multiline,
         present=present,

@@ -30,11 +30,9 @@ from offprompt.page.guards import (
 from offprompt.requests import Request, RequestStore
 from offprompt.submit import RequestClosed, Submitter, ValidationFailed
 
-__all__ = ["MAX_BODY", "SEAL_KEY", "PageServer", "PageSettings", "create_app"]
+__all__ = ["MAX_BODY", "PageServer", "PageSettings", "create_app"]
 
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
-SEAL_KEY: Final = "seal_key"
-"""Where a remote request's `offprompt.crypto.seal.SealKey` lives in `Request.extra`."""
 # A wrong nonce and a seal that does not open get this same answer (DESIGN §5).
 _NOT_THIS_PAGE: Final = "This form is out of date or was not made by this page. Reload it."
 
@@ -236,7 +234,7 @@ async def _page(request: web.Request) -> web.StreamResponse:
         raise _closed(req)
     response = await _form(request, req)
     if request.method == "GET":  # not HEAD: only a GET means a browser has the page (DESIGN §4)
-        req.delivery.page_opened = True
+        req.delivery.page_served()
     return response
 
 
@@ -318,11 +316,11 @@ def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:
     if set(form) != {"nonce", "sealed"}:
         _log.warning("page: request %s: refused an unsealed POST for a remote request", req.id)
         raise _refuse(400, "Values for a remote request must be sealed by the page. Reload it.")
-    from offprompt.crypto.seal import SealError, SealKey
+    from offprompt.crypto.seal import SealError
 
-    key = req.extra.get(SEAL_KEY)
+    key = req.delivery.seal_key  # the collect core made it; None once the request closed
     try:
-        if not isinstance(key, SealKey):
+        if key is None:
             raise SealError
         opened = key.open(form["sealed"], token=req.token, nonce=req.nonce)
     except SealError:

@@ -1,14 +1,15 @@
 """The tools the model calls: `collect_secret`, `await_secret`, `cancel_secret`.
 
-Declarations only; the work is in `service` (imported when the first call arrives, so that an
-idle server that was only asked `initialize` and `tools/list` stays small and starts fast).
+Declarations only: `schemas`, `arguments` (→ a collect request) and `results`; `service` is the
+MCP door into `offprompt.collect` (imported when the first call arrives, so that an idle server
+that was only asked `initialize` and `tools/list` stays small and starts fast).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from offprompt.mcp.tool import Tool, ToolContext, ToolResult
+from offprompt.mcp.tool import InputRequired, Tool, ToolContext, ToolResult
 from offprompt.tools import schemas
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ is discarded and nothing is written."""
 def build(get_service: Any) -> list[Tool]:
     """The three tools; `get_service()` returns the process's `Service` on first call."""
 
-    async def collect(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def collect(args: dict[str, Any], ctx: ToolContext) -> ToolResult | InputRequired:
         service: Service = get_service()
         return await service.collect(args, ctx)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from offprompt.collect.request import NAME_PATTERN
 from offprompt.registry import format_ids, provider_refs
 
-NAME_PATTERN = "^[A-Z][A-Z0-9_]*$"
+__all__ = ["NAME_PATTERN", "REQUEST_ID", "collect_input", "request_id_input", "result_output"]
+
 REQUEST_ID = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$"}
 
 

@@ -50,6 +50,11 @@ class Tunnel:
         self._page: PageServer | None = None
 
     @property
+    def off(self) -> bool:
+        """OFFPROMPT_TUNNEL=off: every link is a loopback one, and none is started."""
+        return self._off
+
+    @property
     def hostname(self) -> str | None:
         """The live tunnel's hostname, or None."""
         process = self._process

@@ -15,12 +15,14 @@ from helpers import chromium_or_skip
 ROOT = Path(__file__).resolve().parents[2]
 PERSON = ROOT / "tests" / "flows" / "person.py"
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # the fixture's PATH holds only fake agents
+# A terminal on the person's own machine: without this, Linux with no DISPLAY (CI) is remote.
+LOCAL = {"OFFPROMPT_SANDBOX": "0"}
 
 
 def collect(
     project: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ)
+    full = {**os.environ, **LOCAL}
     full.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "offprompt", "collect", *args],
@@ -37,7 +39,7 @@ def collect_raw(
     project: Path, *args: str | bytes, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`collect` with arguments that may be bytes (what a shell passes that is not UTF-8)."""
-    full = dict(os.environ)
+    full = {**os.environ, **LOCAL}
     full.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "offprompt", "collect", *args],
@@ -112,7 +114,7 @@ def test_expired_request_exits_3(project: Path) -> None:
 
 USAGE_ERRORS: dict[str, tuple[list[str | bytes], str]] = {
     "no names": ([], "name at least one key"),
-    "a repeated name": (["A", "A"], "A is named twice"),
+    "a repeated name": (["A", "A"], "A is asked for twice"),
     "13 names": ([f"KEY_{i}" for i in range(13)], "at most 12"),
     "a lowercase name": (["lower"], "'lower' is not a key name"),
     "a dash in a name": (["API-KEY"], "'API-KEY' is not a key name"),

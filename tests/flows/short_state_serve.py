@@ -6,9 +6,9 @@ The product seals states for an hour and offers no knob; a test of their expiry 
 import os
 import sys
 
-import offprompt.tools.service as service
+import offprompt.collect.core as core
 from offprompt.__main__ import main
 
-service.STATE_TTL = float(os.environ["FLOWS_STATE_TTL"])
+core.STATE_TTL = float(os.environ["FLOWS_STATE_TTL"])
 sys.argv = ["offprompt", "serve"]
 main()

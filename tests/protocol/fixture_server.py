@@ -13,7 +13,7 @@ from typing import Any
 
 from offprompt.mcp.server import ServerInfo
 from offprompt.mcp.stdio import App, run
-from offprompt.mcp.tool import Tool, ToolContext, ToolResult
+from offprompt.mcp.tool import ElicitOutcome, InputRequired, Tool, ToolContext, ToolResult
 
 OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
 ELICIT_WAIT = float(os.environ.get("FIXTURE_ELICIT_WAIT", "2"))
@@ -36,17 +36,21 @@ async def wait(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult.of({"done": True})
 
 
-async def elicit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+async def elicit(args: dict[str, Any], ctx: ToolContext) -> ToolResult | InputRequired:
     round_no = (ctx.state or {}).get("round", 0) + 1
-    outcome = await ctx.elicit_url(
-        key="page",
-        url="http://127.0.0.1:9/r/" + "0" * 32,
-        message="offprompt is collecting TEST_KEY. Open the page to type them.",
-        elicitation_id="req-1",
-        data={"round": round_no},
-        wait=ELICIT_WAIT,
-        state_ttl=STATE_TTL,
-    )
+    url = "http://127.0.0.1:9/r/" + "0" * 32
+    message = "offprompt is collecting TEST_KEY. Open the page to type them."
+    outcome: ElicitOutcome | None
+    if ctx.modern and ctx.supports_url_elicitation():
+        outcome = ctx.elicitation_answer("page")
+        if outcome is None:  # the first round, or a retry without our key: ask (again)
+            return ctx.ask_url(
+                key="page", url=url, message=message, data={"round": round_no}, state_ttl=STATE_TTL
+            )
+    else:
+        outcome = await ctx.elicit_url(
+            url=url, message=message, elicitation_id="req-1", wait=ELICIT_WAIT
+        )
     if outcome == "accept":
         ctx.elicitation_complete("req-1")
     return ToolResult.of({"outcome": outcome, "state": ctx.state})

@@ -18,7 +18,6 @@ from playwright.sync_api import Browser, Page
 
 from offprompt.crypto.seal import SealKey, b64u_encode
 from offprompt.mcp.tool import ToolContext
-from offprompt.page.server import SEAL_KEY
 from offprompt.tools.service import Service
 
 from .conftest import FakeCloudflared, type_and_submit
@@ -171,7 +170,7 @@ def test_a_different_key_in_the_link_is_refused_by_the_server(
     out = remote.collect()
     request = remote.service.store.get(out["request_id"])
     assert request is not None
-    assert isinstance(request.extra[SEAL_KEY], SealKey)
+    assert isinstance(request.delivery.seal_key, SealKey)
     swapped = out["url"].split("#")[0] + "#" + SealKey().fragment
     tab.goto(swapped)
     tab.locator("#submit:not([disabled])").wait_for(timeout=10_000)

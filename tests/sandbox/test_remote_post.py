@@ -18,7 +18,6 @@ from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.seal import SealKey, b64u_encode, plaintext, seal
 from offprompt.journal import Journal
 from offprompt.page import PageSettings, create_app
-from offprompt.page.server import SEAL_KEY
 from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.submit import Submitter
@@ -56,13 +55,13 @@ def remote(store: RequestStore, project: Path, *names: str) -> Request:
         ttl=1800,
         remote=True,
     )
-    req.extra[SEAL_KEY] = SealKey()
+    req.delivery.seal_key = SealKey()
     return req
 
 
 def key_of(req: Request) -> SealKey:
-    key = req.extra[SEAL_KEY]
-    assert isinstance(key, SealKey)
+    key = req.delivery.seal_key
+    assert key is not None
     return key
 
 
@@ -248,7 +247,7 @@ async def test_remote_request_without_a_key_refuses_every_seal(
     """A remote request whose key is gone (or never made) opens nothing: 403."""
     req = remote(store, project)
     body = {"nonce": req.nonce, "sealed": sealed(req, {"API_KEY": canary})}
-    del req.extra[SEAL_KEY]
+    req.delivery.seal_key = None
     assert (await post(client, req, body)).status == 403
 
 
@@ -258,14 +257,14 @@ async def test_the_key_is_dropped_when_the_request_closes(
     """After the write the request holds no private key any more."""
     req = remote(store, project)
     await post(client, req, {"nonce": req.nonce, "sealed": sealed(req, {"API_KEY": canary})})
-    assert (req.status, SEAL_KEY in req.extra) == ("written", False)
+    assert (req.status, req.delivery.seal_key) == ("written", None)
 
 
 async def test_cancel_drops_the_key(store: RequestStore, project: Path) -> None:
     """A cancelled remote request holds no private key any more."""
     req = remote(store, project)
     store.cancel(req)
-    assert SEAL_KEY not in req.extra
+    assert req.delivery.seal_key is None
 
 
 async def test_local_request_still_takes_plain_values(

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from offprompt.mcp.tool import ToolContext, ToolResult
-from offprompt.page.server import SEAL_KEY
 from offprompt.tools.service import Service
 
 from .conftest import FakeCloudflared
@@ -173,7 +172,7 @@ async def test_cancel_drops_the_private_key(service: Service) -> None:
     await service.cancel_secret({"request_id": out["request_id"]}, context(FakePeer()))
     request = service.store.get(out["request_id"])
     assert request is not None
-    assert (request.status, SEAL_KEY in request.extra) == ("cancelled", False)
+    assert (request.status, request.delivery.seal_key) == ("cancelled", None)
 
 
 async def test_close_stops_the_tunnel(

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from offprompt import log
+from offprompt.collect.request import validate
 from offprompt.errors import RefusedRequest
 from offprompt.mcp import jsonrpc, schema
 from offprompt.tools.schemas import collect_input, request_id_input
-from offprompt.tools.service import parse_arguments
 
 SURROGATE = "\ud800"
 
@@ -67,12 +67,12 @@ def test_control_characters_in_shown_text_are_refused(
 ) -> None:
     """Text shown to the person holds no NUL or escape sequence."""
     with pytest.raises(RefusedRequest, match=re.escape(says)):
-        parse_arguments({"secrets": [entry], "reason": reason})
+        validate({"secrets": [entry], "reason": reason})
 
 
 def test_reason_keeps_tabs_and_line_breaks() -> None:
     """Markdown needs line breaks; they are not refused."""
-    parse_arguments({"secrets": [{"name": "A"}], "reason": "one\n\ttwo\r\nthree"})
+    validate({"secrets": [{"name": "A"}], "reason": "one\n\ttwo\r\nthree"})
 
 
 def test_id_that_is_not_unicode_is_invalid_request_without_id() -> None:

@@ -1,14 +1,14 @@
-"""collect_secret arguments → specs: what the schema alone cannot say."""
+"""collect_secret arguments → the validated request: what the schema alone cannot say."""
 
 from typing import Any
 
 import pytest
 
+from offprompt.collect.request import validate
 from offprompt.errors import RefusedRequest
 from offprompt.mcp import schema
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.tools.schemas import collect_input
-from offprompt.tools.service import parse_arguments
 
 
 def args(*secrets: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -20,27 +20,27 @@ def args(*secrets: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 def test_defaults() -> None:
     """A bare name becomes a secret spec for .env."""
-    specs, sink = parse_arguments(args({"name": "API_KEY"}))
-    assert specs == (SecretSpec("API_KEY"),)
-    assert sink == SinkSpec("dotenv", ".env")
+    request = validate(args({"name": "API_KEY"}))
+    assert request.secrets == (SecretSpec("API_KEY"),)
+    assert request.sink == SinkSpec("dotenv", ".env")
 
 
 def test_sink_path_without_kind_is_a_dotenv_path() -> None:
     """{"path": ".env.local"} needs no kind: dotenv is the default."""
-    _, sink = parse_arguments(args({"name": "API_KEY"}, sink={"path": ".env.local"}))
+    sink = validate(args({"name": "API_KEY"}, sink={"path": ".env.local"})).sink
     assert sink == SinkSpec("dotenv", ".env.local")
 
 
 def test_generate_defaults() -> None:
     """generate {} means 32 bytes in base64url."""
-    specs, _ = parse_arguments(args({"name": "SESSION_SECRET", "generate": {}}))
+    specs = validate(args({"name": "SESSION_SECRET", "generate": {}})).secrets
     assert specs[0].generate == GenerateSpec(32, "base64url")
 
 
 def test_every_field_is_carried() -> None:
     """provider, secret and caption reach the spec."""
     entry = {"name": "STRIPE_KEY", "provider": "stripe/secret_key", "secret": False, "caption": "c"}
-    specs, _ = parse_arguments(args(entry))
+    specs = validate(args(entry)).secrets
     assert specs[0] == SecretSpec("STRIPE_KEY", None, "stripe/secret_key", None, False, "c")
 
 
@@ -57,7 +57,7 @@ def test_every_field_is_carried() -> None:
 def test_refusals(arguments: dict[str, Any], says: str) -> None:
     """Each rule beyond the schema is refused with a message that says what to do."""
     with pytest.raises(RefusedRequest, match=says):
-        parse_arguments(arguments)
+        validate(arguments)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,148 @@
+"""One validation of a collect request (DESIGN §3.1), made once into a frozen value.
+
+Both doors call it: the MCP tools after the schema check, `offprompt collect` with the
+arguments an agent would pass. The sinks keep only defensive checks of their own.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from offprompt.errors import RefusedRequest
+from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+
+__all__ = ["MAX_NAMES", "NAME_PATTERN", "CollectRequest", "check_names", "validate"]
+
+NAME_PATTERN: Final = "^[A-Z][A-Z0-9_]*$"
+"""A key name (DESIGN §3.1), matched against the whole name (`re.fullmatch`)."""
+MAX_NAMES: Final = 12
+MAX_NAME_LENGTH: Final = 128
+_NAME: Final = re.compile(NAME_PATTERN)
+
+
+@dataclass(frozen=True)
+class CollectRequest:
+    """What a collect call asks for, once validated: names and settings, never a value."""
+
+    secrets: tuple[SecretSpec, ...]
+    sink: SinkSpec
+    reason: str
+    sandbox: bool | None = None
+    """The `sandbox` argument: counts only where the environment cannot tell (DESIGN §5)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.secrets)
+
+    @property
+    def generated_only(self) -> bool:
+        """Every key is made by offprompt: no page opens (DESIGN §3.1)."""
+        return all(s.generate is not None for s in self.secrets)
+
+
+def check_names(names: Sequence[str]) -> None:
+    """1-12 key names, each `NAME_PATTERN` and at most 128 characters, none twice."""
+    if not names:
+        raise RefusedRequest("name at least one key, e.g. STRIPE_SECRET_KEY")
+    if len(names) > MAX_NAMES:
+        raise RefusedRequest(
+            f"{len(names)} keys were asked for; ask for at most {MAX_NAMES} at once"
+        )
+    seen: set[str] = set()
+    for name in names:
+        if not _NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
+            raise RefusedRequest(
+                f"{name!r} is not a key name: capitals, digits and _, starting with a capital, "
+                f"at most {MAX_NAME_LENGTH} characters (e.g. STRIPE_SECRET_KEY)"
+            )
+        if name in seen:
+            raise RefusedRequest(f"{name} is asked for twice; list each key once.")
+        seen.add(name)
+
+
+def validate(args: Mapping[str, Any]) -> CollectRequest:
+    """Schema-valid `collect_secret` arguments → the request; RefusedRequest for what the
+    schema cannot say."""
+    entries: list[Mapping[str, Any]] = list(args["secrets"])
+    check_names([str(e["name"]) for e in entries])
+    _check_controls("reason", args["reason"], allowed="\t\n\r")
+    secrets: list[SecretSpec] = []
+    for i, entry in enumerate(entries):
+        secrets.append(_secret(i, entry))
+    sink = _sink(args.get("sink") or {"kind": "dotenv"}, len(secrets))
+    sandbox = args.get("sandbox")
+    return CollectRequest(
+        secrets=tuple(secrets),
+        sink=sink,
+        reason=str(args["reason"]),
+        sandbox=sandbox if isinstance(sandbox, bool) else None,
+    )
+
+
+def _secret(i: int, entry: Mapping[str, Any]) -> SecretSpec:
+    name = str(entry["name"])
+    if "caption" in entry:
+        _check_controls(f"secrets[{i}].caption", entry["caption"], allowed="")
+    chosen = [k for k in ("generate", "provider", "format") if k in entry]
+    if len(chosen) > 1:
+        raise RefusedRequest(
+            f"secrets[{i}] ({name}) sets {' and '.join(chosen)}; use at most one of "
+            "generate, provider and format per key."
+        )
+    if "provider" in entry or "format" in entry:
+        _check_ref(name, entry.get("provider"), entry.get("format"))
+    generate = None
+    if "generate" in entry:
+        g = entry["generate"]
+        generate = GenerateSpec(
+            bytes=int(g.get("bytes", 32)), encoding=g.get("encoding", "base64url")
+        )
+    return SecretSpec(
+        name=name,
+        generate=generate,
+        provider=entry.get("provider"),
+        format=entry.get("format"),
+        secret=bool(entry.get("secret", True)),
+        caption=entry.get("caption"),
+    )
+
+
+def _sink(raw: Mapping[str, Any], count: int) -> SinkSpec:
+    kind = raw.get("kind", "dotenv")
+    path = raw.get("path")
+    if kind == "file":
+        if not path:
+            raise RefusedRequest(
+                'a file sink needs a path, e.g. {"kind": "file", "path": "key.pem"}.'
+            )
+        if count != 1:
+            raise RefusedRequest(
+                f"a file sink holds exactly one value, but {count} keys were asked for; "
+                "use one collect_secret call per file, or the dotenv sink."
+            )
+    return SinkSpec(kind=kind, path=path or ".env")
+
+
+def _check_controls(field: str, text: str, *, allowed: str) -> None:
+    """Refuse control characters (NUL, escape sequences, ...) in text shown to the person: the
+    page would show them differently from what the agent wrote, or not at all."""
+    if any(unicodedata.category(ch) == "Cc" and ch not in allowed for ch in text):
+        kept = " other than tabs and line breaks" if allowed else ""
+        raise RefusedRequest(
+            f"{field} must not contain control characters{kept} (NUL, escape sequences...); "
+            "write plain text."
+        )
+
+
+def _check_ref(name: str, provider: str | None, format: str | None) -> None:
+    """An ambiguous or unknown provider ref is refused with the refs to choose from."""
+    from offprompt import registry
+
+    try:
+        registry.resolve(name, provider, format)
+    except registry.RegistryError as err:
+        raise RefusedRequest(f"{name}: {err}") from None

@@ -1,0 +1,103 @@
+"""What the collect core answers a door, and what it needs from the door's client.
+
+The ladder returns one of these steps; it never raises to end a round. Only the MCP layer
+turns `Ask` into `input_required`; a terminal never gets one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from offprompt.requests import Request
+
+__all__ = ["Answer", "Ask", "Client", "Refused", "Report", "Step", "Wait"]
+
+Answer = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]
+"""How a client answered a URL elicitation (legacy), or what a modern retry carried."""
+
+
+class Client(Protocol):
+    """Who asked, and how to talk back to them during the call."""
+
+    @property
+    def name(self) -> str:
+        """clientInfo.name (`offprompt-cli` for the terminal)."""
+        ...
+
+    @property
+    def modern(self) -> bool:
+        """The call is 2026-07-28: a URL elicitation is an `Ask`, answered by a retry."""
+        ...
+
+    @property
+    def url_elicitation(self) -> bool:
+        """The client declared `elicitation.url`."""
+        ...
+
+    @property
+    def can_send_requests(self) -> bool:
+        """A legacy server→client request can be sent now."""
+        ...
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
+
+    def progress(self, message: str) -> None: ...
+
+    async def elicit_url(
+        self, *, url: str, message: str, elicitation_id: str, wait: float
+    ) -> Answer:
+        """Legacy: send `elicitation/create` and wait up to `wait` seconds for the answer."""
+        ...
+
+    def elicitation_complete(self, elicitation_id: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Ask the client to show `url` in a URL elicitation and retry with the answer (2026-07-28).
+
+    `request_id` goes into the sealed requestState, which lives `ttl` seconds."""
+
+    request_id: str
+    url: str
+    message: str
+    ttl: float
+
+
+@dataclass(frozen=True)
+class Wait:
+    """The page is with the person: wait for the write or the TTL (`Collector.wait`).
+
+    `elicited`: a legacy URL elicitation was sent, so the client hears when it completed."""
+
+    request: Request
+    elicited: bool = False
+
+
+@dataclass(frozen=True)
+class Report:
+    """Answer now with the request's state; the link is in it when `delivery.hand_out`.
+
+    `opened`: the page is known to be with the person; `declined`: the person just declined
+    the host's dialog (DESIGN §4.1)."""
+
+    request: Request
+    opened: bool = False
+    declined: bool = False
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The request cannot be served, said so a person or an agent can act on it.
+
+    `cause`: `arguments` (what was asked: a terminal's usage error), `project` or `write`."""
+
+    message: str
+    cause: Literal["arguments", "project", "write"] = "arguments"
+
+
+Step = Ask | Wait | Report | Refused
