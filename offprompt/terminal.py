@@ -59,7 +59,7 @@ def run(ask: Ask, *, cwd: Path, out: TextIO = sys.stdout, err: TextIO = sys.stde
         return CLOSED
 
 
-class UsageProblem(Exception):
+class UsageProblem(OffpromptError):
     """What is wrong with the command line; `offprompt collect` exits 2 with it."""
 
 
