@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from offprompt import disk
-from offprompt.hosts.interface import ConfigError, Outcome
+from offprompt.hosts.interface import ConfigChange, ConfigError
 
 __all__ = ["MAX_BYTES", "Edit", "read_text", "update"]
 
@@ -31,7 +31,7 @@ class Edit:
     """What a transform decided: the new text (None deletes the file) and what that means."""
 
     text: str | None
-    outcome: Outcome
+    outcome: ConfigChange
 
 
 def _target(path: Path, shown: str) -> Path:
@@ -88,7 +88,7 @@ def update(
     shown: str,
     transform: Callable[[str | None], Edit],
     prune_dir: Path | None = None,
-) -> Outcome:
+) -> ConfigChange:
     """Apply `transform` to the file's text (None when missing) and write the result atomically.
 
     `transform` raises ConfigError to refuse. If the file changes between reading and replacing

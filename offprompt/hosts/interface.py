@@ -21,11 +21,11 @@ __all__ = [
     "SERVER_NAME",
     "Agent",
     "Change",
+    "ConfigChange",
     "ConfigError",
     "Declaration",
     "Location",
     "Machine",
-    "Outcome",
     "Presence",
     "Scope",
     "ServerCommand",
@@ -38,7 +38,9 @@ Scope = Literal["project", "user"]
 
 # added/updated/unchanged (init), removed/absent (remove), unsupported (the agent has no config
 # for that scope), failed (the file could not be read, understood or written; nothing changed).
-Outcome = Literal["added", "updated", "unchanged", "removed", "absent", "unsupported", "failed"]
+ConfigChange = Literal[
+    "added", "updated", "unchanged", "removed", "absent", "unsupported", "failed"
+]
 
 
 class ConfigError(OffpromptError):
@@ -143,7 +145,7 @@ class Change:
     agent: str
     scope: Scope
     path: Path | None
-    outcome: Outcome
+    outcome: ConfigChange
     detail: str
 
     @property
@@ -189,7 +191,7 @@ class Agent(ABC):
         """Our entry in the config for `scope`, or None. ConfigError when it cannot be read."""
 
 
-def describe(agent: Agent, outcome: Outcome, scope: Scope, shown: str) -> str:
+def describe(agent: Agent, outcome: ConfigChange, scope: Scope, shown: str) -> str:
     """The words `init`/`remove` print for `outcome` on the config file `shown`."""
     words = {
         "added": f"added offprompt to {shown}",
