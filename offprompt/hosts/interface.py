@@ -49,11 +49,10 @@ class ConfigError(OffpromptError):
 
 @dataclass(frozen=True)
 class ServerCommand:
-    """The command an agent runs to start `offprompt serve`, and how it was chosen."""
+    """The command an agent runs to start `offprompt serve`."""
 
     command: str
     args: tuple[str, ...]
-    how: str  # "installed", "uvx", "python -m" or "--command", for messages
 
     def argv(self) -> tuple[str, ...]:
         return (self.command, *self.args)
