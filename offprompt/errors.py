@@ -5,7 +5,19 @@
     ├── WriteError         the destination could not be written; nothing changed
     │   ├── UnsafeValue    a value no dotenv quoting carries exactly for every reader
     │   └── TrackedFile    the destination is tracked by git and the person did not allow it
-    └── ProjectError       no project folder could be found or used
+    ├── ProjectError       no project folder could be found or used
+    ├── RequestClosed      a submit for a request already written, cancelled or expired
+    ├── ValidationFailed   submitted fields that fail their rules (names the rules, not values)
+    ├── Refusal            the page's answer other than 200, rendered by its middleware
+    ├── RpcError           a JSON-RPC error object answered to the MCP client
+    ├── UsageProblem       a command line `offprompt collect` cannot run; exit 2
+    ├── ConfigError        an agent's config file could not be read or written; left unchanged
+    ├── NoBinary           no cloudflared to run, and what the person can do
+    └── TunnelFailed       cloudflared ran but gave no working tunnel
+
+Each is caught at a boundary (the protocol loop, the page middleware, the CLI) and turned into
+an answer. The few exceptions outside this tree are caught one step from where they are raised
+and turned into one of these; each says so in its docstring.
 
 Messages never contain a secret value: they name keys, paths and rules only.
 """

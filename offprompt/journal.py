@@ -15,7 +15,7 @@ from typing import Any
 import platformdirs
 
 from offprompt.requests import Request
-from offprompt.spec import Outcome
+from offprompt.spec import WriteOutcome
 
 __all__ = ["Journal", "JournalEntry", "default_path"]
 
@@ -66,7 +66,7 @@ class JournalEntry:
 
     @classmethod
     def from_outcome(
-        cls, request: Request, outcome: Outcome, at: datetime | None = None
+        cls, request: Request, outcome: WriteOutcome, at: datetime | None = None
     ) -> "JournalEntry":
         """The entry for `request` finished with `outcome`, at `at` (default: now)."""
         return cls(

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from offprompt.collect.delivery import Delivery
 from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
-from offprompt.spec import Outcome, SecretSpec, SinkSpec, Status
+from offprompt.spec import SecretSpec, SinkSpec, Status, WriteOutcome
 
 __all__ = ["Delivery", "Request", "RequestStore"]
 
@@ -54,7 +54,7 @@ class Request:
     expires_at: float
     status: Status = "awaiting"
     claimed: bool = False
-    outcome: Outcome | None = None
+    outcome: WriteOutcome | None = None
     closed_at: float | None = None
     extra: dict[str, object] = field(default_factory=dict, repr=False)
     delivery: Delivery = field(default_factory=Delivery, repr=False)
@@ -187,7 +187,7 @@ class RequestStore:
             self._notify(request)
         self._sweep()
 
-    def complete(self, request: Request, outcome: Outcome) -> None:
+    def complete(self, request: Request, outcome: WriteOutcome) -> None:
         """Record the claimed write as done: the request is written and closed."""
         if not request.claimed or request.status != "awaiting":
             raise RuntimeError(f"request {request.id} is not claimed; claim it before writing")

@@ -16,7 +16,7 @@ __all__ = ["Detection", "detect"]
 
 _log = logging.getLogger("offprompt")
 
-Verdict = Literal["remote", "local", "argument"]
+BrowserPlace = Literal["remote", "local", "argument"]
 
 _YES = frozenset({"1", "true", "yes", "on"})
 _NO = frozenset({"0", "false", "no", "off"})
@@ -26,7 +26,7 @@ _NO = frozenset({"0", "false", "no", "off"})
 class Detection:
     """What the environment says, and the variable that said it (for logs and results)."""
 
-    verdict: Verdict
+    verdict: BrowserPlace
     reason: str
 
     def remote(self, argument: bool | None) -> bool:

@@ -47,7 +47,7 @@ class SinkSpec:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class WriteOutcome:
     """What a finished write reports: names, path and fingerprint, never a value.
 
     `file` is the destination relative to the project with `/` separators. `added`, `replaced`,

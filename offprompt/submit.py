@@ -16,7 +16,7 @@ from offprompt.crypto.tokens import new_fp_key
 from offprompt.errors import OffpromptError
 from offprompt.journal import Journal, JournalEntry
 from offprompt.requests import Request, RequestStore
-from offprompt.spec import GenerateSpec, Outcome, SecretSpec
+from offprompt.spec import GenerateSpec, SecretSpec, WriteOutcome
 
 __all__ = ["MAX_VALUE_BYTES", "RequestClosed", "Submitter", "ValidationFailed"]
 
@@ -104,7 +104,7 @@ def _in_order(names: tuple[str, ...], subset: Collection[str]) -> tuple[str, ...
 
 
 class Submitter:
-    """Turns one submission of a request's fields into a written file and an `Outcome`."""
+    """Turns one submission of a request's fields into a written file and an `WriteOutcome`."""
 
     def __init__(self, store: RequestStore, journal: Journal) -> None:
         self._store = store
@@ -117,7 +117,7 @@ class Submitter:
         *,
         allow_tracked: bool = False,
         fp_key: bytes | None = None,
-    ) -> Outcome:
+    ) -> WriteOutcome:
         """Validate `fields`, write them, and close `request` as written.
 
         Raises RequestClosed when the request is not open, ValidationFailed with every field's
@@ -144,7 +144,7 @@ class Submitter:
         *,
         allow_tracked: bool,
         fp_key: bytes | None,
-    ) -> Outcome:
+    ) -> WriteOutcome:
         values, supplied, server_made = self._values(request, fields)
         result = await asyncio.to_thread(
             sinks.write,
@@ -163,7 +163,7 @@ class Submitter:
             # as empty, so the person sees a mismatch rather than a reassuring match.
             pairs = [(name, result.read_back.get(name, "")) for name in supplied]
             fp = str(fingerprint(fp_key if fp_key is not None else new_fp_key(), pairs))
-        return Outcome(
+        return WriteOutcome(
             file=result.display,
             names=names,
             added=_in_order(names, result.added),
@@ -205,7 +205,7 @@ class Submitter:
             raise ValidationFailed(ordered)
         return values, tuple(supplied), tuple(server_made)
 
-    async def _record(self, request: Request, outcome: Outcome) -> None:
+    async def _record(self, request: Request, outcome: WriteOutcome) -> None:
         # The file is written and the request closed: a journal that cannot be appended to is
         # reported, never turned into a failed write the person would retry.
         try:

@@ -96,7 +96,7 @@ def run(
         return CLOSED
 
 
-class UsageProblem(Exception):
+class UsageProblem(OffpromptError):
     """What is wrong with the command line; `offprompt collect` exits 2 with it."""
 
 

@@ -47,7 +47,10 @@ _FIELDS: Final = frozenset({"values", "allow_tracked", "fp_key"})
 
 
 class SealError(Exception):
-    """A seal that does not open. Says nothing about why: every cause gets the same answer."""
+    """A seal that does not open. Says nothing about why: every cause gets the same answer.
+
+    Outside the error root on purpose: crypto is pure, and the page turns it into a 403 at once.
+    """
 
     def __init__(self) -> None:
         super().__init__("the sealed form does not open")

@@ -22,7 +22,7 @@ def from_override(command: str, machine: Machine) -> ServerCommand:
     words = shlex.split(command, posix=machine.platform != "win32")
     if not words:
         raise ValueError("--command is empty")
-    return ServerCommand(words[0], tuple(words[1:]), "--command")
+    return ServerCommand(words[0], tuple(words[1:]))
 
 
 def _in_uv_cache(prefix: Path, machine: Machine) -> bool:
@@ -64,7 +64,7 @@ def resolve(
     """
     if _in_uv_cache(Path(prefix).resolve(), machine):
         uvx = machine.which("uvx")
-        return ServerCommand(os.path.abspath(uvx) if uvx else "uvx", ("offprompt", "serve"), "uvx")
+        return ServerCommand(os.path.abspath(uvx) if uvx else "uvx", ("offprompt", "serve"))
     program = "offprompt.exe" if machine.platform == "win32" else "offprompt"
     scripts_dir = scripts if scripts is not None else sysconfig.get_path("scripts")
     mine = Path(scripts_dir, program) if scripts_dir else None
@@ -75,7 +75,7 @@ def resolve(
     if on_path is not None and (mine is None or _same_file(on_path, mine)):
         # Not resolved further: a symlink on PATH survives upgrades, its target may not.
         # (A pyenv shim is a different file from `mine`, so it loses to `mine` here.)
-        return ServerCommand(str(on_path), ("serve",), "installed")
+        return ServerCommand(str(on_path), ("serve",))
     if mine is not None:
-        return ServerCommand(str(mine), ("serve",), "installed")
-    return ServerCommand(os.path.abspath(executable), ("-m", "offprompt", "serve"), "python -m")
+        return ServerCommand(str(mine), ("serve",))
+    return ServerCommand(os.path.abspath(executable), ("-m", "offprompt", "serve"))

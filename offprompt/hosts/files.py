@@ -7,39 +7,23 @@ mode its owner gave it, and a symlinked config (dotfile managers) is written whe
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-import secrets
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from offprompt.hosts.interface import ConfigError, Outcome
+from offprompt import disk
+from offprompt.hosts.interface import ConfigChange, ConfigError
 
 __all__ = ["MAX_BYTES", "Edit", "read_text", "update"]
 
 # A config file this large is not a config file; refusing keeps a wrong path from loading a disk.
 MAX_BYTES = 32 * 1024 * 1024
 
-_REASONS = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is exceeded",
-    errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "the operation is not permitted (is the file or its folder immutable?)",
-    errno.ENOTDIR: "a part of the path is a file, not a folder",
-    errno.EISDIR: "the path is a folder",
-    errno.ELOOP: "too many symlinks",
-}
-
 # Another program (the agent itself) may rewrite its config while we edit it: read, edit and
 # check again this many times before giving up.
 _ATTEMPTS = 3
-
-
-def _reason(e: OSError) -> str:
-    return _REASONS.get(e.errno or 0) or (e.strerror or type(e).__name__).lower()
 
 
 @dataclass(frozen=True)
@@ -47,7 +31,7 @@ class Edit:
     """What a transform decided: the new text (None deletes the file) and what that means."""
 
     text: str | None
-    outcome: Outcome
+    outcome: ConfigChange
 
 
 def _target(path: Path, shown: str) -> Path:
@@ -69,7 +53,9 @@ def _read(target: Path, shown: str) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as e:
-        raise ConfigError(f"Could not read {shown} ({_reason(e)}); nothing was changed.") from None
+        raise ConfigError(
+            f"Could not read {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
     if not stat.S_ISREG(st.st_mode):
         raise ConfigError(f"{shown} is not a regular file; nothing was changed.")
     if st.st_size > MAX_BYTES:
@@ -77,7 +63,9 @@ def _read(target: Path, shown: str) -> bytes | None:
     try:
         return target.read_bytes()
     except OSError as e:
-        raise ConfigError(f"Could not read {shown} ({_reason(e)}); nothing was changed.") from None
+        raise ConfigError(
+            f"Could not read {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
 
 
 def _decode(data: bytes, shown: str) -> str:
@@ -100,7 +88,7 @@ def update(
     shown: str,
     transform: Callable[[str | None], Edit],
     prune_dir: Path | None = None,
-) -> Outcome:
+) -> ConfigChange:
     """Apply `transform` to the file's text (None when missing) and write the result atomically.
 
     `transform` raises ConfigError to refuse. If the file changes between reading and replacing
@@ -160,7 +148,7 @@ def _make_parents(folder: Path, shown: str) -> list[Path]:
         except OSError as e:
             _remove_dirs(created)
             raise ConfigError(
-                f"Could not create the folder for {shown} ({_reason(e)}); nothing was changed."
+                f"Could not create the folder for {shown} ({disk.reason(e)}); nothing was changed."
             ) from None
         created.append(dir_)
         if owner is not None:
@@ -184,14 +172,16 @@ def _replace(target: Path, before: bytes | None, data: bytes, shown: str) -> boo
         st = None
     mode = stat.S_IMODE(st.st_mode) if st is not None else None
     owner = (st.st_uid, st.st_gid) if st is not None else _owner_for_new(target.parent)
-    temp = target.parent / f".{target.name[:64]}.offprompt-{secrets.token_hex(8)}.tmp"
+    temp = target.parent / disk.config_temp_name(target.name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         # A new file gets the usual 0666 minus the umask, like any file the agent would create.
         fd = os.open(temp, flags | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as e:
         _remove_dirs(created)
-        raise ConfigError(f"Could not write {shown} ({_reason(e)}); nothing was changed.") from None
+        raise ConfigError(
+            f"Could not write {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
     try:
         try:
             if mode is not None and hasattr(os, "fchmod"):
@@ -213,13 +203,15 @@ def _replace(target: Path, before: bytes | None, data: bytes, shown: str) -> boo
         with contextlib.suppress(OSError):
             os.unlink(temp)
         _remove_dirs(created)
-        raise ConfigError(f"Could not write {shown} ({_reason(e)}); nothing was changed.") from None
+        raise ConfigError(
+            f"Could not write {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         _remove_dirs(created)
         raise
-    _fsync_dir(target.parent)
+    disk.fsync_directory(target.parent)
     return True
 
 
@@ -233,14 +225,14 @@ def _delete(target: Path, before: bytes | None, shown: str, prune_dir: Path | No
         return True
     except OSError as e:
         raise ConfigError(
-            f"Could not remove {shown} ({_reason(e)}); nothing was changed."
+            f"Could not remove {shown} ({disk.reason(e)}); nothing was changed."
         ) from None
     # Folders like .cursor/ or .vscode/ that only held our file go too, so `remove` restores
     # the project as `init` found it. A folder with anything else in it stays.
     if prune_dir is not None and target.parent == prune_dir:
         with contextlib.suppress(OSError):
             prune_dir.rmdir()
-    _fsync_dir(target.parent)
+    disk.fsync_directory(target.parent)
     return True
 
 
@@ -249,16 +241,3 @@ def _peek(target: Path) -> bytes | None:
         return target.read_bytes()
     except FileNotFoundError:
         return None
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

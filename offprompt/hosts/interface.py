@@ -21,11 +21,11 @@ __all__ = [
     "SERVER_NAME",
     "Agent",
     "Change",
+    "ConfigChange",
     "ConfigError",
     "Declaration",
     "Location",
     "Machine",
-    "Outcome",
     "Presence",
     "Scope",
     "ServerCommand",
@@ -38,7 +38,9 @@ Scope = Literal["project", "user"]
 
 # added/updated/unchanged (init), removed/absent (remove), unsupported (the agent has no config
 # for that scope), failed (the file could not be read, understood or written; nothing changed).
-Outcome = Literal["added", "updated", "unchanged", "removed", "absent", "unsupported", "failed"]
+ConfigChange = Literal[
+    "added", "updated", "unchanged", "removed", "absent", "unsupported", "failed"
+]
 
 
 class ConfigError(OffpromptError):
@@ -47,11 +49,10 @@ class ConfigError(OffpromptError):
 
 @dataclass(frozen=True)
 class ServerCommand:
-    """The command an agent runs to start `offprompt serve`, and how it was chosen."""
+    """The command an agent runs to start `offprompt serve`."""
 
     command: str
     args: tuple[str, ...]
-    how: str  # "installed", "uvx", "python -m" or "--command", for messages
 
     def argv(self) -> tuple[str, ...]:
         return (self.command, *self.args)
@@ -143,7 +144,7 @@ class Change:
     agent: str
     scope: Scope
     path: Path | None
-    outcome: Outcome
+    outcome: ConfigChange
     detail: str
 
     @property
@@ -189,7 +190,7 @@ class Agent(ABC):
         """Our entry in the config for `scope`, or None. ConfigError when it cannot be read."""
 
 
-def describe(agent: Agent, outcome: Outcome, scope: Scope, shown: str) -> str:
+def describe(agent: Agent, outcome: ConfigChange, scope: Scope, shown: str) -> str:
     """The words `init`/`remove` print for `outcome` on the config file `shown`."""
     words = {
         "added": f"added offprompt to {shown}",

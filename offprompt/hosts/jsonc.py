@@ -25,7 +25,10 @@ __all__ = [
 
 
 class JsoncError(ValueError):
-    """The text is not JSON (comments and trailing commas allowed), or not of the needed shape."""
+    """The text is not JSON (comments and trailing commas allowed), or not of the needed shape.
+
+    Outside the error root on purpose: `json_agent` turns it into a ConfigError naming the file.
+    """
 
 
 @dataclass(frozen=True)

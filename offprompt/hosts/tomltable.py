@@ -17,7 +17,10 @@ __all__ = ["Statement", "TomlScanError", "dumps", "remove_table", "scan", "set_k
 
 
 class TomlScanError(ValueError):
-    """The text has a construct this scanner does not follow (tomllib may still read it)."""
+    """The text has a construct this scanner does not follow (tomllib may still read it).
+
+    Outside the error root on purpose: `codex` turns it into a ConfigError naming the file.
+    """
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from offprompt.errors import OffpromptError
+
 JSON = dict[str, Any]
 RequestId = str | int
 
@@ -24,7 +26,7 @@ MISSING_CLIENT_CAPABILITY = -32021  # 2026-07-28
 UNSUPPORTED_PROTOCOL_VERSION = -32022  # 2026-07-28
 
 
-class RpcError(Exception):
+class RpcError(OffpromptError):
     """An error answered to the peer as a JSON-RPC error object."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:

@@ -1,7 +1,8 @@
 """The MCP server core: dispatch of both revisions per message, lifecycle, tools, MRTR.
 
 Revision is decided per message (a request with `_meta` protocolVersion is 2026-07-28; the rest
-is the handshake era), never locked per process. Knows nothing of files, values or the page.
+is the handshake era), never locked per process; each revision's vocabulary is in `revisions`.
+Knows nothing of files, values or the page.
 """
 
 from __future__ import annotations
@@ -14,6 +15,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 from offprompt.mcp import jsonrpc as rpc
 from offprompt.mcp import schema
 from offprompt.mcp.jsonrpc import JSON, RequestId, RpcError
+from offprompt.mcp.revisions import (
+    CACHE_TTL_MS,
+    META_CAPS,
+    META_VERSION,
+    SUPPORTED,
+    Era,
+    Legacy,
+    handshake,
+    modern_era,
+)
 from offprompt.mcp.tool import MODERN, ClientError, InputRequired, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -24,13 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("offprompt")
 
-LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-MODERN_VERSIONS = (MODERN,)
-SUPPORTED = [MODERN, LEGACY_VERSIONS[0]]
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPS = "io.modelcontextprotocol/clientCapabilities"
-META_INFO = "io.modelcontextprotocol/clientInfo"
-CACHE_TTL_MS = 300_000
 EOF_GRACE = 0.5
 
 Work = Callable[[], Awaitable[JSON]]
@@ -44,25 +48,6 @@ class Transport(Protocol):
 
 class Writer(Protocol):
     def write(self, data: bytes) -> None: ...
-
-
-@dataclass
-class _Legacy:
-    """Connection state that `initialize` creates (the handshake era only)."""
-
-    version: str
-    capabilities: JSON
-    client_info: JSON
-    initialized: bool = False
-
-
-@dataclass(frozen=True)
-class _Era:
-    """How one request is to be served: its revision and the client's declarations."""
-
-    version: str
-    capabilities: JSON
-    client_info: JSON
 
 
 @dataclass
@@ -106,7 +91,7 @@ class Server:
         self._writer = writer
         self._progress_interval = progress_interval
         self._sealer_given = sealer
-        self._legacy: _Legacy | None = None
+        self._legacy: Legacy | None = None
         self._calls: dict[RequestId, _Call] = {}
         self._out = _Outbound()
         self._stopping: asyncio.Event | None = None
@@ -274,7 +259,7 @@ class Server:
                 f"Invalid params: missing _meta keys {META_VERSION}, {META_CAPS} "
                 "(or send initialize first)",
             )
-        era = _Era(self._legacy.version, self._legacy.capabilities, self._legacy.client_info)
+        era = Era(self._legacy.version, self._legacy.capabilities, self._legacy.client_info)
         if req.method == "tools/list":
             return {"tools": self._tool_list()}
         if req.method == "tools/call":
@@ -282,17 +267,9 @@ class Server:
         raise RpcError(rpc.METHOD_NOT_FOUND, f"Method not found: {_short(req.method)}")
 
     def _initialize(self, params: JSON) -> JSON:
-        asked = params.get("protocolVersion")
-        version = asked if asked in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
-        caps = params.get("capabilities")
-        info = params.get("clientInfo")
-        self._legacy = _Legacy(
-            version=version,
-            capabilities=caps if isinstance(caps, dict) else {},
-            client_info=info if isinstance(info, dict) else {},
-        )
+        self._legacy = handshake(params)
         result: JSON = {
-            "protocolVersion": version,
+            "protocolVersion": self._legacy.version,
             "capabilities": {"tools": {}},
             "serverInfo": self._server_info(),
         }
@@ -301,20 +278,7 @@ class Server:
         return result
 
     def _modern(self, method: str, params: JSON, meta: JSON) -> JSON | Work:
-        version = meta.get(META_VERSION)
-        if not isinstance(version, str):
-            raise RpcError(rpc.INVALID_PARAMS, f"Invalid params: {META_VERSION} must be a string")
-        if version not in MODERN_VERSIONS:
-            raise RpcError(
-                rpc.UNSUPPORTED_PROTOCOL_VERSION,
-                "Unsupported protocol version",
-                {"supported": SUPPORTED, "requested": version},
-            )
-        caps = meta.get(META_CAPS)
-        if not isinstance(caps, dict):
-            raise RpcError(rpc.INVALID_PARAMS, f"Invalid params: missing _meta keys {META_CAPS}")
-        info = meta.get(META_INFO)
-        era = _Era(MODERN, caps, info if isinstance(info, dict) else {})
+        era = modern_era(meta)
         if method == "server/discover":
             out: JSON = {
                 "resultType": "complete",
@@ -362,7 +326,7 @@ class Server:
 
     # -- tools/call -----------------------------------------------------------------------------
 
-    def _prepare_call(self, params: JSON, era: _Era) -> Work:
+    def _prepare_call(self, params: JSON, era: Era) -> Work:
         """Check the call's shape now (JSON-RPC errors); return the work of running it."""
         name = params.get("name")
         if not isinstance(name, str):

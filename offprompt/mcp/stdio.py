@@ -104,7 +104,10 @@ class App:
 
 
 class _Stop(BaseException):
-    """SIGINT/SIGTERM during the synchronous phase; a BaseException so no handler swallows it."""
+    """SIGINT/SIGTERM during the synchronous phase; a BaseException so no handler swallows it.
+
+    Never leaves this module: `run` catches it and shuts down.
+    """
 
 
 def _raise_stop(_signum: int, _frame: FrameType | None) -> None:

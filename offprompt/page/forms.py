@@ -18,7 +18,10 @@ _MULTIPART: Final = "multipart/form-data"
 
 
 class FormUnreadable(Exception):
-    """The body is not a form this server reads; `status` is the answer to give."""
+    """The body is not a form this server reads; `status` is the answer to give.
+
+    Outside the error root on purpose: the submit handler turns it into a `Refusal` at once.
+    """
 
     def __init__(self, status: int) -> None:
         super().__init__(f"form unreadable ({status})")

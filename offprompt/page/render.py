@@ -18,7 +18,7 @@ from offprompt.page.text import counted, esc, minutes, visible
 from offprompt.page.written import fingerprint_emoji, outcome_json, written_section
 from offprompt.requests import Request
 from offprompt.sinks import Target
-from offprompt.spec import Outcome
+from offprompt.spec import WriteOutcome
 
 __all__ = [
     "FormState",
@@ -211,7 +211,7 @@ def render_form(
     return assets.document(title, "\n".join(parts), csp_nonce=csp_nonce, tail=tail)
 
 
-def render_written(outcome: Outcome, *, csp_nonce: str, dialog_host: str | None = None) -> str:
+def render_written(outcome: WriteOutcome, *, csp_nonce: str, dialog_host: str | None = None) -> str:
     """The Written page (no script needed): receipts per key and the server's four emoji."""
     section = written_section(outcome, dialog_host=dialog_host)
     return assets.document("offprompt: written", section, csp_nonce=csp_nonce)

@@ -57,7 +57,7 @@ WANTS_JSON: Final = web.RequestKey("wants_json", bool)
 SEALED_PAGE: Final = web.RequestKey("sealed_page", bool)
 
 
-class Refusal(Exception):
+class Refusal(OffpromptError):
     """An answer other than 200, raised by a handler and rendered by the middleware."""
 
     def __init__(self, status: int, title: str, text: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any, Final
 from offprompt.crypto.fingerprint import EMOJI
 from offprompt.page.clients import KNOWN_HOSTS, UNKNOWN
 from offprompt.page.text import esc, plural, visible
-from offprompt.spec import Outcome
+from offprompt.spec import WriteOutcome
 
 _EMOJI_NAME: Final = dict(EMOJI)
 CLAUDE_CODE: Final = KNOWN_HOSTS["claude-code"]
@@ -28,7 +28,7 @@ def fingerprint_emoji(fingerprint: str | None) -> list[tuple[str, str]]:
     return [(e, _EMOJI_NAME.get(e, "?")) for e in fingerprint.split(" ")]
 
 
-def _tags(outcome: Outcome, name: str) -> list[tuple[str, str]]:
+def _tags(outcome: WriteOutcome, name: str) -> list[tuple[str, str]]:
     groups = {
         "generated": outcome.generated,
         "added": outcome.added,
@@ -38,7 +38,7 @@ def _tags(outcome: Outcome, name: str) -> list[tuple[str, str]]:
     return [(tag, why) for tag, why in _RECEIPT if name in groups[tag]]
 
 
-def _receipt(outcome: Outcome) -> str:
+def _receipt(outcome: WriteOutcome) -> str:
     rows = []
     for name in outcome.names:
         tags = _tags(outcome, name)
@@ -51,7 +51,7 @@ def _receipt(outcome: Outcome) -> str:
     return f'<ul class="receipt" id="receipt">{"".join(rows)}</ul>'
 
 
-def _fingerprint(outcome: Outcome) -> str:
+def _fingerprint(outcome: WriteOutcome) -> str:
     pairs = fingerprint_emoji(outcome.fingerprint)
     if not pairs:
         return (
@@ -85,7 +85,7 @@ def _go_back(host: str) -> str:
     )
 
 
-def written_section(outcome: Outcome, *, dialog_host: str | None = None) -> str:
+def written_section(outcome: WriteOutcome, *, dialog_host: str | None = None) -> str:
     """The `<section id="written">` of the Written view. `dialog_host`: the agent whose
     dialog may still be waiting for the person, who is then sent back to it."""
     dest = f'<code dir="ltr">{esc(visible(outcome.file))}</code>'
@@ -111,7 +111,7 @@ def written_section(outcome: Outcome, *, dialog_host: str | None = None) -> str:
     )
 
 
-def outcome_json(outcome: Outcome, *, dialog_host: str | None = None) -> dict[str, Any]:
+def outcome_json(outcome: WriteOutcome, *, dialog_host: str | None = None) -> dict[str, Any]:
     """The JSON answer to a successful submit: names, file, fingerprint and the view; no value."""
     return {
         "status": "written",

@@ -17,8 +17,8 @@ Public API
     `AmbiguousProvider(ref, choices)` for a bare provider ref the name does not narrow to one
     credential (`MY_KEY` + `stripe`); both are `RegistryError`, a ValueError whose message
     lists what to choose from and holds no value.
-`check(field, value) -> Verdict`
-    `Verdict.ok`, `.lines` (one `Line(rule_id, text, passed, detail)` per rule, `detail` a
+`check(field, value) -> CheckVerdict`
+    `CheckVerdict.ok`, `.lines` (one `Line(rule_id, text, passed, detail)` per rule, `detail` a
     count or a known prefix, never part of the value), `.hint` (a wrong-key hint, also set on
     a passing value that looks like another credential's: advisory) and `.reasons` (failing
     lines as strings for an error list). `check(None, v)` is ok with no lines. Pass the value
@@ -32,7 +32,7 @@ Public API
     The two halves of `page_data`, for callers that inject them separately.
 
 Data: `PROVIDERS`, `FORMATS`, `CATEGORIES`; types `Provider`, `Credential`, `Offer`, `Format`,
-`Rule`, `Field`, `Line`, `Verdict`.
+`Rule`, `Field`, `Line`, `CheckVerdict`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from offprompt.registry.model import CATEGORIES, Credential, Format, Offer, Prov
 if TYPE_CHECKING:
     from offprompt.registry.export import field_json, hint_table, page_data
     from offprompt.registry.resolution import AmbiguousProvider, RegistryError, UnknownRef, resolve
-    from offprompt.registry.results import Field, Line, Verdict
+    from offprompt.registry.results import CheckVerdict, Field, Line
     from offprompt.registry.rules import check
 
 # Loaded on first access: `offprompt serve` answers `initialize` before anything resolves.
@@ -58,7 +58,7 @@ _LAZY: Final[dict[str, str]] = {
     "resolve": "resolution",
     "Field": "results",
     "Line": "results",
-    "Verdict": "results",
+    "CheckVerdict": "results",
     "check": "rules",
     "field_json": "export",
     "hint_table": "export",
@@ -80,6 +80,7 @@ __all__ = [
     "FORMATS",
     "PROVIDERS",
     "AmbiguousProvider",
+    "CheckVerdict",
     "Credential",
     "Field",
     "Format",
@@ -89,7 +90,6 @@ __all__ = [
     "RegistryError",
     "Rule",
     "UnknownRef",
-    "Verdict",
     "check",
     "field_json",
     "format_ids",

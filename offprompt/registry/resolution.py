@@ -33,7 +33,11 @@ within each family; stripped (repeatedly) before a name is looked up."""
 
 
 class RegistryError(ValueError):
-    """A provider or format ref the registry cannot turn into a field."""
+    """A provider or format ref the registry cannot turn into a field.
+
+    Outside the error root on purpose: the registry imports nothing of offprompt (DESIGN §2);
+    the tools layer turns it into a RefusedRequest, the page into plain text.
+    """
 
 
 class UnknownRef(RegistryError):

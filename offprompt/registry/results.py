@@ -1,4 +1,4 @@
-"""What resolve and check hand out: the Field of a secret entry, and a Verdict of Lines.
+"""What resolve and check hand out: the Field of a secret entry, and a CheckVerdict of Lines.
 
 Frozen dataclasses, loaded with the engine on first use rather than at start-up.
 """
@@ -44,7 +44,7 @@ class Line:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class CheckVerdict:
     """Every rule's line, whether all passed, and a wrong-key hint (advisory, may be set on ok)."""
 
     ok: bool

@@ -9,22 +9,22 @@ from typing import Final
 
 from offprompt.registry import catalog, checks
 from offprompt.registry.model import Rule
-from offprompt.registry.results import Field, Line, Verdict
+from offprompt.registry.results import CheckVerdict, Field, Line
 
 _QUOTES: Final = frozenset("\"'`\u2018\u2019\u201c\u201d")
 
 
-def check(field: Field | None, value: str) -> Verdict:
+def check(field: Field | None, value: str) -> CheckVerdict:
     """Every rule of `field` against `value`; None (no provider, no format) accepts anything.
 
     Lines and hints hold rule texts, counts and registry prefixes only, never part of `value`.
     An empty value is the caller's to refuse ("Required"); here it just fails what it fails.
     """
     if field is None:
-        return Verdict(ok=True)
+        return CheckVerdict(ok=True)
     lines = tuple(_line(rule, value) for rule in field.rules)
     ok = all(line.passed for line in lines)
-    return Verdict(ok=ok, lines=lines, hint=_hint(field, value))
+    return CheckVerdict(ok=ok, lines=lines, hint=_hint(field, value))
 
 
 def passes(rule: Rule, value: str) -> bool:

@@ -12,7 +12,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from offprompt import log
+from offprompt import disk, log
 from offprompt.errors import WriteError
 
 __all__ = [
@@ -38,21 +38,13 @@ _IGNORE_ALL = b"*\n"
 # What earlier versions named their temporary files, beside the destination; still removed.
 _TEMP_NAME = re.compile(r"\..{1,64}\.offprompt-[0-9a-f]{16}\.tmp", re.DOTALL)
 
-_REASONS = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is exceeded",
-    errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "the operation is not permitted (is the file or its folder immutable?)",
-    errno.ENOTDIR: "a part of the path is a file, not a folder",
-    errno.ELOOP: "the path turned into a symlink during the write",
-    errno.EISDIR: "the path is a folder",
-}
+# O_NOFOLLOW turns a path that became a symlink into ELOOP; say what that means here.
+_OUR_REASONS = {errno.ELOOP: "the path turned into a symlink during the write"}
 
 
 def reason(e: OSError) -> str:
     """A person-readable cause for `e`, without any path or value."""
-    return _REASONS.get(e.errno or 0) or (e.strerror or type(e).__name__).lower()
+    return disk.reason(e, _OUR_REASONS)
 
 
 def read_existing(path: Path, display: str) -> bytes | None:
@@ -203,12 +195,12 @@ def replace(path: Path, data: bytes, display: str, owner: tuple[int, int] | None
         os.mkdir(stage, 0o700)
     except OSError as e:
         raise WriteError(failed.format(reason(e))) from None
-    temp = stage / f"{_prefix(path.name)}.new"  # never the folder's own .gitignore
+    temp = stage / f"{disk.name_prefix(path.name)}.new"  # never the folder's own .gitignore
     try:
         os.chmod(stage, 0o700)  # mkdir's mode is masked by the umask; say it exactly
         _chown(stage, owner)
         _ignore_all(stage)
-        _fsync_directory(stage)  # the .gitignore is on disk before the value is
+        disk.fsync_directory(stage)  # the .gitignore is on disk before the value is
         _write_new(temp, data, owner)
         os.replace(temp, path)
     except OSError as e:
@@ -217,7 +209,7 @@ def replace(path: Path, data: bytes, display: str, owner: tuple[int, int] | None
     except BaseException:
         _discard(stage, temp)
         raise
-    _fsync_directory(directory)
+    disk.fsync_directory(directory)
     _discard(stage, temp)
 
 
@@ -268,24 +260,3 @@ def _discard(stage: Path, temp: Path) -> None:
     except OSError:
         # Still ignored by git if its .gitignore is left; the next write removes it.
         log.get().warning("could not remove a staging folder after a write; the next write will")
-
-
-def _prefix(name: str) -> str:
-    """The first 64 bytes of `name` (a cut inside a character stays those bytes on disk), so the
-    temporary name fits NAME_MAX, 255 bytes, whatever the target's own name."""
-    return os.fsdecode(os.fsencode(name)[:64])
-
-
-def _fsync_directory(directory: Path) -> None:
-    # Makes the rename itself durable. The new file is already in place, so a file system that
-    # cannot fsync a folder is no reason to report failure.
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -24,7 +24,10 @@ _GIT_ARGS = ("-c", "safe.directory=*", "-c", "core.fsmonitor=false")
 
 
 class GitUnanswered(Exception):
-    """git ran but did not answer in time or crashed: tracked-ness is unknown."""
+    """git ran but did not answer in time or crashed: tracked-ness is unknown.
+
+    Outside the error root on purpose: the sinks turn it into a WriteError or a Target problem.
+    """
 
 
 @dataclass(frozen=True)

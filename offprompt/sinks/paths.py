@@ -38,8 +38,6 @@ def resolve_target(project: Path, sink: SinkSpec) -> Path:
     Refused: an empty path, a path ending in `/`, one that resolves (through `..` or symlinks)
     outside the project or to the project itself, one inside `.git`, and an existing folder.
     """
-    if sink.kind not in ("dotenv", "file"):
-        raise RefusedRequest(f"Unknown sink kind {sink.kind!r}; use 'dotenv' or 'file'.")
     raw = sink.path
     if not raw or raw.endswith(("/", os.sep)):
         raise RefusedRequest("The sink path must name a file inside the project.")

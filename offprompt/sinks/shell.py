@@ -96,6 +96,8 @@ class Script:
 
 
 class _Stop(Exception):
+    """Control flow inside the analyzer: where bash stops. Never leaves this module."""
+
     def __init__(self, offset: int, what: str) -> None:
         super().__init__(what)
         self.offset = offset

@@ -8,7 +8,7 @@ from offprompt.hosts import ServerCommand
 
 # What `--command` gives in most tests, so expected configs do not depend on this machine.
 COMMAND = "/opt/offprompt/bin/offprompt serve"
-SERVER = ServerCommand("/opt/offprompt/bin/offprompt", ("serve",), "--command")
+SERVER = ServerCommand("/opt/offprompt/bin/offprompt", ("serve",))
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

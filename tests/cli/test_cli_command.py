@@ -24,7 +24,7 @@ def test_installed_offprompt_is_written_by_absolute_path(machine: Machine, tmp_p
 
     got = resolve(machine, prefix=str(tmp_path / "venv"), scripts=str(mine.parent))
 
-    assert ServerCommand(str(mine), ("serve",), "installed") == got
+    assert ServerCommand(str(mine), ("serve",)) == got
 
 
 def test_the_name_on_path_wins_when_it_is_this_install(
@@ -57,7 +57,7 @@ def test_without_a_program_python_dash_m_is_written(machine: Machine, tmp_path: 
     """A checkout run as `python -m offprompt` still gets a command that works."""
     got = resolve(machine, prefix=str(tmp_path), scripts=str(tmp_path / "none"), executable="/py")
 
-    assert ServerCommand("/py", ("-m", "offprompt", "serve"), "python -m") == got
+    assert ServerCommand("/py", ("-m", "offprompt", "serve")) == got
 
 
 @pytest.mark.parametrize("with_uvx", [True, False])
@@ -71,14 +71,15 @@ def test_a_uvx_run_writes_uvx(
 
     got = resolve(machine, prefix=str(prefix), scripts=str(prefix / "bin"))
 
-    assert ServerCommand(uvx, ("offprompt", "serve"), "uvx") == got
+    assert ServerCommand(uvx, ("offprompt", "serve")) == got
 
 
 def test_a_uvx_run_with_a_custom_cache_is_recognized(machine: Machine, tmp_path: Path) -> None:
     """UV_CACHE_DIR elsewhere: the cache's own layout still tells."""
     prefix = tmp_path / "somewhere" / "archive-v0" / "x1"
 
-    assert "uvx" == resolve(machine, prefix=str(prefix), scripts=str(prefix / "bin")).how
+    got = resolve(machine, prefix=str(prefix), scripts=str(prefix / "bin"))
+    assert ServerCommand("uvx", ("offprompt", "serve")) == got
 
 
 def test_this_test_run_resolves_to_a_real_program(machine: Machine) -> None:
@@ -105,7 +106,7 @@ def test_command_override_is_split_like_a_shell(
     text: str, command: str, args: tuple[str, ...], machine: Machine
 ) -> None:
     """Quotes keep a path with spaces in one piece."""
-    assert ServerCommand(command, args, "--command") == from_override(text, machine)
+    assert ServerCommand(command, args) == from_override(text, machine)
 
 
 @pytest.mark.parametrize("text", ["", "   ", "'unclosed"])

@@ -22,7 +22,7 @@ MODEL_SAID = r"Done\. Fingerprint|Open this link|gave no fingerprint"
 
 
 @dataclass
-class Outcome:
+class ConfigChange:
     """One scenario's row: tabs by opener, whether the page loaded, what the model got and
     what the screen said after the write."""
 
@@ -46,7 +46,7 @@ class Outcome:
         print("OUTCOME " + json.dumps(asdict(self), ensure_ascii=False))
 
 
-def collect(world: World, outcome: Outcome) -> Outcome:
+def collect(world: World, outcome: ConfigChange) -> ConfigChange:
     """Fill in what the person's log and the model's requests say."""
     outcome.tabs = world.tabs()
     outcome.reachable = any(n.get("status") == 200 and n.get("form") for n in world.loads())
@@ -149,7 +149,7 @@ def choose(term: Terminal, label: str) -> None:
     raise RuntimeError(f"could not select {label!r}: {_options_line(term.screen())}")
 
 
-def after_write(term: Terminal, world: World, outcome: Outcome) -> None:
+def after_write(term: Terminal, world: World, outcome: ConfigChange) -> None:
     """Wait for the person's write; note the screen then; if the dialog still shows, press
     "I'm done, continue" as the Written page tells them to."""
     # Time enough for the longest rung (the dialog wait, then a browser's cold start).

@@ -13,7 +13,7 @@ import pytest
 
 from offprompt.journal import Journal, JournalEntry, default_path
 from offprompt.requests import RequestStore
-from offprompt.spec import Outcome, SecretSpec, SinkSpec
+from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 
 FIELDS = ["at", "project", "file", "names", "kept", "fingerprint", "client", "request_id"]
 
@@ -183,7 +183,7 @@ def test_from_outcome_takes_names_file_and_fingerprint() -> None:
         ttl=300,
         client="Codex",
     )
-    outcome = Outcome(
+    outcome = WriteOutcome(
         file="config/.env",
         names=("STRIPE_SECRET_KEY", "SESSION_SECRET"),
         added=("STRIPE_SECRET_KEY",),
@@ -209,7 +209,7 @@ def test_from_outcome_writes_utc() -> None:
     """A time in another zone is recorded in UTC; the default is now, in UTC."""
     store = RequestStore()
     request = store.create((SecretSpec("A"),), SinkSpec(), Path("/p"), "r", ttl=300)
-    outcome = Outcome(file=".env", names=("A",))
+    outcome = WriteOutcome(file=".env", names=("A",))
     at = datetime(2026, 11, 30, 3, 41, 7, tzinfo=timezone(timedelta(hours=1)))
     assert "2026-11-30T02:41:07Z" == JournalEntry.from_outcome(request, outcome, at=at).at
     now = JournalEntry.from_outcome(request, outcome).at
@@ -223,7 +223,7 @@ def test_from_outcome_refuses_a_naive_time() -> None:
     request = store.create((SecretSpec("A"),), SinkSpec(), Path("/p"), "r", ttl=300)
     with pytest.raises(ValueError, match="timezone"):
         JournalEntry.from_outcome(
-            request, Outcome(file=".env", names=("A",)), at=datetime(2026, 1, 1)
+            request, WriteOutcome(file=".env", names=("A",)), at=datetime(2026, 1, 1)
         )
 
 
@@ -240,7 +240,7 @@ def test_nothing_but_names_reaches_the_journal(tmp_path: Path, canary: str) -> N
     )
     request.extra["values"] = {"STRIPE_SECRET_KEY": canary}
     assert store.claim(request)
-    outcome = Outcome(file=".env", names=("STRIPE_SECRET_KEY",), fingerprint="🍋 🥝 🌮 🧀")
+    outcome = WriteOutcome(file=".env", names=("STRIPE_SECRET_KEY",), fingerprint="🍋 🥝 🌮 🧀")
     journal = Journal(tmp_path / "journal.jsonl")
     # The journal entry is made while the request still holds everything, to be strict.
     e = JournalEntry.from_outcome(request, outcome)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from offprompt.requests import Request, RequestStore
-from offprompt.spec import Outcome, SecretSpec, SinkSpec
+from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 
 TTL = 300.0
 
@@ -50,7 +50,7 @@ def make(store: RequestStore, ttl: float = TTL, **kw: object) -> Request:
     )
 
 
-OUTCOME = Outcome(
+OUTCOME = WriteOutcome(
     file=".env", names=("STRIPE_SECRET_KEY", "RESEND_API_KEY"), fingerprint="🍋 🥝 🌮 🧀"
 )
 

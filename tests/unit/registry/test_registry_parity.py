@@ -9,7 +9,7 @@ import pytest
 import registry_cases as table
 from helpers import node_or_skip
 
-from offprompt.registry import Field, Verdict, check, page_data
+from offprompt.registry import CheckVerdict, Field, check, page_data
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = ROOT / "web" / "rules.js"
@@ -26,7 +26,7 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
-def as_json(verdict: Verdict) -> dict[str, Any]:
+def as_json(verdict: CheckVerdict) -> dict[str, Any]:
     """A verdict in the shape offpromptCheck returns."""
     return {
         "ok": verdict.ok,
@@ -71,7 +71,7 @@ def test_table_is_large_enough() -> None:
 
 
 def test_node_matches_python_on_every_case(node_results: list[dict[str, Any]]) -> None:
-    """Verdict, every line (id, text, passed, detail) and hint agree for every case."""
+    """CheckVerdict, every line (id, text, passed, detail) and hint agree for every case."""
     cases = table.all_cases()
     python = [as_json(check(table.field_for(ref), value)) for ref, value in cases]
     mismatched = [

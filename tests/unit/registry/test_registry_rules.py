@@ -141,7 +141,7 @@ def test_jwt_detail_counts_parts() -> None:
 
 
 def test_reasons_list_failing_lines_with_details() -> None:
-    """Verdict.reasons gives each failing line, with its detail in parentheses."""
+    """CheckVerdict.reasons gives each failing line, with its detail in parentheses."""
     reasons = check(field("stripe/secret_key"), "sk_live_abc").reasons
     assert ("20 to 255 characters (it has 11 characters)",) == reasons
 

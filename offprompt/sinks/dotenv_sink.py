@@ -1,0 +1,90 @@
+"""The dotenv sink: upsert the asked names into a `.env`, keeping every other line, and only
+when python-dotenv, Node and bash will each read back exactly the values written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+
+from offprompt import log
+from offprompt.errors import WriteError
+from offprompt.sinks import atomic, dotenv, verify
+from offprompt.sinks.interface import WriteResult
+from offprompt.sinks.local import LocalFileSink
+
+__all__ = ["DotenvSink"]
+
+
+class DotenvSink(LocalFileSink):
+    kind = "dotenv"
+
+    def check_values(self, values: Mapping[str, str]) -> dict[str, str]:
+        problems: dict[str, str] = {}
+        for name, value in values.items():
+            why = dotenv.unsafe_reason(value)
+            if why is not None:
+                problems[name] = why
+        return problems
+
+    def unsafe_message(self, names: Collection[str], shown: str) -> str:
+        return (
+            f"No .env quoting keeps the value of {', '.join(names)} exactly for python-dotenv,"
+            f" Node and bash, so nothing was written to {shown}; {dotenv.FILE_SINK_HINT}."
+        )
+
+    def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
+        held = dotenv.values(_read_text(path, shown))
+        return frozenset(n for n in names if held.get(n))
+
+    def problem(self, path: Path, shown: str, names: Sequence[str]) -> str | None:
+        """Whether existing lines would hide any of `names` from a reader, tried with a stand-in."""
+        text = _read_text(path, shown)
+        stand_in = {n: "x" for n in names}
+        return verify.hidden(dotenv.upsert(text, stand_in).text, text, stand_in, shown)
+
+    def write_locked(
+        self,
+        path: Path,
+        shown: str,
+        values: Mapping[str, str],
+        keep_if_present: Collection[str],
+        owner: tuple[int, int] | None,
+    ) -> WriteResult:
+        text = _read_text(path, shown)
+        up = dotenv.upsert(text, values, keep_if_present)
+        written = [n for n in values if n not in up.kept]
+        after = text
+        if written:
+            # Readers must see exactly these values before anything is written: if an existing
+            # line would swallow ours (an unclosed quote, a bare `X=` Node reads on past), stop.
+            why = verify.hidden(up.text, text, {n: values[n] for n in written}, shown)
+            if why is not None:
+                raise WriteError(f"{why} Nothing was changed.")
+            atomic.replace(path, up.text.encode("utf-8"), shown, owner)
+            after = _read_text(path, shown)
+        held = dotenv.values(after)
+        read_back = {n: held[n] for n in written if n in held}
+        if len(read_back) != len(written) or any(read_back[n] != values[n] for n in read_back):
+            log.get().warning("%s changed under the write; its fingerprint will differ", shown)
+        return WriteResult(
+            path=path,
+            display=shown,
+            added=up.added,
+            replaced=up.replaced,
+            kept=up.kept,
+            file_keys=dotenv.keys(after),
+            read_back=read_back,
+        )
+
+
+def _read_text(path: Path, shown: str) -> str:
+    data = atomic.read_existing(path, shown)
+    if data is None:
+        return ""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WriteError(
+            f"{shown} is not UTF-8 text; offprompt never rewrites a file it cannot read."
+        ) from None

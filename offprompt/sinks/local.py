@@ -1,0 +1,177 @@
+"""The disk side every file-writing sink shares: where the file is, whether git tracks it,
+whether it can be written, and the locked, all-or-nothing write around the kind's own format.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import abstractmethod
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+
+from offprompt import log
+from offprompt.errors import RefusedRequest, TrackedFile, UnsafeValue, WriteError
+from offprompt.sinks import atomic, dotenv, git
+from offprompt.sinks.interface import Sink, Target, WriteResult
+from offprompt.sinks.lock import locked
+from offprompt.sinks.paths import display, real_project, resolve_target
+from offprompt.spec import SinkSpec
+
+__all__ = ["LocalFileSink"]
+
+
+class LocalFileSink(Sink):
+    """A sink that keeps its values in one file inside the project.
+
+    A kind says how it reads what the file holds (`present`, `problem`), which values it refuses
+    (`check_values`, `unsafe_message`) and how it writes them (`write_locked`); the path rules,
+    git, the folder lock and cleanup are the same for all.
+    """
+
+    def check_names(self, names: Sequence[str]) -> None:
+        if not names:
+            raise RefusedRequest("No secret was named; name at least one.")
+        if len(set(names)) != len(names):
+            raise RefusedRequest("A secret was named twice; name each once.")
+        for name in names:
+            if not dotenv.NAME_PATTERN.fullmatch(name):
+                raise RefusedRequest(f"{name!r} is not a variable name bash can read.")
+
+    @abstractmethod
+    def unsafe_message(self, names: Collection[str], shown: str) -> str:
+        """Why nothing was written, for values `check_values` refused (names only, no value)."""
+
+    @abstractmethod
+    def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
+        """Which of `names` the existing file at `path` already holds; WriteError if unreadable."""
+
+    def problem(self, path: Path, shown: str, names: Sequence[str]) -> str | None:
+        """Why the existing file at `path` cannot take `names`, else None; WriteError as above."""
+        return None
+
+    @abstractmethod
+    def write_locked(
+        self,
+        path: Path,
+        shown: str,
+        values: Mapping[str, str],
+        keep_if_present: Collection[str],
+        owner: tuple[int, int] | None,
+    ) -> WriteResult:
+        """Write `values` to `path`, its folder existing and locked; raise WriteError to refuse."""
+
+    def inspect(self, project: Path, spec: SinkSpec, names: Sequence[str]) -> Target:
+        self.check_names(names)
+        path = resolve_target(project, spec)
+        shown = display(real_project(project), path)
+        problem: str | None = None
+        present: frozenset[str] = frozenset()
+        exists = os.path.lexists(path)
+        if exists:
+            try:
+                present = self.present(path, shown, names)
+                problem = self.problem(path, shown, names)
+            except WriteError as e:
+                problem = str(e)
+        tracked = ignored = in_repo = False
+        try:
+            g = git.status(path)
+            tracked, ignored, in_repo = g.tracked, g.ignored, g.in_git_repo
+        except git.GitUnanswered as e:
+            problem = problem or f"Could not tell whether {shown} is tracked by git ({e})."
+        why_not = _why_not_writable(path)
+        if why_not and problem is None:
+            problem = f"{shown} cannot be written: {why_not}."
+        return Target(
+            path=path,
+            display=shown,
+            exists=exists,
+            present=present,
+            tracked=tracked,
+            ignored=ignored,
+            in_git_repo=in_repo,
+            writable=why_not is None,
+            problem=problem,
+        )
+
+    def write(
+        self,
+        project: Path,
+        spec: SinkSpec,
+        values: Mapping[str, str],
+        *,
+        keep_if_present: frozenset[str],
+        allow_tracked: bool,
+    ) -> WriteResult:
+        self.check_names(tuple(values))
+        path = resolve_target(project, spec)
+        root = real_project(project)
+        shown = display(root, path)
+        unsafe = self.check_values(values)
+        if unsafe:
+            raise UnsafeValue(self.unsafe_message(tuple(unsafe), shown))
+        if not allow_tracked:
+            _refuse_if_tracked(path, shown)
+        owner = _owner(path, root)
+        created = atomic.ensure_parents(path, root, shown, owner)
+        try:
+            with locked(path.parent, shown):
+                atomic.remove_stale_temps(path.parent)
+                result = self.write_locked(path, shown, values, keep_if_present, owner)
+        except BaseException:
+            atomic.remove_created(created)
+            raise
+        log.get().debug(
+            "wrote %s to %s (added %s, replaced %s, kept %s)",
+            ", ".join(values),
+            shown,
+            len(result.added),
+            len(result.replaced),
+            len(result.kept),
+        )
+        return result
+
+
+def _refuse_if_tracked(path: Path, shown: str) -> None:
+    try:
+        tracked = git.status(path).tracked
+    except git.GitUnanswered as e:
+        raise WriteError(
+            f"Could not tell whether {shown} is tracked by git ({e}); nothing was changed."
+        ) from None
+    if tracked:
+        raise TrackedFile(
+            f"{shown} is tracked by git, so a secret written there could be committed; nothing"
+            " was changed. Untrack it (git rm --cached) and ignore it, or allow the tracked file."
+        )
+
+
+def _owner(path: Path, root: Path) -> tuple[int, int] | None:
+    """Who the file should belong to: its current owner, else its nearest existing folder's."""
+    probe = path
+    while True:
+        try:
+            st = os.stat(probe)
+            return st.st_uid, st.st_gid
+        except FileNotFoundError:
+            if probe == root:
+                return None
+            probe = probe.parent
+        except OSError:
+            return None
+
+
+def _why_not_writable(path: Path) -> str | None:
+    folder = path.parent
+    while not os.path.lexists(folder):
+        folder = folder.parent
+    if not folder.is_dir():
+        return "a part of its path is a file, not a folder"
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "the file system is read-only"
+    except OSError:
+        pass
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "no permission to write in its folder"
+    return None

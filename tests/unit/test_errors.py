@@ -1,0 +1,78 @@
+"""The error tree drawn in errors.py is the one the package has, and nothing else escapes it."""
+
+import importlib
+import inspect
+import pkgutil
+import re
+
+import offprompt
+from offprompt import errors
+from offprompt.errors import OffpromptError
+
+# Said by the docstring of every exception class kept outside the root, with who catches it.
+PRIVATE = re.compile(r"Outside the error root on purpose|Never leaves this module")
+
+# Classes on the `core` branch's files (issue 13 §1, 2 rewrite the MCP tool layer); they say why
+# they stay outside the root there. Remove an entry when its class is gone or says so.
+PENDING = {"offprompt.mcp.tool.InputRequired", "offprompt.mcp.tool.ClientError"}
+
+
+def _package_exceptions() -> dict[str, type[BaseException]]:
+    found: dict[str, type[BaseException]] = {}
+    for info in pkgutil.walk_packages(offprompt.__path__, "offprompt."):
+        if info.name == "offprompt.__main__":
+            continue
+        module = importlib.import_module(info.name)
+        for _, obj in inspect.getmembers(module, inspect.isclass):
+            if issubclass(obj, BaseException) and obj.__module__ == info.name:
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return found
+
+
+def _drawn_tree() -> dict[str, str]:
+    """{class name: parent name} from the tree in errors.py's docstring."""
+    doc = errors.__doc__ or ""
+    lines = doc.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "OffpromptError")
+    stack = ["OffpromptError"]
+    parents: dict[str, str] = {}
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        branch = re.search(r"[├└]── (\w+)", line)
+        assert branch is not None, f"not a tree line: {line!r}"
+        depth = (branch.start() - lines[start].index("O")) // 4 + 1
+        del stack[depth:]
+        assert depth == len(stack), f"a branch skips a level: {line!r}"
+        name = branch.group(1)
+        assert name not in parents, f"{name} is drawn twice"
+        parents[name] = stack[-1]
+        stack.append(name)
+    return parents
+
+
+def test_the_drawn_tree_is_every_offprompt_error_under_its_real_parent() -> None:
+    """Each subclass of OffpromptError in the package is drawn once, under its direct base."""
+    actual = {
+        cls.__name__: cls.__bases__[0].__name__
+        for cls in _package_exceptions().values()
+        if issubclass(cls, OffpromptError) and cls is not OffpromptError
+    }
+    assert _drawn_tree() == actual
+
+
+def test_every_error_subclass_has_a_single_base() -> None:
+    """The tree can only be drawn true when no error has two parents."""
+    many = [n for n, c in _package_exceptions().items() if len(c.__bases__) != 1]
+    assert [] == many
+
+
+def test_an_exception_outside_the_root_says_why_it_stays_private() -> None:
+    """A class not under OffpromptError (or its base) documents who catches it, and where."""
+    outside = {
+        name
+        for name, cls in _package_exceptions().items()
+        if not issubclass(cls, OffpromptError)
+        and not any(PRIVATE.search(c.__doc__ or "") for c in cls.__mro__)
+    }
+    assert set() == outside - PENDING
