@@ -189,7 +189,10 @@ class ToolContext:
 
 
 class ClientError(Exception):
-    """The client answered a server→client request with a JSON-RPC error."""
+    """The client answered a server→client request with a JSON-RPC error.
+
+    Outside the error root on purpose: ToolContext turns it into an elicitation outcome at once.
+    """
 
 
 Handler = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult | InputRequired]]

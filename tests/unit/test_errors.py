@@ -14,7 +14,6 @@ PRIVATE = re.compile(r"Outside the error root on purpose|Never leaves this modul
 
 # Classes on the `core` branch's files (issue 13 §1, 2 rewrite the MCP tool layer); they say why
 # they stay outside the root there. Remove an entry when its class is gone or says so.
-PENDING = {"offprompt.mcp.tool.InputRequired", "offprompt.mcp.tool.ClientError"}
 
 
 def _package_exceptions() -> dict[str, type[BaseException]]:
@@ -75,4 +74,4 @@ def test_an_exception_outside_the_root_says_why_it_stays_private() -> None:
         if not issubclass(cls, OffpromptError)
         and not any(PRIVATE.search(c.__doc__ or "") for c in cls.__mro__)
     }
-    assert set() == outside - PENDING
+    assert set() == outside
