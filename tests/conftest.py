@@ -1,7 +1,9 @@
 """Fixtures every test shares: an isolated HOME and environment, and canary values."""
 
+import logging
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,16 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("OFFPROMPT_STATE_DIR", str(home / "state"))
     return home
+
+
+@pytest.fixture(autouse=True)
+def isolated_logging() -> Iterator[None]:
+    """Undo what a command run in-process (`offprompt collect` sets up its stderr logger) does
+    to the `offprompt` and root loggers, so a later test's caplog sees every record."""
+    ours, root = logging.getLogger("offprompt"), logging.getLogger()
+    saved = (ours.handlers[:], ours.propagate, ours.level, root.handlers[:])
+    yield
+    ours.handlers[:], ours.propagate, ours.level, root.handlers[:] = saved
 
 
 @pytest.fixture
