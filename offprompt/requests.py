@@ -33,11 +33,9 @@ class Request:
     """One collect request, owned and mutated only by its `RequestStore`.
 
     `display` is the destination as results show it: relative to the project, `/` separators.
-    `created_at` is wall-clock (time.time()); `expires_at` and `closed_at` are on the store's
-    clock. `extra` is for other layers' per-request data: it is cleared when the request closes,
-    so nothing held there outlives the request. `delivery` is the collect core's typed state of
-    how the page reaches the person (`offprompt.collect.delivery`); the store only makes it
-    drop its seal key on close.
+    `expires_at` and `closed_at` are on the store's clock. `delivery` is the collect core's
+    typed state of how the page reaches the person (`offprompt.collect.delivery`); the store
+    only makes it drop its seal key on close.
     """
 
     id: str
@@ -50,13 +48,11 @@ class Request:
     reason: str = field(repr=False)
     client: str | None = None
     remote: bool = False
-    created_at: float
     expires_at: float
     status: Status = "awaiting"
     claimed: bool = False
     outcome: WriteOutcome | None = None
     closed_at: float | None = None
-    extra: dict[str, object] = field(default_factory=dict, repr=False)
     delivery: Delivery = field(default_factory=Delivery, repr=False)
 
     @property
@@ -135,7 +131,6 @@ class RequestStore:
             reason=reason,
             client=client,
             remote=remote,
-            created_at=time.time(),
             expires_at=self._clock() + ttl,
         )
         self._by_id[request.id] = request
@@ -270,7 +265,6 @@ class RequestStore:
         request.status = status
         request.claimed = False
         request.closed_at = at
-        request.extra.clear()
         request.delivery.forget()
         self._cancel_on_release.discard(request.id)
         self._notify(request)

@@ -228,7 +228,7 @@ def test_from_outcome_refuses_a_naive_time() -> None:
 
 
 def test_nothing_but_names_reaches_the_journal(tmp_path: Path, canary: str) -> None:
-    """Reason, token, nonce and extras (where sealed values live) never reach the file."""
+    """Reason, token, nonce and the delivery state (link, seal key) never reach the file."""
     store = RequestStore()
     request = store.create(
         (SecretSpec("STRIPE_SECRET_KEY"),),
@@ -238,7 +238,7 @@ def test_nothing_but_names_reaches_the_journal(tmp_path: Path, canary: str) -> N
         ttl=300,
         client="Codex",
     )
-    request.extra["values"] = {"STRIPE_SECRET_KEY": canary}
+    request.delivery.url = f"http://127.0.0.1:1/r/{request.token}#k={canary}"
     assert store.claim(request)
     outcome = WriteOutcome(file=".env", names=("STRIPE_SECRET_KEY",), fingerprint="🍋 🥝 🌮 🧀")
     journal = Journal(tmp_path / "journal.jsonl")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from offprompt.crypto.seal import SealKey
 from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 
@@ -60,18 +61,16 @@ OUTCOME = WriteOutcome(
 
 def test_create_makes_an_awaiting_request(store: RequestStore, clock: FakeClock) -> None:
     """A new request awaits, unclaimed, with fresh id, token and nonce and a TTL deadline."""
-    before = time.time()
     r = make(store, client="Claude Code", remote=True)
     assert "awaiting" == r.status
     assert not r.claimed
     assert r.outcome is None
     assert r.closed_at is None
-    assert {} == r.extra
+    assert r.delivery.seal_key is None
     assert re.fullmatch(r"[a-z2-7]{12}", r.id)
     assert re.fullmatch(r"[0-9a-f]{32}", r.token)
     assert re.fullmatch(r"[A-Za-z0-9_-]{22,}", r.nonce)
     assert clock.now + TTL == r.expires_at
-    assert before <= r.created_at <= time.time()
     assert "Claude Code" == r.client
     assert r.remote
     assert ("STRIPE_SECRET_KEY", "RESEND_API_KEY") == r.names
@@ -92,16 +91,17 @@ def test_create_refuses_a_bad_ttl(store: RequestStore, ttl: float) -> None:
         make(store, ttl=ttl)
 
 
-def test_repr_hides_token_nonce_reason_and_extra(store: RequestStore) -> None:
-    """repr() of a request names it without its token, nonce, reason or extras."""
+def test_repr_hides_token_nonce_reason_and_delivery(store: RequestStore) -> None:
+    """repr() of a request names it without its token, nonce, reason or delivery state."""
     r = make(store)
-    r.extra["seal"] = "private-key-material"
+    r.delivery.seal_key = SealKey()
     text = repr(r)
     assert r.id in text
     assert r.token not in text
     assert r.nonce not in text
     assert "Stripe and Resend" not in text
-    assert "private-key-material" not in text
+    assert r.delivery.seal_key.fragment not in text
+    assert "SealKey" not in text
 
 
 def test_get_finds_by_id(store: RequestStore) -> None:
@@ -210,36 +210,36 @@ def test_complete_without_claim_is_an_error(store: RequestStore) -> None:
 
 
 def test_complete_records_outcome_and_closes(store: RequestStore, clock: FakeClock) -> None:
-    """complete() stores the outcome, releases the claim, sets closed_at and clears extras."""
+    """complete() stores the outcome, releases the claim, sets closed_at and drops the seal key."""
     r = make(store)
-    r.extra["seal"] = object()
+    r.delivery.seal_key = SealKey()
     store.claim(r)
     clock.advance(5)
     store.complete(r, OUTCOME)
     assert OUTCOME is r.outcome
     assert not r.claimed
     assert clock.now == r.closed_at
-    assert {} == r.extra
+    assert r.delivery.seal_key is None
 
 
-def test_cancel_clears_extras(store: RequestStore, clock: FakeClock) -> None:
-    """A cancelled request drops its extras and records when it closed."""
+def test_cancel_drops_the_seal_key(store: RequestStore, clock: FakeClock) -> None:
+    """A cancelled request drops its seal key and records when it closed."""
     r = make(store)
-    r.extra["seal"] = object()
+    r.delivery.seal_key = SealKey()
     store.cancel(r)
-    assert {} == r.extra
+    assert r.delivery.seal_key is None
     assert clock.now == r.closed_at
 
 
 def test_expiry_closes_at_the_deadline(store: RequestStore, clock: FakeClock) -> None:
     """A request noticed late as expired is recorded as closed at its deadline."""
     r = make(store)
-    r.extra["seal"] = object()
+    r.delivery.seal_key = SealKey()
     clock.advance(TTL + 100)
     assert r is store.get(r.id)
     assert "expired" == r.status
     assert r.expires_at == r.closed_at
-    assert {} == r.extra
+    assert r.delivery.seal_key is None
 
 
 def test_expiry_is_noticed_by_any_access(store: RequestStore, clock: FakeClock) -> None:
@@ -301,14 +301,14 @@ def test_open_request_is_never_forgotten(store: RequestStore, clock: FakeClock) 
 
 
 def test_close_all_cancels_awaiting(store: RequestStore) -> None:
-    """Shutdown cancels every awaiting request and clears extras; closed ones keep status."""
+    """Shutdown cancels every awaiting request and drops its seal key; closed ones keep status."""
     a, b = make(store), make(store)
-    a.extra["seal"] = object()
+    a.delivery.seal_key = SealKey()
     store.claim(b)
     store.complete(b, OUTCOME)
     store.close_all()
     assert "cancelled" == a.status
-    assert {} == a.extra
+    assert a.delivery.seal_key is None
     assert "written" == b.status
 
 
