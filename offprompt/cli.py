@@ -370,6 +370,48 @@ def keys(file: Path, as_json: bool) -> None:
             click.echo(name)
 
 
+@cli.command(
+    short_help="Say which keys a .env still needs, never the values.",
+    epilog="""\b
+Examples:
+  offprompt status
+  offprompt status config/.env.local
+  offprompt status STRIPE_SECRET_KEY DATABASE_URL --json""",
+)
+@click.argument("args", nargs=-1, metavar="[FILE] [NAME...]")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON secret_status answers.")
+def status(args: tuple[str, ...], as_json: bool) -> None:
+    """Say which keys are set, empty, missing or a placeholder in a .env file
+    in this folder, never their values: the secret_status tool's answer.
+
+    FILE defaults to .env; a first argument that looks like a key name
+    (STRIPE_SECRET_KEY) is a NAME. Without NAME..., the keys are those of the
+    example file beside FILE (.env.example, .env.sample, .env.template or
+    .env.dist), else those FILE sets. A set key offprompt knows by name is
+    checked against its provider's rules. Exit codes: 0 all set, 1 error, 2
+    wrong usage, 4 something missing.
+    """
+    from offprompt import status as key_status
+    from offprompt.errors import ProjectError, RefusedRequest
+
+    file = ".env"
+    names = list(args)
+    if names and not key_status.looks_like_name(names[0]):
+        file = names.pop(0)
+    try:
+        found = key_status.report(Path.cwd(), file, names or None)
+    except RefusedRequest as e:
+        raise click.UsageError(str(e).replace("The sink path", "FILE", 1)) from None
+    except (ProjectError, key_status.Unreadable) as e:
+        _fatal(str(e))
+    if as_json:
+        click.echo(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
+    else:
+        for line in key_status.table(found):
+            click.echo(line)
+    raise SystemExit(4 if found.missing else 0)
+
+
 def _read_dotenv(file: Path) -> str:
     try:
         # Read at most one byte past the limit: `keys /dev/stdin < .env` works, `keys /dev/zero`

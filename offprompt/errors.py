@@ -6,6 +6,7 @@
     │   ├── UnsafeValue    a value no dotenv quoting carries exactly for every reader
     │   └── TrackedFile    the destination is tracked by git and the person did not allow it
     ├── ProjectError       no project folder could be found or used
+    ├── Unreadable         a file secret_status must read exists but cannot be read
     ├── RequestClosed      a submit for a request already written, cancelled or expired
     ├── ValidationFailed   submitted fields that fail their rules (names the rules, not values)
     ├── Refusal            the page's answer other than 200, rendered by its middleware

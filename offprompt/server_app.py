@@ -14,11 +14,11 @@ if TYPE_CHECKING:
 
 INSTRUCTIONS = (
     "offprompt collects secrets (API keys, tokens, database URLs) from the person without the "
-    "values passing through you. Ask for every key the task needs in ONE collect_secret call. "
-    "When it returns tell_user, say that fingerprint to the person right away so they can match "
-    "it with their page. Never ask for a secret in the chat, and never open, print or read the "
-    ".env file: run `offprompt keys .env` to see which key names it holds. When a result has a "
-    "url, show it to the person on its own line, then call await_secret."
+    "values passing through you. Call secret_status first to see which keys are missing, instead "
+    "of reading the .env file, then ask for every missing key in ONE collect_secret call. When it "
+    "returns tell_user, say that fingerprint to the person right away. Never ask for a secret in "
+    "the chat, and never open, print or read the .env file. When a result has a url, show it to "
+    "the person on its own line, then call await_secret."
 )
 
 

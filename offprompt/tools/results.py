@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from offprompt.requests import Request
 
 NEVER_OPEN = (
-    "Do not open, print or read {file} or the values; to see which keys it holds, run "
-    "`offprompt keys {file}`."
+    "Do not open, print or read {file} or the values; to see which keys it holds and which are "
+    "still missing, call secret_status."
 )
 
 

@@ -1,4 +1,4 @@
-"""The three tools' input and output schemas (DESIGN §3.1, §3.2), enums drawn from the registry."""
+"""The tools' input and output schemas (DESIGN §3.1, §3.2, §12), enums drawn from the registry."""
 
 from __future__ import annotations
 
@@ -7,7 +7,15 @@ from typing import Any
 from offprompt.collect.request import NAME_PATTERN
 from offprompt.registry import format_ids, provider_refs
 
-__all__ = ["NAME_PATTERN", "REQUEST_ID", "collect_input", "request_id_input", "result_output"]
+__all__ = [
+    "NAME_PATTERN",
+    "REQUEST_ID",
+    "collect_input",
+    "request_id_input",
+    "result_output",
+    "status_input",
+    "status_output",
+]
 
 REQUEST_ID = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$"}
 
@@ -131,5 +139,59 @@ def result_output() -> dict[str, Any]:
                     "path": {"type": "string"},
                 },
             },
+        },
+    }
+
+
+def status_input() -> dict[str, Any]:
+    """`secret_status` (DESIGN §12): optional names (1-64, unique) and an optional dotenv path."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "names": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 64,
+                "uniqueItems": True,
+                "items": {"type": "string", "pattern": NAME_PATTERN, "maxLength": 128},
+                "description": "The keys to look at. Default: every key of the example file "
+                "(.env.example, .env.sample, .env.template or .env.dist beside the file), else "
+                "every key the file sets.",
+            },
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 1024,
+                "default": ".env",
+                "description": "The dotenv file, relative to the project. Default .env.",
+            },
+        },
+    }
+
+
+def status_output() -> dict[str, Any]:
+    key = {
+        "type": "object",
+        "required": ["name", "status"],
+        "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string"},
+            "status": {"type": "string", "enum": ["missing", "empty", "placeholder", "set"]},
+            "check": {"type": "string", "enum": ["ok", "mismatch"]},
+            "hint": {"type": "string"},
+        },
+    }
+    return {
+        "type": "object",
+        "required": ["file", "exists", "example", "keys", "missing", "note"],
+        "additionalProperties": False,
+        "properties": {
+            "file": {"type": "string"},
+            "exists": {"type": "boolean"},
+            "example": {"type": ["string", "null"]},
+            "keys": {"type": "array", "items": key},
+            "missing": {"type": "array", "items": {"type": "string"}},
+            "note": {"type": "string"},
         },
     }

@@ -171,3 +171,17 @@ class Service:
                 "the person is submitting this request right now; call await_secret instead."
             )
         return self._result(Report(request))
+
+    # -- secret_status ---------------------------------------------------------------------------
+
+    async def secret_status(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Names and statuses only (DESIGN §12); every problem is a refusal, never a crash."""
+        from offprompt import status
+
+        try:
+            cwd = self._cwd or Path.cwd()
+            project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
+            found = status.report(project, str(args.get("path", ".env")), args.get("names"))
+        except (RefusedRequest, ProjectError, status.Unreadable) as err:
+            return ToolResult.refused(str(err))
+        return ToolResult.of(found.to_json())

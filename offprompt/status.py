@@ -1,0 +1,334 @@
+"""Which of a project's keys are set, empty, missing or a placeholder (DESIGN §12), never a value.
+
+The one answer behind the `secret_status` tool and `offprompt status`: values are read and judged
+here and go no further; what leaves is names, statuses and the registry's own words.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from offprompt.collect.request import MAX_NAME_LENGTH, NAME_PATTERN
+from offprompt.errors import OffpromptError, RefusedRequest, WriteError
+from offprompt.spec import SinkSpec
+
+if TYPE_CHECKING:
+    from offprompt.registry import CheckVerdict, Field
+
+__all__ = [
+    "EXAMPLES",
+    "MAX_NAMES",
+    "KeyState",
+    "Report",
+    "Unreadable",
+    "is_stand_in",
+    "looks_like_name",
+    "report",
+    "table",
+]
+
+EXAMPLES: Final = (".env.example", ".env.sample", ".env.template", ".env.dist")
+"""The example files looked for beside the target, in this order; the first one there is used."""
+MAX_NAMES: Final = 64
+
+Status = Literal["missing", "empty", "placeholder", "set"]
+Check = Literal["ok", "mismatch"]
+
+_NAME: Final = re.compile(NAME_PATTERN)
+# The usual stand-ins a template ships with (DESIGN §12), matched case-insensitively against the
+# whole value, blanks around it aside.
+_STAND_INS: Final = re.compile(
+    r"changeme|change-me|replace-me|replace_me|todo|placeholder|dummy|example"
+    r"|your.*here|your-.*|<.*>|x+",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+class Unreadable(OffpromptError):
+    """A file `secret_status` must read exists but cannot be read; nothing is guessed."""
+
+
+@dataclass(frozen=True)
+class KeyState:
+    """One name's status and, for a set name the registry knows, its check. Never a value."""
+
+    name: str
+    status: Status
+    check: Check | None = None
+    hint: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        out = {"name": self.name, "status": self.status}
+        if self.check is not None:
+            out["check"] = self.check
+        if self.hint is not None:
+            out["hint"] = self.hint
+        return out
+
+
+@dataclass(frozen=True)
+class Report:
+    """The answer for one target: where it is, which example named the keys, and each key."""
+
+    file: str
+    exists: bool
+    example: str | None
+    keys: tuple[KeyState, ...]
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        """The names whose status is not `set`, in the order of `keys`."""
+        return tuple(k.name for k in self.keys if k.status != "set")
+
+    @property
+    def mismatched(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.keys if k.check == "mismatch")
+
+    @property
+    def note(self) -> str:
+        """What the model should do next."""
+        never = f"Never open, print or read {self.file}; call secret_status again to check it."
+        parts: list[str] = []
+        if not self.keys:
+            where = f"{self.file} does not exist" if not self.exists else f"{self.file} sets no key"
+            parts.append(
+                f"{where} and no example file names the keys. Call collect_secret with every "
+                "key the project needs, in one call."
+            )
+        elif self.missing:
+            names = ", ".join(self.missing)
+            parts.append(
+                f"Call collect_secret for {names} (all in one call) so the person can type "
+                "them on the page; ask only for these."
+            )
+        else:
+            parts.append(f"Every key is set in {self.file}; nothing needs collecting.")
+        if self.mismatched:
+            parts.append(
+                f"{', '.join(self.mismatched)} may hold the wrong credential (see hint); tell "
+                "the person, and call collect_secret for it if they want to replace it."
+            )
+        parts.append(never)
+        return " ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The tool's structuredContent, and what `offprompt status --json` prints."""
+        return {
+            "file": self.file,
+            "exists": self.exists,
+            "example": self.example,
+            "keys": [k.to_json() for k in self.keys],
+            "missing": list(self.missing),
+            "note": self.note,
+        }
+
+
+def check_names(names: Sequence[str]) -> None:
+    """1-64 key names, each of the §3.1 pattern and at most 128 characters, none twice."""
+    if not names:
+        raise RefusedRequest("names must list at least one key, or be left out")
+    if len(names) > MAX_NAMES:
+        raise RefusedRequest(f"{len(names)} names were given; give at most {MAX_NAMES}")
+    seen: set[str] = set()
+    for name in names:
+        if not _NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
+            raise RefusedRequest(
+                f"{name!r} is not a key name: capitals, digits and _, starting with a capital, "
+                f"at most {MAX_NAME_LENGTH} characters (e.g. STRIPE_SECRET_KEY)"
+            )
+        if name in seen:
+            raise RefusedRequest(f"{name} is named twice; name each key once")
+        seen.add(name)
+
+
+def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> Report:
+    """The status of `names` (else the example's keys, else the target's own) in `path`.
+
+    `path` resolves as a dotenv sink's (DESIGN §8). Raises RefusedRequest for names or a path
+    offprompt refuses, ProjectError for a project folder it cannot use, and Unreadable for a
+    target or example file that exists but cannot be read.
+    """
+    from offprompt.sinks import paths
+
+    if names is not None:
+        check_names(names)
+    root = paths.real_project(project)
+    try:
+        target = paths.resolve_target(project, SinkSpec(kind="dotenv", path=path))
+    except RefusedRequest:
+        if _is_folder_inside(root, path):
+            raise Unreadable(
+                f"{path} is a folder, not a dotenv file, so offprompt cannot tell which keys "
+                "it sets; name the file inside it."
+            ) from None
+        raise
+    shown = paths.display(root, target)
+    exists = os.path.lexists(target)
+    held = _read(target, shown)
+    example, example_values = _example(project, root, target)
+    if names is None:
+        names = tuple(example_values) if example is not None else tuple(held or {})
+    keys = tuple(_state(n, held, example_values) for n in names)
+    return Report(file=shown, exists=exists, example=example, keys=keys)
+
+
+def _read(path: Path, shown: str) -> dict[str, str] | None:
+    """What python-dotenv reads from `path` (uninterpolated), None when there is no file."""
+    from offprompt.sinks import atomic, dotenv
+
+    try:
+        data = atomic.read_existing(path, shown)
+    except WriteError as e:
+        # Its message ends on what a write would do; here only the reason matters.
+        reason = str(e).split("; offprompt never", 1)[0]
+        raise Unreadable(f"{reason}, so offprompt cannot tell which keys it sets.") from None
+    if data is None:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unreadable(
+            f"{shown} is not UTF-8 text, so offprompt cannot tell which keys it sets."
+        ) from None
+    return dotenv.values(text)
+
+
+def _is_folder_inside(root: Path, path: str) -> bool:
+    try:
+        real = Path(os.path.realpath(root / path))
+    except (OSError, ValueError):
+        return False
+    return real != root and real.is_relative_to(root) and real.is_dir()
+
+
+def _example(project: Path, root: Path, target: Path) -> tuple[str | None, dict[str, str]]:
+    """The first example file beside `target` and the values it assigns; (None, {}) if none."""
+    from offprompt.sinks import paths
+
+    for name in EXAMPLES:
+        beside = target.parent / name
+        if not os.path.lexists(beside):
+            continue
+        shown = paths.display(root, beside)
+        try:
+            # Resolved as strictly as the target: a link out of the project is never read.
+            real = paths.resolve_target(project, SinkSpec(kind="dotenv", path=shown))
+        except RefusedRequest:
+            raise Unreadable(
+                f"{shown} is not a file inside the project, so offprompt does not read it as "
+                "the example file; replace it with a file, or name the keys."
+            ) from None
+        return shown, _read(real, shown) or {}
+    return None, {}
+
+
+def looks_like_name(text: str) -> bool:
+    """Whether a command-line word is a key name (STRIPE_SECRET_KEY) rather than a file."""
+    return _NAME.fullmatch(text) is not None
+
+
+def is_stand_in(value: str) -> bool:
+    """Whether `value` is one of the usual stand-ins of DESIGN §12 (`changeme`, `<...>`, …)."""
+    return _STAND_INS.fullmatch(value.strip()) is not None
+
+
+def _state(name: str, held: Mapping[str, str] | None, example: Mapping[str, str]) -> KeyState:
+    value = (held or {}).get(name)
+    if value is None:
+        return KeyState(name, "missing")
+    if not value.strip():
+        # Blanks alone are no credential: a reader gets nothing it can use.
+        return KeyState(name, "empty")
+    if is_stand_in(value) or (example.get(name) and value == example[name]):
+        return KeyState(name, "placeholder")
+    return _checked(name, value)
+
+
+def _checked(name: str, value: str) -> KeyState:
+    """`set`, with the registry's check when it knows the name (resolved by the name alone)."""
+    from offprompt import registry
+
+    try:
+        field = registry.resolve(name)
+    except registry.RegistryError:  # a name alone never raises; kept so a change cannot crash
+        field = None
+    if field is None:
+        return KeyState(name, "set")
+    verdict = registry.check(field, value)
+    return KeyState(
+        name,
+        "set",
+        check="ok" if verdict.ok else "mismatch",
+        hint=_hint(field, verdict, value),
+    )
+
+
+def _hint(field: Field, verdict: CheckVerdict, value: str) -> str | None:
+    """In registry terms only: the credential the value looks like, and the rules it fails.
+
+    The failing lines' details are left out: one counts the value's characters, another names
+    a character of it.
+    """
+    parts: list[str] = []
+    looks = _looks_like(field, value) if verdict.hint is not None else None
+    if looks is not None:
+        parts.append(f"looks like the {looks}")
+    failing = [line.text for line in verdict.lines if not line.passed]
+    if failing:
+        parts.append(f"the {_what(field)} {_joined(failing)}")
+    return "; ".join(parts) if parts else None
+
+
+def _what(field: Field) -> str:
+    return f"{field.provider_name} {field.noun}" if field.provider_name else field.noun
+
+
+def _looks_like(field: Field, value: str) -> str | None:
+    """The other credential whose distinctive prefix `value` has, named as the registry does."""
+    from offprompt.registry import catalog
+
+    for known in catalog.known_prefixes():  # longest first
+        if value.startswith(known.prefix):
+            if (known.provider_id, known.credential) == (field.provider_id, field.credential):
+                return None
+            return f"{known.provider_name} {known.noun}"
+    return None
+
+
+def _joined(texts: Sequence[str]) -> str:
+    if len(texts) == 1:
+        return texts[0]
+    return ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def table(found: Report) -> list[str]:
+    """`offprompt status` for a person: where, then one row per key, then what to do."""
+    source = f"keys from {found.example}" if found.example else None
+    head = found.file + ("" if found.exists else " (no such file)")
+    lines = [f"{head}, {source}" if source else head]
+    if not found.keys:
+        lines.append("No keys to look at: name them, or add an example file such as .env.example.")
+        return lines
+    rows = [("NAME", "STATUS", "CHECK")]
+    for k in found.keys:
+        check: str = k.check or ""
+        if k.hint:
+            check = f"{check}: {k.hint}"
+        rows.append((k.name, k.status, check))
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    for name, state, check in rows:
+        lines.append(f"{name:<{widths[0]}}  {state:<{widths[1]}}  {check}".rstrip())
+    if found.missing:
+        lines.append(
+            f"{len(found.missing)} of {len(found.keys)} not set; to set them: "
+            f"offprompt collect {' '.join(found.missing)}"
+            + ("" if found.file == ".env" else f" --file {found.file}")
+        )
+    else:
+        lines.append("Every key is set.")
+    return lines
