@@ -279,8 +279,10 @@ def _hint(field: Field, verdict: CheckVerdict, value: str) -> str | None:
     if looks is not None:
         parts.append(f"looks like the {looks}")
     failing = [line.text for line in verdict.lines if not line.passed]
-    if failing:
-        parts.append(f"the {_what(field)} {_joined(failing)}")
+    if len(failing) == 1 and failing[0].startswith("starts with"):
+        parts.append(f"the {_what(field)} {failing[0]}")
+    elif failing:
+        parts.append(f"the {_what(field)}: {'; '.join(failing)}")
     return "; ".join(parts) if parts else None
 
 
@@ -298,12 +300,6 @@ def _looks_like(field: Field, value: str) -> str | None:
                 return None
             return f"{known.provider_name} {known.noun}"
     return None
-
-
-def _joined(texts: Sequence[str]) -> str:
-    if len(texts) == 1:
-        return texts[0]
-    return ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
 def table(found: Report) -> list[str]:
