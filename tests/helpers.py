@@ -1,6 +1,7 @@
 """Locators shared by tests (imported as `helpers`; conftest.py names clash across folders)."""
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -80,3 +81,20 @@ def bash_reads(folder: Path, name: str) -> str | None:
         timeout=30,
     ).stdout
     return out[1:].decode() if out else None
+
+
+CANARY_PREFIX = "canary-"
+"""What every `canary` fixture value starts with (tests/conftest.py): shared, so not secret."""
+
+
+def assert_no_part(value: str, *outputs: str) -> None:
+    """Neither `value`, nor its length as a number, nor any 4 characters of it that are its own
+    (not all inside the shared `canary-` prefix) appear in any of `outputs`."""
+    own = len(CANARY_PREFIX) if value.startswith(CANARY_PREFIX) else 0
+    pieces = {value[i : i + 4] for i in range(len(value) - 3) if i + 4 > own}
+    number = re.compile(rf"(?<![0-9]){len(value)}(?![0-9])")
+    for out in outputs:
+        assert value not in out
+        assert number.search(out) is None, f"the length {len(value)} is in {out!r}"
+        found = sorted(p for p in pieces if p in out)
+        assert found == [], f"{found} of the value are in {out!r}"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from helpers import assert_no_part
 
 from offprompt import status
 from offprompt.errors import RefusedRequest
@@ -17,15 +18,6 @@ STRIPE_SECRET_HINT = (
     "looks like the Stripe publishable key; the Stripe secret key starts with sk_live_ or "
     "sk_test_ (rk_ for a restricted key)"
 )
-
-
-def assert_no_value(value: str, *outputs: str) -> None:
-    """Neither `value`, nor its length as a number, nor any 4-character slice is in `outputs`."""
-    for out in outputs:
-        assert value not in out
-        assert re.search(rf"(?<![0-9]){len(value)}(?![0-9])", out) is None, out
-        for i in range(len(value) - 3):
-            assert value[i : i + 4] not in out, (value[i : i + 4], out)
 
 
 def answer(project: Path, path: str = ".env", names: list[str] | None = None) -> dict[str, object]:
@@ -57,7 +49,7 @@ def test_names_given_are_answered_in_their_order(project: Path, canary: str) -> 
     assert statuses(out) == {"C_KEY": "missing", "B_KEY": "set", "A_KEY": "empty"}
     assert out["missing"] == ["C_KEY", "A_KEY"]
     assert (out["file"], out["exists"], out["example"]) == (".env", True, ".env.example")
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
 
 
 @pytest.mark.parametrize(
@@ -84,7 +76,7 @@ def test_the_first_example_file_names_the_keys(
     expected = chosen.removeprefix(".env.").upper() + "_KEY"
     assert out["example"] == chosen
     assert statuses(out) == {expected: "missing", "SHARED": "set"}
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
 
 
 def test_the_example_beside_the_target_is_used(project: Path, canary: str) -> None:
@@ -98,7 +90,7 @@ def test_the_example_beside_the_target_is_used(project: Path, canary: str) -> No
 
     assert (out["file"], out["example"]) == ("cfg/.env", "cfg/.env.example")
     assert statuses(out) == {"CFG_KEY": "set"}
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
 
 
 def test_without_example_the_targets_own_keys_are_answered(project: Path, canary: str) -> None:
@@ -112,7 +104,7 @@ def test_without_example_the_targets_own_keys_are_answered(project: Path, canary
     assert out["example"] is None
     assert statuses(out) == {"FIRST": "set", "SECOND": "empty", "THIRD": "set"}
     assert out["missing"] == ["SECOND"]
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
 
 
 def test_a_bare_key_line_is_missing(project: Path) -> None:
@@ -182,7 +174,7 @@ def test_the_examples_own_value_is_a_placeholder(project: Path, canary: str) -> 
     out = answer(project)
 
     assert statuses(out) == {"API_KEY": "placeholder", "OTHER_KEY": "set"}
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
 
 
 def test_an_empty_example_value_makes_nothing_a_placeholder(project: Path, canary: str) -> None:
@@ -248,7 +240,7 @@ def test_a_file_that_is_not_utf8_is_unreadable(project: Path, canary: str) -> No
         status.report(project)
 
     assert "not UTF-8" in str(caught.value)
-    assert_no_value(canary, str(caught.value))
+    assert_no_part(canary, str(caught.value))
 
 
 def test_an_unreadable_example_is_refused(project: Path) -> None:
@@ -301,7 +293,7 @@ def test_a_set_key_the_registry_knows_passes_its_check(project: Path, canary: st
 
     assert out["keys"] == [{"name": "STRIPE_SECRET_KEY", "status": "set", "check": "ok"}]
     assert out["missing"] == []
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
     assert str(len(value)) not in dumped(out)
 
 
@@ -324,7 +316,7 @@ def test_the_wrong_credential_is_a_mismatch_named_in_registry_terms(
     }
     assert out["missing"] == []
     assert "STRIPE_SECRET_KEY" in str(out["note"])
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
     assert str(len(value)) not in dumped(out)
 
 
@@ -342,7 +334,7 @@ def test_a_mismatch_hint_holds_no_length_and_no_character(project: Path, canary:
         "the Stripe secret key: 20 to 255 characters; letters, digits, - and _ only"
     )
     assert '"!"' not in dumped(out)
-    assert_no_value(canary, dumped(out))
+    assert_no_part(canary, dumped(out))
     assert re.search(rf"(?<![0-9]){len(value)}(?![0-9])", dumped(out)) is None
 
 
