@@ -1,7 +1,8 @@
 """`offprompt` and `python -m offprompt`: the command line.
 
 `serve` skips click on purpose: hosts spawn the server at the start of every session and drop
-one that answers `initialize` late, so its start-up path imports as little as possible.
+one that answers `initialize` late, so its start-up path imports as little as possible. `guard`
+skips it too: hosts run it before every tool call (DESIGN §14).
 """
 
 import sys
@@ -13,9 +14,31 @@ def main() -> None:
         from offprompt.server_app import make_app
 
         raise SystemExit(run(make_app))
+    if sys.argv[1:] == ["guard"]:
+        raise SystemExit(_guard())
     from offprompt.cli import main as cli_main
 
     cli_main()
+
+
+def _guard() -> int:
+    try:
+        from offprompt.hosts.guard import main as guard_main
+    except BaseException:
+        # A broken install must not let a read of .env through: block what names it (exit 2,
+        # which hosts treat as "blocked"), let the rest pass.
+        try:
+            raw = sys.stdin.buffer.read(4 * 1024 * 1024)
+        except BaseException:
+            raw = b""
+        if b".env" in raw:
+            sys.stderr.write(
+                "offprompt guard: blocked: offprompt is broken and cannot check this"
+                " call, which names .env; run `offprompt keys` instead.\n"
+            )
+            return 2
+        return 0
+    return guard_main()
 
 
 if __name__ == "__main__":

@@ -81,6 +81,12 @@ _global_option = click.option(
     is_flag=True,
     help="Your user configs (every project) instead of the project's.",
 )
+_no_guard_option = click.option(
+    "--no-guard",
+    is_flag=True,
+    help="Leave the guard out: the hook that keeps the agent from reading .env"
+    " (Claude Code and Codex).",
+)
 _project_option = click.option(
     "--project",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -131,6 +137,7 @@ Examples:
 @_agent_option
 @_global_option
 @_project_option
+@_no_guard_option
 @click.option(
     "--command",
     metavar="TEXT",
@@ -139,7 +146,11 @@ Examples:
     " offprompt serve` when run by uvx]",
 )
 def init(
-    agent_names: Sequence[str], global_: bool, project: Path | None, command: str | None
+    agent_names: Sequence[str],
+    global_: bool,
+    project: Path | None,
+    no_guard: bool,
+    command: str | None,
 ) -> None:
     """Declare the offprompt MCP server in your agents' configs.
 
@@ -150,6 +161,11 @@ def init(
     configs. Other servers, settings and comments stay as they are, and running
     it again changes nothing. Prints one line per agent: done, already there, or
     why not. Exits 1 if any config could not be changed.
+
+    Unless --no-guard, also adds the guard where the agent has a hook for it: a
+    PreToolUse hook running `offprompt guard` (.claude/settings.json with deny
+    rules for .env files, .codex/hooks.json), so the agent cannot read the
+    secrets it asked for.
     """
     from offprompt.hosts import command as server_command
 
@@ -163,9 +179,18 @@ def init(
     else:
         server = server_command.resolve(machine)
     agents = _chosen(agent_names, machine)
-    changes = [agent.install(scope, machine, folder, server) for agent in agents]
-    for change in changes:
+    changes = []
+    for agent in agents:
+        change = agent.install(scope, machine, folder, server)
+        changes.append(change)
         click.echo(_line(change))
+        if no_guard or change.outcome in ("failed", "unsupported"):
+            continue
+        guard = agent.install_guard(scope, machine, folder, server)
+        unsupported = guard.outcome == "unsupported"
+        click.echo(f"{agent.name}: {guard.detail}" if unsupported else _line(guard))
+        if guard.failed:
+            changes.append(guard)
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.
     if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):
@@ -194,13 +219,15 @@ Examples:
 @_agent_option
 @_global_option
 @_project_option
-def remove(agent_names: Sequence[str], global_: bool, project: Path | None) -> None:
+@_no_guard_option
+def remove(agent_names: Sequence[str], global_: bool, project: Path | None, no_guard: bool) -> None:
     """Take the offprompt MCP server out of your agents' configs.
 
     Undoes `offprompt init` given the same options: only the offprompt entry
     goes; other servers, settings and comments stay, and a config file (or
     agent folder) left empty is deleted. Without --agent: every agent offprompt
-    knows. Exits 1 if any config could not be changed.
+    knows. Also takes out the guard `init` added, unless --no-guard. Exits 1
+    if any config could not be changed.
     """
     machine = Machine.current()
     scope, folder = _scope_and_project(global_, project, machine)
@@ -215,6 +242,13 @@ def remove(agent_names: Sequence[str], global_: bool, project: Path | None) -> N
         if wanted or (change.outcome == "absent" and agent.presence(machine).found):
             click.echo(_line(change))
             printed = True
+        if no_guard:
+            continue
+        guard = agent.remove_guard(scope, machine, folder)
+        failed = failed or guard.failed
+        if guard.outcome in ("removed", "failed"):
+            click.echo(_line(guard))
+            printed = True
     if not printed:
         where = "your user configs" if scope == "user" else f"the configs of {folder}"
         click.echo(f"offprompt is not declared in {where}; nothing to remove.")
@@ -226,8 +260,8 @@ def remove(agent_names: Sequence[str], global_: bool, project: Path | None) -> N
 @_project_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead.")
 def agents(project: Path | None, as_json: bool) -> None:
-    """List the agents offprompt knows, whether each is on this machine, and
-    where offprompt is declared.
+    """List the agents offprompt knows, whether each is on this machine, where
+    offprompt is declared, and whether the guard keeps .env from the agent.
 
     An agent is found when its program is on PATH or its settings folder
     exists. Looks at the project's configs (the current folder, or --project)
@@ -245,15 +279,19 @@ def agents(project: Path | None, as_json: bool) -> None:
         presence = agent.presence(machine)
         declared = []
         problems = []
+        guarded: list[tuple[Scope, Path]] = []
         for scope in scopes:
             try:
                 d = agent.declaration(scope, machine, folder)
+                where = agent.guarded(scope, machine, folder)
             except ConfigError as e:
                 problems.append(str(e))
                 continue
             if d is not None:
                 declared.append(d)
-        report.append((agent, presence, declared, problems))
+            if where is not None:
+                guarded.append((scope, where))
+        report.append((agent, presence, declared, problems, guarded))
     if as_json:
         items = [
             {
@@ -270,18 +308,26 @@ def agents(project: Path | None, as_json: bool) -> None:
                     for d in declared
                 ],
                 "problems": problems,
+                "guarded": [{"scope": sc, "path": str(p)} for sc, p in guarded],
+                "unguarded": agent.unguarded or None,
             }
-            for agent, presence, declared, problems in report
+            for agent, presence, declared, problems, guarded in report
         ]
         click.echo(json.dumps(items, indent=2, ensure_ascii=False))
         return
     width = max(len(n) for n in NAMES) + 2
-    for agent, presence, declared, problems in report:
+    for agent, presence, declared, problems, guarded in report:
         state = "found" if presence.found else "not found"
         click.echo(f"{agent.name:<{width}}{state} ({presence.evidence})")
         for d in declared:
             runs = shlex.join(d.command) if d.command is not None else "(no command)"
             click.echo(f"{'':<{width}}declared in {machine.shown(d.path)}: {runs}")
+        for _, where in guarded:
+            click.echo(f"{'':<{width}}guarded by {machine.shown(where)}")
+        if agent.unguarded and (declared or presence.found):
+            click.echo(f"{'':<{width}}not guarded: {agent.unguarded}")
+        elif declared and not guarded:
+            click.echo(f"{'':<{width}}not guarded: run `offprompt init` to add the guard")
         for problem in problems:
             click.echo(f"{'':<{width}}{problem}")
 
@@ -501,6 +547,20 @@ def collect(
     except ProjectError:
         pass  # not a usage error: `run` says so and exits 1
     raise SystemExit(terminal.run(ask, cwd=Path.cwd()))
+
+
+@cli.command(short_help="The hook agents run before each tool call (reads stdin).")
+def guard() -> None:
+    """Judge one tool call for an agent's PreToolUse hook.
+
+    Reads one Claude Code or Codex hook event (JSON) on stdin. Exits 2 with one
+    line on stderr when the call would read, print, copy, overwrite or send a
+    .env file or a file offprompt wrote (the agent sees that line); exits 0 and
+    prints nothing otherwise. `offprompt init` sets it up.
+    """
+    from offprompt.hosts.guard import main as guard_main
+
+    raise SystemExit(guard_main())
 
 
 def main() -> None:

@@ -3,6 +3,8 @@
 Kept in OFFPROMPT_STATE_DIR (else the user state dir), mode 0600; `offprompt fingerprints` reads it.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import stat
@@ -10,12 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import platformdirs
-
-from offprompt.requests import Request
-from offprompt.spec import WriteOutcome
+if TYPE_CHECKING:
+    # Only for from_outcome's signature: `offprompt guard` reads the journal on every tool
+    # call and must not load the request store to do it.
+    from offprompt.requests import Request
+    from offprompt.spec import WriteOutcome
 
 __all__ = ["Journal", "JournalEntry", "default_path"]
 
@@ -67,7 +70,7 @@ class JournalEntry:
     @classmethod
     def from_outcome(
         cls, request: Request, outcome: WriteOutcome, at: datetime | None = None
-    ) -> "JournalEntry":
+    ) -> JournalEntry:
         """The entry for `request` finished with `outcome`, at `at` (default: now)."""
         return cls(
             at=_iso_utc(at if at is not None else datetime.now(UTC)),
@@ -100,7 +103,7 @@ class JournalEntry:
         return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=True)
 
     @classmethod
-    def from_json(cls, line: str) -> "JournalEntry":
+    def from_json(cls, line: str) -> JournalEntry:
         """Parse one line; ValueError if it is not a well-formed entry. Unknown keys are ignored."""
         data = json.loads(line)
         if not isinstance(data, dict):
@@ -126,6 +129,8 @@ def default_path(env: Mapping[str, str] | None = None) -> Path:
     state_dir = (os.environ if env is None else env).get("OFFPROMPT_STATE_DIR", "").strip()
     if state_dir:
         return Path(state_dir).expanduser() / _FILE_NAME
+    import platformdirs
+
     return Path(platformdirs.user_state_dir("offprompt", appauthor=False)) / _FILE_NAME
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from offprompt.hosts.interface import Machine, Presence, ServerCommand, found_by
+from offprompt.hosts.guard_config import GuardFile
+from offprompt.hosts.interface import Machine, Presence, Scope, ServerCommand, found_by
 from offprompt.hosts.json_agent import JsonAgent
 
 
@@ -23,6 +24,21 @@ class ClaudeCode(JsonAgent):
     section = "mcpServers"
     project_file = ".mcp.json"
     project_note = "Claude Code asks you to approve it the next time it starts in this project"
+
+    unguarded = ""
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        # settings.json, not .mcp.json: hooks and permissions live there (project or user).
+        if scope == "user":
+            path = self._config_dir(machine) / "settings.json"
+        elif project is None:
+            return None
+        else:
+            path = project / ".claude" / "settings.json"
+        return GuardFile(path, machine.shown(path), deny=True, matcher="*")
+
+    def _guard_prune(self, scope: Scope, project: Path | None) -> Path | None:
+        return project / ".claude" if scope == "project" and project is not None else None
 
     def _config_dir(self, machine: Machine) -> Path:
         return machine.env_path("CLAUDE_CONFIG_DIR") or machine.home / ".claude"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from offprompt.hosts import files, jsonc, tomltable
+from offprompt.hosts.guard_config import GuardFile
 from offprompt.hosts.interface import (
     SERVER_NAME,
     Agent,
@@ -79,6 +80,24 @@ class Codex(Agent):
     name = "codex"
     title = "Codex"
     project_note = "Codex reads it once you trust this project"
+
+    unguarded = ""
+    # Codex runs a hook only after the person reviewed and trusted it (its /hooks screen).
+    guard_note = "Codex runs it once you trust it in /hooks"
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        # hooks.json beside config.toml: the same PreToolUse shape as Claude Code's, and a
+        # file of its own, so config.toml's tables stay as they are.
+        if scope == "user":
+            path = self._home(machine) / "hooks.json"
+        elif project is None:
+            return None
+        else:
+            path = project / ".codex" / "hooks.json"
+        return GuardFile(path, machine.shown(path), deny=False, matcher=None)
+
+    def _guard_prune(self, scope: Scope, project: Path | None) -> Path | None:
+        return project / ".codex" if scope == "project" and project is not None else None
 
     def _home(self, machine: Machine) -> Path:
         return machine.env_path("CODEX_HOME") or machine.home / ".codex"

@@ -18,6 +18,9 @@ class Cursor(JsonAgent):
 
     name = "cursor"
     title = "Cursor"
+    # .cursorignore (which already covers .env) keeps files from Cursor's own reads but, as
+    # Cursor says, not from its terminal or MCP tools; its hooks are not installed yet.
+    unguarded = "offprompt does not install Cursor's hooks (.cursor/hooks.json) yet"
     section = "mcpServers"
     project_file = ".cursor/mcp.json"
     project_folder = ".cursor"

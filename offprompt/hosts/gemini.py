@@ -22,6 +22,7 @@ class Gemini(JsonAgent):
 
     name = "gemini"
     title = "Gemini CLI"
+    unguarded = "Gemini CLI's BeforeTool hooks are not installed by offprompt yet"
     section = "mcpServers"
     project_file = ".gemini/settings.json"
     project_folder = ".gemini"

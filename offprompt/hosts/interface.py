@@ -13,9 +13,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from offprompt.errors import OffpromptError
+
+if TYPE_CHECKING:
+    from offprompt.hosts.guard_config import GuardFile
 
 __all__ = [
     "SERVER_NAME",
@@ -164,6 +167,9 @@ class Agent(ABC):
     title: ClassVar[str]  # Claude Code, Codex, …
     # Said after "added …" for the project scope, when the agent needs a step from the person.
     project_note: ClassVar[str] = ""
+    # Why the guard (DESIGN §14) is not installed for this agent; "" when it is supported.
+    unguarded: ClassVar[str] = "offprompt has no hook for this agent"
+    guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
 
     @abstractmethod
     def presence(self, machine: Machine) -> Presence:
@@ -188,6 +194,58 @@ class Agent(ABC):
         self, scope: Scope, machine: Machine, project: Path | None
     ) -> Declaration | None:
         """Our entry in the config for `scope`, or None. ConfigError when it cannot be read."""
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        """The settings file that takes the guard's hook for `scope`; None when unsupported."""
+        return None
+
+    def _guard_prune(self, scope: Scope, project: Path | None) -> Path | None:
+        return None
+
+    def install_guard(
+        self, scope: Scope, machine: Machine, project: Path | None, server: ServerCommand
+    ) -> Change:
+        """Add the guard's hook (and deny rules) for `scope`, keeping everything else."""
+        from offprompt.hosts import guard_config
+
+        gf = self.guard_file(scope, machine, project)
+        if gf is None:
+            return Change(self.name, scope, None, "unsupported", f"not guarded: {self.unguarded}")
+        try:
+            outcome = guard_config.install(gf, server)
+        except ConfigError as e:
+            return Change(self.name, scope, gf.path, "failed", str(e))
+        words = {
+            "added": f"added the guard to {gf.shown}",
+            "updated": f"updated the guard in {gf.shown}",
+            "unchanged": f"guard already there in {gf.shown}",
+        }.get(outcome, outcome)
+        if outcome == "added" and self.guard_note:
+            words += f" ({self.guard_note})"
+        return Change(self.name, scope, gf.path, outcome, words)
+
+    def remove_guard(self, scope: Scope, machine: Machine, project: Path | None) -> Change:
+        """Take out exactly what install_guard added."""
+        from offprompt.hosts import guard_config
+
+        gf = self.guard_file(scope, machine, project)
+        if gf is None:
+            return Change(self.name, scope, None, "unsupported", f"not guarded: {self.unguarded}")
+        try:
+            outcome = guard_config.remove(gf, self._guard_prune(scope, project))
+        except ConfigError as e:
+            return Change(self.name, scope, gf.path, "failed", str(e))
+        words = f"removed the guard from {gf.shown}" if outcome == "removed" else ""
+        return Change(self.name, scope, gf.path, outcome, words or f"no guard in {gf.shown}")
+
+    def guarded(self, scope: Scope, machine: Machine, project: Path | None) -> Path | None:
+        """The file holding the guard's hook for `scope`, or None. ConfigError if unreadable."""
+        from offprompt.hosts import guard_config
+
+        gf = self.guard_file(scope, machine, project)
+        if gf is None or not guard_config.installed(gf):
+            return None
+        return gf.path
 
 
 def describe(agent: Agent, outcome: ConfigChange, scope: Scope, shown: str) -> str:

@@ -16,9 +16,11 @@ __all__ = [
     "JsoncError",
     "Member",
     "Node",
+    "append",
     "is_empty",
     "parse",
     "remove",
+    "remove_item",
     "same",
     "set_value",
 ]
@@ -50,6 +52,8 @@ class Node:
     end: int
     value: object
     members: tuple[Member, ...] | None = None  # objects only
+    # Arrays only: each item as a Member with an empty key that starts where its value does.
+    items: tuple[Member, ...] | None = None
 
     def member(self, key: str) -> Member | None:
         """The member JSON readers use for `key`: the last one when a key repeats."""
@@ -176,17 +180,22 @@ class _Parser:
         start = self.pos
         self.pos += 1
         items: list[object] = []
+        spans: list[Member] = []
         while True:
             self.skip()
             if self.text.startswith("]", self.pos):
                 self.pos += 1
-                return Node(start, self.pos, items)
-            items.append(self.value().value)
+                return Node(start, self.pos, items, items=tuple(spans))
+            node = self.value()
+            items.append(node.value)
             self.skip()
+            comma = None
             if self.text.startswith(",", self.pos):
+                comma = self.pos
                 self.pos += 1
             elif not self.text.startswith("]", self.pos):
                 raise self.fail("expected , or ]")
+            spans.append(Member("", node.start, node.start, node, comma))
 
 
 def parse(text: str) -> Document:
@@ -381,7 +390,7 @@ def _replace(doc: Document, obj: Node, member: Member, value: object) -> str:
 
 def _delete(doc: Document, obj: Node, index: int) -> str:
     text = doc.text
-    members = obj.members or ()
+    members = obj.members if obj.members is not None else obj.items or ()
     m = members[index]
     end = m.comma + 1 if m.comma is not None else m.value.end
     edits: list[tuple[int, int, str]] = []
@@ -487,3 +496,47 @@ def remove(text: str, path: Sequence[str]) -> str:
         indexes = [i for i, m in enumerate(above.members or ()) if m.key == parent_path[depth - 1]]
         text = _delete(doc, above, indexes[-1])
     return text
+
+
+def _array_at(doc: Document, path: Sequence[str]) -> Node:
+    node = _walk(doc, path)
+    if node is None or node.items is None:
+        raise JsoncError(f"{'.'.join(path)} is not an array")
+    return node
+
+
+def append(text: str, path: Sequence[str], value: object) -> str:
+    """Add `value` at the end of the array at `path`, laid out like the items before it."""
+    doc = parse(text)
+    arr = _array_at(doc, path)
+    style = _style(doc)
+    items = arr.items or ()
+    if not items:
+        outer = _indent_of_line(text, arr.start)
+        multiline = not style.compact and isinstance(value, dict | list)
+        inner = _dump([value], style, outer, multiline)
+        return _splice(text, [(arr.start, arr.end, inner)])
+    last = items[-1]
+    after = last.comma + 1 if last.comma is not None else last.value.end
+    if not style.compact and _spans_lines(text, arr) and _starts_line(text, last.key_start):
+        indent = _indent_of_line(text, last.key_start)
+        at = _after_line_trivia(text, after)
+        if at < len(text) and text[at] in "\r\n":
+            new = style.eol + indent + _dump(value, style, indent, True)
+            edits = [(at, at, new + ("," if last.comma is not None else ""))]
+            if last.comma is None:
+                edits.append((last.value.end, last.value.end, ","))
+            return _splice(text, edits)
+    item = _dump(value, style, "", False)
+    if last.comma is None:
+        return _splice(text, [(after, after, style.comma + item)])
+    return _splice(text, [(after, after, " " + item + ",")])
+
+
+def remove_item(text: str, path: Sequence[str], index: int) -> str:
+    """Take item `index` out of the array at `path`, undoing what `append` added."""
+    doc = parse(text)
+    arr = _array_at(doc, path)
+    if not 0 <= index < len(arr.items or ()):
+        raise JsoncError(f"{'.'.join(path)} has no item {index}")
+    return _delete(doc, arr, index)

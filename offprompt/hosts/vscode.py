@@ -19,6 +19,7 @@ class VsCode(JsonAgent):
 
     name = "vscode"
     title = "VS Code"
+    unguarded = "VS Code's agent hooks are a preview feature offprompt does not install yet"
     section = "servers"
     project_file = ".vscode/mcp.json"
     project_folder = ".vscode"

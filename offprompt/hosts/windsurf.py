@@ -17,6 +17,7 @@ class Windsurf(JsonAgent):
 
     name = "windsurf"
     title = "Windsurf"
+    unguarded = "Windsurf's Cascade hooks are not installed by offprompt yet"
     section = "mcpServers"
     project_file = None
     no_project_reason = (

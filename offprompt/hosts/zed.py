@@ -28,6 +28,7 @@ class Zed(JsonAgent):
 
     name = "zed"
     title = "Zed"
+    unguarded = "Zed documents no hook that can block its agent's tools"
     section = "context_servers"
     project_file = ".zed/settings.json"
     project_folder = ".zed"

@@ -33,9 +33,11 @@ def test_init_declares_every_agent_found(
     assert [
         f"claude-code: added offprompt to {project}/.mcp.json (Claude Code asks you to approve"
         " it the next time it starts in this project)",
+        f"claude-code: added the guard to {project}/.claude/settings.json",
         f"gemini: added offprompt to {project}/.gemini/settings.json",
+        "gemini: not guarded: Gemini CLI's BeforeTool hooks are not installed by offprompt yet",
     ] == result.stdout.splitlines()
-    assert {".mcp.json", ".gemini"} == {p.name for p in project.iterdir()}
+    assert {".mcp.json", ".claude", ".gemini"} == {p.name for p in project.iterdir()}
 
 
 def test_init_uses_the_current_folder_by_default(
@@ -63,8 +65,9 @@ def test_init_twice_changes_nothing(run: Run, project: Path, home: Path) -> None
     assert before == snapshot(project, home)
     assert mtimes == {p: p.stat().st_mtime_ns for p in [*project.rglob("*"), *home.rglob("*")]}
     lines = again.stdout.splitlines() + again_global.stdout.splitlines()
-    assert len(NAMES) * 2 - 1 == len(lines)
-    assert all("already there in" in line for line in lines), lines
+    assert (len(NAMES) * 2 - 1) * 2 == len(lines)
+    assert all("already there in" in line or "not guarded" in line for line in lines), lines
+    assert 4 == sum("guard already there in" in line for line in lines)
 
 
 def test_remove_after_init_restores_project_and_home(
@@ -131,7 +134,8 @@ def test_a_config_that_cannot_be_changed_fails_that_agent_only(run: Run, project
     assert 1 == result.exit_code
     lines = result.stdout.splitlines()
     assert lines[0].startswith("claude-code: added offprompt to")
-    assert lines[1].startswith(f"cursor: failed: {project}/.cursor/mcp.json is not valid JSON")
+    assert lines[1].startswith("claude-code: added the guard to")
+    assert lines[2].startswith(f"cursor: failed: {project}/.cursor/mcp.json is not valid JSON")
     assert "{ not json" == (project / ".cursor" / "mcp.json").read_text()
 
 
@@ -185,7 +189,9 @@ def test_init_global_writes_user_configs(run: Run, home: Path, project: Path) ->
 
     assert [
         "claude-code: added offprompt to ~/.claude.json",
+        "claude-code: added the guard to ~/.claude/settings.json",
         "codex: added offprompt to ~/.codex/config.toml",
+        "codex: added the guard to ~/.codex/hooks.json (Codex runs it once you trust it in /hooks)",
     ] == result.stdout.splitlines()
     assert (home / ".claude.json").exists()
     assert [] == list(project.iterdir())
@@ -235,6 +241,8 @@ def test_agents_lists_every_agent_found_and_declared(
         f"claude-code  found (claude on PATH: {claude})",
         f"             declared in {project}/.mcp.json: {COMMAND}",
         f"             declared in ~/.claude.json: {COMMAND}",
+        f"             guarded by {project}/.claude/settings.json",
+        "             guarded by ~/.claude/settings.json",
         "codex        found (~/.codex exists)",
         "cursor       not found (no cursor on PATH, no cursor-agent on PATH, no ~/.cursor)",
         f'             {project}/.cursor/mcp.json is not valid JSON (expected a "key" or }}'
@@ -255,7 +263,20 @@ def test_agents_json_gives_the_same_facts_to_scripts(run: Run, project: Path) ->
     items = json.loads(result.stdout)
     assert list(NAMES) == [i["name"] for i in items]
     zed = items[-1]
-    assert {"name", "title", "found", "evidence", "declared", "problems"} == set(zed)
+    assert {
+        "name",
+        "title",
+        "found",
+        "evidence",
+        "declared",
+        "problems",
+        "guarded",
+        "unguarded",
+    } == set(zed)
+    assert ([], "Zed documents no hook that can block its agent's tools") == (
+        zed["guarded"],
+        zed["unguarded"],
+    )
     assert [
         {
             "scope": "project",

@@ -16,7 +16,7 @@ from offprompt.cli import cli
 README = Path(__file__).resolve().parents[2] / "README.md"
 HEADING = "## Command line"
 # The order the README shows them in: the first command a person runs first.
-ORDER = ["init", "remove", "agents", "collect", "fingerprints", "keys", "status", "serve"]
+ORDER = ["init", "remove", "agents", "collect", "fingerprints", "keys", "status", "serve", "guard"]
 
 
 def help_text(*command: str) -> str:

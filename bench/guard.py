@@ -1,0 +1,112 @@
+"""How long `offprompt guard` takes per tool call: the whole process, as a host runs it.
+
+Feeds realistic Claude Code and Codex PreToolUse events (everyday commands and reads, and a few
+that are blocked) to `python -m offprompt guard`, one process per event, in a project with a
+`.env` and a journal of 200 writes. Prints the median and p95 wall time per call, for passes and
+blocks apart, and the contract's bound (DESIGN §14: 50 ms).
+Usage: python bench/guard.py [--runs N]   (default 5 rounds over every event)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+COMMANDS = [
+    "cat README.md",
+    "grep -rn API src/",
+    "ls -la",
+    "git status",
+    "npm test",
+    "cat .env.example",
+    "python3 -m pytest -q tests/",
+    "git diff -- src/main.py | head -50",
+    'python3 -c \'import json; print(json.load(open("package.json"))["name"])\'',
+    "cat .env",
+    "source .env && echo $KEY",
+]
+
+
+def events(project: Path) -> list[tuple[str, dict[str, object]]]:
+    out: list[tuple[str, dict[str, object]]] = []
+    base = {"session_id": "s", "transcript_path": str(project / "t.jsonl"), "cwd": str(project)}
+    for command in COMMANDS:
+        out.append(("Bash", {"command": command, "description": "bench"}))
+    out.append(("Read", {"file_path": str(project / "src" / "main.py")}))
+    out.append(("Read", {"file_path": str(project / ".env")}))
+    out.append(
+        ("Edit", {"file_path": str(project / "README.md"), "old_string": "a", "new_string": "b"})
+    )
+    return [
+        (tool, {**base, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": ti})
+        for tool, ti in out
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "app"
+        (project / "src").mkdir(parents=True)
+        (project / ".env").write_text("KEY=value\n")
+        (project / "README.md").write_text("# app\n")
+        (project / "src" / "main.py").write_text("print(1)\n")
+        state = Path(tmp) / "state"
+        state.mkdir()
+        with (state / "journal.jsonl").open("w") as f:
+            for i in range(200):
+                entry = {
+                    "at": "2026-01-01T00:00:00Z",
+                    "project": str(Path(tmp) / f"p{i}"),
+                    "file": ".env" if i % 2 else f"config/s{i}.json",
+                    "names": ["KEY"],
+                    "kept": [],
+                    "fingerprint": None,
+                    "client": "bench",
+                    "request_id": f"r{i}",
+                }
+                f.write(json.dumps(entry) + "\n")
+        env = {**os.environ, "OFFPROMPT_STATE_DIR": str(state), "PYTHONPATH": str(ROOT)}
+        argv = [sys.executable, "-m", "offprompt", "guard"]
+        passes: list[float] = []
+        blocks: list[float] = []
+        for _ in range(args.runs):
+            for _tool, event in events(project):
+                data = json.dumps(event).encode()
+                start = time.perf_counter()
+                done = subprocess.run(argv, input=data, capture_output=True, env=env, check=False)
+                took = (time.perf_counter() - start) * 1000
+                (blocks if done.returncode == 2 else passes).append(took)
+        # A bare interpreter start, to tell Python's own cost from the guard's.
+        bare = []
+        for _ in range(args.runs * 3):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            bare.append((time.perf_counter() - start) * 1000)
+
+    def line(label: str, xs: list[float]) -> str:
+        p95 = statistics.quantiles(xs, n=20)[-1] if len(xs) >= 2 else xs[0]
+        return (
+            f"{label:<26} median {statistics.median(xs):6.1f} ms   p95 {p95:6.1f} ms   n={len(xs)}"
+        )
+
+    print(line("guard, call let through", passes))
+    print(line("guard, call blocked", blocks))
+    print(line("python -c pass (floor)", bare))
+    print("contract: <= 50 ms per call (DESIGN §14)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,229 @@
+"""Adding the guard (DESIGN §14) to a host's JSON settings and taking exactly that out again:
+a `PreToolUse` hook running `offprompt guard`, and for Claude Code its `permissions.deny` rules.
+
+Claude Code reads both from `settings.json`; Codex reads the same hook shape from `hooks.json`
+next to its config.toml. Edits splice the text (jsonc), so `remove` gives back the bytes `init`
+found.
+"""
+
+from __future__ import annotations
+
+import copy
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from offprompt.hosts import files, jsonc
+from offprompt.hosts.interface import ConfigChange, ConfigError, ServerCommand
+
+__all__ = ["DENY_RULES", "GuardFile", "hook_command", "install", "installed", "remove"]
+
+# Claude Code's deny rules for the dotenv files the guard protects (DESIGN §14).
+DENY_RULES = (
+    "Read(./.env)",
+    "Read(./.env.local)",
+    "Read(./.env.*.local)",
+    "Read(./.env.development)",
+    "Read(./.env.production)",
+    "Read(./.env.staging)",
+    "Read(./.env.test)",
+)
+_PRE = ("hooks", "PreToolUse")
+_DENY = ("permissions", "deny")
+
+
+class GuardFile:
+    """One host's settings file for the guard: where, and whether it takes deny rules."""
+
+    def __init__(self, path: Path, shown: str, *, deny: bool, matcher: str | None) -> None:
+        self.path = path
+        self.shown = shown
+        self.deny = deny
+        self.matcher = matcher
+
+    def entry(self, command: str) -> dict[str, object]:
+        hook = {"type": "command", "command": command}
+        if self.matcher is None:
+            return {"hooks": [hook]}
+        return {"matcher": self.matcher, "hooks": [hook]}
+
+
+def hook_command(server: ServerCommand) -> str:
+    """The shell command a host runs for the hook: the server's command with `guard` for
+    `serve`."""
+    args = list(server.args)
+    if args and args[-1] == "serve":
+        args[-1] = "guard"
+    else:
+        args.append("guard")
+    return shlex.join([server.command, *args])
+
+
+def is_ours(entry: object) -> bool:
+    """A PreToolUse entry whose only hook runs `… offprompt … guard`."""
+    if not isinstance(entry, dict) or set(entry) - {"matcher", "hooks"}:
+        return False
+    hooks = entry.get("hooks")
+    if not isinstance(hooks, list) or len(hooks) != 1 or not isinstance(hooks[0], dict):
+        return False
+    command = hooks[0].get("command")
+    if hooks[0].get("type") != "command" or not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return bool(words) and words[-1] == "guard" and any("offprompt" in w for w in words[:-1])
+
+
+def _parse(text: str, shown: str) -> dict[str, Any]:
+    try:
+        root = jsonc.parse(text).root.value
+    except jsonc.JsoncError as e:
+        raise ConfigError(
+            f"{shown} is not valid JSON ({e}); fix it, then run this again. Nothing was changed."
+        ) from None
+    if not isinstance(root, dict):
+        raise ConfigError(f"{shown} does not hold a JSON object; nothing was changed.")
+    return root
+
+
+def _list_at(root: dict[str, Any], path: Sequence[str], shown: str) -> list[Any] | None:
+    node: Any = root
+    for i, key in enumerate(path):
+        if not isinstance(node, dict):
+            raise ConfigError(
+                f"{'.'.join(path[:i])} in {shown} is not an object; nothing was changed."
+            )
+        node = node.get(key)
+        if node is None:
+            return None
+    if not isinstance(node, list):
+        raise ConfigError(f"{'.'.join(path)} in {shown} is not a list; nothing was changed.")
+    return node
+
+
+def _ours(root: dict[str, Any], shown: str) -> list[int]:
+    entries = _list_at(root, _PRE, shown) or []
+    return [i for i, e in enumerate(entries) if is_ours(e)]
+
+
+def installed(gf: GuardFile) -> bool | None:
+    """True when the hook is in the file, False when not, None when there is no file."""
+    text = files.read_text(gf.path, gf.shown)
+    if text is None or not text.strip():
+        return None
+    return bool(_ours(_parse(text, gf.shown), gf.shown))
+
+
+def _add(text: str, path: Sequence[str], value: object) -> str:
+    doc = jsonc.parse(text)
+    node = doc.root
+    for key in path:
+        member = node.member(key) if node.members is not None else None
+        if member is None:
+            return jsonc.set_value(text, path, [value])
+        node = member.value
+    return jsonc.append(text, path, value)
+
+
+def _check(new: str, expected: dict[str, Any], shown: str) -> None:
+    try:
+        got = jsonc.parse(new).root.value
+    except jsonc.JsoncError as e:
+        raise _cannot(shown, str(e)) from None
+    if not jsonc.same(got, expected):
+        raise _cannot(shown, "the result did not read back as intended")
+
+
+def _cannot(shown: str, why: str) -> ConfigError:
+    return ConfigError(
+        f"offprompt could not add the guard to {shown} without changing other settings ({why});"
+        " nothing was changed. Run `offprompt init --no-guard` to skip it."
+    )
+
+
+def install(gf: GuardFile, server: ServerCommand, prune_dir: Path | None = None) -> ConfigChange:
+    """Add the hook (and deny rules) or bring the hook's command up to date. ConfigError."""
+    command = hook_command(server)
+    entry = gf.entry(command)
+
+    def transform(text: str | None) -> files.Edit:
+        base = text if text is not None and text.strip() else "{}\n"
+        root = _parse(base, gf.shown)
+        ours = _ours(root, gf.shown)
+        deny = _list_at(root, _DENY, gf.shown) if gf.deny else []
+        missing = [r for r in DENY_RULES if gf.deny and r not in (deny or [])]
+        pre = _list_at(root, _PRE, gf.shown) or []
+        if ours and jsonc.same(pre[ours[0]], entry) and not missing:
+            return files.Edit(text, "unchanged")
+        new = base
+        expected = copy.deepcopy(root)
+        try:
+            if ours:
+                # A stale command (offprompt moved): take ours out and add it again.
+                for i in reversed(ours):
+                    new = jsonc.remove_item(new, _PRE, i)
+                    del expected["hooks"]["PreToolUse"][i]
+            new = _add(new, _PRE, entry)
+            expected.setdefault("hooks", {}).setdefault("PreToolUse", []).append(entry)
+            # On a fresh install every rule is appended, even one the person had already, so
+            # `remove` can take the last copy of each and leave theirs where it was.
+            for rule in missing if ours else (DENY_RULES if gf.deny else ()):
+                new = _add(new, _DENY, rule)
+                expected.setdefault("permissions", {}).setdefault("deny", []).append(rule)
+        except jsonc.JsoncError as e:
+            raise _cannot(gf.shown, str(e)) from None
+        _check(new, expected, gf.shown)
+        return files.Edit(new, "updated" if ours else "added")
+
+    return files.update(gf.path, gf.shown, transform, prune_dir)
+
+
+def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
+    """Take out the hook and the last copy of each deny rule `install` added. ConfigError."""
+
+    def transform(text: str | None) -> files.Edit:
+        if text is None or not text.strip():
+            return files.Edit(text, "absent")
+        root = _parse(text, gf.shown)
+        ours = _ours(root, gf.shown)
+        if not ours:
+            return files.Edit(text, "absent")
+        new = text
+        expected = copy.deepcopy(root)
+        try:
+            for i in reversed(ours):
+                new = jsonc.remove_item(new, _PRE, i)
+                del expected["hooks"]["PreToolUse"][i]
+            if gf.deny:
+                deny = _list_at(root, _DENY, gf.shown) or []
+                for rule in DENY_RULES:
+                    if rule in deny:
+                        last = len(deny) - 1 - deny[::-1].index(rule)
+                        new = jsonc.remove_item(new, _DENY, last)
+                        del deny[last]
+                        del expected["permissions"]["deny"][last]
+            for path in (_PRE, _DENY):
+                value = _list_at(_parse(new, gf.shown), path, gf.shown)
+                if value == []:
+                    new = jsonc.remove(new, path)
+                    parent = expected[path[0]]
+                    del parent[path[1]]
+                    if not parent and path[0] not in _keys(new):
+                        del expected[path[0]]
+        except jsonc.JsoncError as e:
+            raise ConfigError(
+                f"offprompt could not edit {gf.shown} safely ({e}); take the offprompt guard"
+                " hook out of hooks.PreToolUse by hand. Nothing was changed."
+            ) from None
+        _check(new, expected, gf.shown)
+        return files.Edit(None if jsonc.is_empty(new) else new, "removed")
+
+    return files.update(gf.path, gf.shown, transform, prune_dir)
+
+
+def _keys(text: str) -> set[str]:
+    value = jsonc.parse(text).root.value
+    return set(value) if isinstance(value, dict) else set()
