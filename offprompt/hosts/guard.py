@@ -419,7 +419,7 @@ def reason(name: str) -> str:
     """The one line the agent reads when a call is blocked."""
     return (
         f"offprompt guard: blocked: this would expose {name}, which holds secrets the model must"
-        " not see. Call the secret_status tool, or run `offprompt keys {name}`, to see which keys"
+        f" not see. Call the secret_status tool, or run `offprompt keys {name}`, to see which keys"
         " are set instead of reading the file."
     )
 

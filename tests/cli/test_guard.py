@@ -3,6 +3,7 @@ one line on stderr for a call that would expose a protected file, exit 0 and sil
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -99,7 +100,8 @@ def assert_blocked(done: subprocess.CompletedProcess[bytes], name: str, canary: 
     assert err.startswith("offprompt guard: blocked: ")
     assert name in err
     assert "secret_status" in err
-    assert "offprompt keys" in err
+    # The command to run instead names the file itself, ready to paste.
+    assert re.search(f"`offprompt keys [^`{{}}]*{re.escape(name)}[^`{{}}]*`", err), err
     assert canary not in err
 
 
