@@ -15,13 +15,14 @@ MakeWorld = Callable[..., World]
 
 @pytest.fixture
 def make_world(tmp_path: Path, canary: str) -> Iterator[MakeWorld]:
-    """`make_world(kind, dialog_wait_ms=…)`: the scripted model of `kind` ("anthropic" for
-    Claude Code, "openai" for Codex) on loopback and the run's folders, torn down afterwards."""
+    """`make_world(kind, dialog_wait_ms=…, model=…)`: the scripted model of `kind`
+    ("anthropic" for Claude Code, "openai" for Codex; or `model`) on loopback and the run's
+    folders, torn down afterwards."""
     stack = ExitStack()
     worlds: list[World] = []
 
-    def make(kind: str, dialog_wait_ms: int = 3000) -> World:
-        model = stack.enter_context(ScriptedModel(kind, ARGUMENTS))
+    def make(kind: str, dialog_wait_ms: int = 3000, model: ScriptedModel | None = None) -> World:
+        model = stack.enter_context(model or ScriptedModel(kind, ARGUMENTS))
         world = World(tmp_path / f"run{len(worlds)}", canary, model, dialog_wait_ms)
         world.prepare()
         worlds.append(world)

@@ -181,6 +181,14 @@ class ScriptedModel:
                     out.append(output)
         return out
 
+    def _claude_name(self, name: str) -> str:
+        """The name a call of `name` goes out under in Claude Code: one of our MCP tools."""
+        return f"mcp__{SERVER}__{name}"
+
+    def _codex_name(self, name: str) -> dict[str, str]:
+        """The name fields of a call of `name` in Codex: one of our MCP tools."""
+        return {"name": name, "namespace": CODEX_NAMESPACE}
+
     def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
         """What to answer: words (maybe empty) and a call (tool name, JSON arguments) or None."""
         if not self._offers_tool(body):
@@ -203,7 +211,7 @@ class ScriptedModel:
             )
         if call:
             name, arguments = call
-            start = {"type": "tool_use", "id": f"toolu_{n:02d}", "name": f"mcp__{SERVER}__{name}"}
+            start = {"type": "tool_use", "id": f"toolu_{n:02d}", "name": self._claude_name(name)}
             delta = {"type": "input_json_delta", "partial_json": arguments}
             blocks.append(({**start, "input": {}}, delta, json.loads(arguments)))
         stop = "tool_use" if call else "end_turn"
@@ -274,8 +282,7 @@ class ScriptedModel:
                     "type": "function_call",
                     "id": f"fc_{n:02d}",
                     "call_id": f"call_{n:02d}",
-                    "name": call[0],
-                    "namespace": CODEX_NAMESPACE,
+                    **self._codex_name(call[0]),
                     "arguments": call[1],
                     "status": "completed",
                 }
@@ -308,3 +315,54 @@ async def _sse(
         await response.write(line.encode())
     await response.write_eof()
     return response
+
+
+class ToolScript(ScriptedModel):
+    """A model that calls the host's own tools, one call per turn in the order given, each
+    `(tool name, arguments)`, then ends its turn; records every request like ScriptedModel."""
+
+    def __init__(self, kind: str, calls: list[tuple[str, dict[str, Any]]]) -> None:
+        super().__init__(kind, {})
+        self.calls = calls
+
+    def _offers_tool(self, body: dict[str, Any]) -> bool:
+        return bool(body.get("tools"))
+
+    def _claude_name(self, name: str) -> str:
+        return name
+
+    def _codex_name(self, name: str) -> dict[str, str]:
+        return {"name": name}
+
+    def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
+        if not self._offers_tool(body):
+            return "Reading the project", None
+        done = len(self.outputs(body))
+        if done < len(self.calls):
+            name, arguments = self.calls[done]
+            return "", (name, json.dumps(arguments))
+        return "Finished.", None
+
+    def outputs(self, body: dict[str, Any] | None = None) -> list[str]:
+        """The text of each tool result in `body` (default: the last turn), in order."""
+        if body is None:
+            turns = self.conversation()
+            body = turns[-1].body if turns else {}
+        out = []
+        if self.kind == "anthropic":
+            for message in body.get("messages") or []:
+                content = message.get("content")
+                for block in content if isinstance(content, list) else []:
+                    if block.get("type") == "tool_result":
+                        inner = block.get("content")
+                        if isinstance(inner, list):
+                            inner = "".join(b.get("text", "") for b in inner)
+                        out.append(str(inner))
+        else:
+            for item in body.get("input") or []:
+                if str(item.get("type", "")).endswith("_output"):
+                    output = item.get("output")
+                    if not isinstance(output, str):
+                        output = json.dumps(output, ensure_ascii=False)
+                    out.append(output)
+        return out
