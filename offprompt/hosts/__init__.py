@@ -5,9 +5,12 @@ from the protocol or the page, and loads the agents only when asked for them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+# Not `from typing import TYPE_CHECKING`: importing typing costs `offprompt guard` (which
+# imports this package) a few ms on every tool call.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from offprompt.hosts.interface import (
         SERVER_NAME,
         Agent,

@@ -1,7 +1,9 @@
 """The guard's rules (DESIGN §14): does one `PreToolUse` event of Claude Code or Codex read,
 print, copy, overwrite or send a protected file? And `offprompt guard`, the hook that answers.
 
-Imports only the standard library and the journal's reader, so the hook starts fast.
+Imports only re, json, glob and fnmatch beside what Python starts with, and reads the journal
+itself, so the hook starts fast (DESIGN §14: ≤ 50 ms per call): no dataclasses, typing,
+datetime, pathlib or platformdirs on this path (tests/cli/test_guard.py checks).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 
 from offprompt.hosts import shellscan
 
@@ -68,13 +69,19 @@ _FILE_KEYS = ("file_path", "notebook_path", "path", "file", "filename", "paths",
 _PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
-@dataclass(frozen=True)
 class Protected:
     """What the guard keeps from the model: the dotenv names anywhere, and the files the
     journal says offprompt wrote (absolute, normalised paths)."""
 
-    written: frozenset[str] = frozenset()
-    written_names: frozenset[str] = field(default_factory=frozenset)
+    __slots__ = ("written", "written_names")
+
+    def __init__(
+        self,
+        written: frozenset[str] = frozenset(),
+        written_names: frozenset[str] = frozenset(),
+    ) -> None:
+        self.written = written
+        self.written_names = written_names
 
     @classmethod
     def of(cls, files: Iterable[str]) -> Protected:
@@ -96,14 +103,17 @@ def _glob_hits_dotenv(pattern: str) -> str | None:
     return None
 
 
-@dataclass
 class _Check:
-    """One event's context: where relative names start, and what is protected."""
+    """One event's context: where relative names start, and what is protected; `dirs` holds
+    the cwd and the folders a `cd` in the command names."""
 
-    cwd: str
-    home: str
-    protected: Protected
-    dirs: list[str] = field(default_factory=list)  # cwd and folders a `cd` in the command names
+    __slots__ = ("cwd", "dirs", "home", "protected")
+
+    def __init__(self, cwd: str, home: str, protected: Protected, dirs: list[str]) -> None:
+        self.cwd = cwd
+        self.home = home
+        self.protected = protected
+        self.dirs = dirs
 
     def path(self, text: str, glob: bool = False, dynamic: bool = False) -> str | None:
         """The protected file `text` names (as the agent wrote it, for the message), or None."""
@@ -427,12 +437,43 @@ def reason(name: str) -> str:
 # --- the hook ----------------------------------------------------------------------------------
 
 
-def _journal_files(environ: Mapping[str, str]) -> list[str]:
-    from offprompt.journal import Journal, default_path
+_JOURNAL = "journal.jsonl"
+# Set, these change where platformdirs puts the user state dir; the guard then asks it.
+_STATE_DIR_VARS = ("XDG_STATE_HOME", "ANDROID_DATA", "ANDROID_ROOT")
 
+
+def journal_path(environ: Mapping[str, str]) -> str:
+    """The journal's path, as `offprompt.journal.default_path` finds it, without importing
+    platformdirs in the usual cases (OFFPROMPT_STATE_DIR set, or Linux with no XDG state dir)."""
+    state = environ.get("OFFPROMPT_STATE_DIR", "").strip()
+    if state:
+        return os.path.join(os.path.expanduser(state), _JOURNAL)
+    if sys.platform == "linux" and not any(environ.get(v) is not None for v in _STATE_DIR_VARS):
+        return os.path.join(os.path.expanduser("~/.local/state"), "offprompt", _JOURNAL)
+    from offprompt.journal import default_path
+
+    return str(default_path(environ))
+
+
+def _journal_files(environ: Mapping[str, str]) -> list[str]:
+    """Every file a journal line says offprompt wrote (project joined with file). Reads the
+    lines itself rather than through offprompt.journal (dataclasses, datetime, pathlib), and
+    counts any line with a project and a file, more than the journal's reader would."""
+    try:
+        with open(journal_path(environ), "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return []
     files = []
-    for entry in Journal(default_path(environ)).read():
-        files.append(os.path.join(entry.project, *entry.file.split("/")))
+    for line in raw.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a torn last line after a crash, or a hand edit
+        if isinstance(entry, dict):
+            project, file = entry.get("project"), entry.get("file")
+            if isinstance(project, str) and isinstance(file, str):
+                files.append(os.path.join(project, *file.split("/")))
     return files
 
 

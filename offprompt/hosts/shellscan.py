@@ -7,8 +7,6 @@ when the text is not complete shell (an open quote), so the guard falls back to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 __all__ = ["Command", "ShellSyntax", "Word", "scan"]
 
 # Deeper nesting than this is not a command a person or an agent writes by hand.
@@ -26,32 +24,45 @@ class ShellSyntax(ValueError):
     """
 
 
-@dataclass
+# Plain classes, not dataclasses: the guard runs before every tool call, and importing
+# dataclasses (with inspect) costs more than the whole scan.
 class Word:
     """One shell word after quote removal; `glob` when it has unquoted `*?[`, `dynamic` when a
     part of it is only known when the shell runs (`$X`, `$(…)`)."""
 
-    text: str = ""
-    glob: bool = False
-    dynamic: bool = False
-    quoted: bool = False
+    __slots__ = ("dynamic", "glob", "quoted", "text")
+
+    def __init__(
+        self, text: str = "", glob: bool = False, dynamic: bool = False, quoted: bool = False
+    ) -> None:
+        self.text = text
+        self.glob = glob
+        self.dynamic = dynamic
+        self.quoted = quoted
+
+    def __repr__(self) -> str:
+        return f"Word({self.text!r}, glob={self.glob}, dynamic={self.dynamic})"
 
 
-@dataclass
 class Command:
     """A simple command: its words, its redirections (operator, target) and whether its output
     goes into a pipe."""
 
-    words: list[Word] = field(default_factory=list)
-    redirects: list[tuple[str, Word]] = field(default_factory=list)
-    piped: bool = False
-    heredocs: list[str] = field(default_factory=list)
+    __slots__ = ("heredocs", "piped", "redirects", "words")
+
+    def __init__(self) -> None:
+        self.words: list[Word] = []
+        self.redirects: list[tuple[str, Word]] = []
+        self.piped = False
+        self.heredocs: list[str] = []
 
 
-@dataclass
 class _Env:
-    home: str
-    pwd: str
+    __slots__ = ("home", "pwd")
+
+    def __init__(self, home: str, pwd: str) -> None:
+        self.home = home
+        self.pwd = pwd
 
 
 def scan(text: str, home: str, pwd: str) -> list[Command]:

@@ -378,3 +378,73 @@ def test_other_hook_events_pass(project: Path, capsysbinary: pytest.CaptureFixtu
 
     assert 0 == guard.main(stdin=json.dumps(event).encode())
     assert (b"", b"") == capsysbinary.readouterr()
+
+
+# -- speed: what the hook's process loads (DESIGN §14: ≤ 50 ms per call) ------------------------
+
+# Each costs the hook milliseconds on every tool call; none is needed to decide one.
+SLOW_IMPORTS = ("click", "typing", "dataclasses", "inspect", "datetime", "pathlib", "platformdirs")
+
+
+def test_the_hook_loads_no_slow_module(project: Path, tmp_path: Path) -> None:
+    """`python -m offprompt guard` deciding a call, with the journal in the user state dir (no
+    OFFPROMPT_STATE_DIR): none of the slow modules is imported."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OFFPROMPT_STATE_DIR", "XDG_STATE_HOME")
+    }
+    env["HOME"] = str(tmp_path / "home")
+    script = (
+        "import runpy, sys; sys.argv = ['offprompt', 'guard']\n"
+        "try:\n    runpy.run_module('offprompt', run_name='__main__')\n"
+        "except SystemExit as e:\n    code = e.code\n"
+        f"print(code, sorted(m for m in {SLOW_IMPORTS!r} if m in sys.modules))\n"
+    )
+    for command in ("cat README.md", "cat .env"):
+        event = json.dumps(claude_event(project)("Bash", {"command": command}))
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=event.encode(),
+            capture_output=True,
+            env=env,
+            cwd=project,
+            timeout=30,
+            check=True,
+        )
+        code = 2 if command == "cat .env" else 0
+        assert done.stdout.decode().split("\n")[-2] == f"{code} []"
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [{}, {"XDG_STATE_HOME": "{tmp}/xdg"}, {"XDG_STATE_HOME": ""}, {"OFFPROMPT_STATE_DIR": "~/s"}],
+)
+def test_the_hook_finds_the_journal_where_offprompt_writes_it(
+    project: Path, tmp_path: Path, canary: str, variables: dict[str, str]
+) -> None:
+    """The guard's own journal lookup agrees with the journal's: a file offprompt wrote, logged
+    wherever the user state dir is, is blocked."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OFFPROMPT_STATE_DIR", "XDG_STATE_HOME")
+    }
+    env["HOME"] = str(tmp_path / "home")
+    env.update({k: v.replace("{tmp}", str(tmp_path)) for k, v in variables.items()})
+    where = "from offprompt.journal import default_path; print(default_path())"
+    journal = subprocess.run(
+        [sys.executable, "-c", where], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert journal.startswith(str(tmp_path))
+    entry = {"at": "2026-01-01T00:00:00Z", "project": str(project), "file": "src/main.py"}
+    entry |= {"names": ["K"], "kept": [], "fingerprint": None, "client": "t", "request_id": "r"}
+    Path(journal).parent.mkdir(parents=True, exist_ok=True)
+    Path(journal).write_text(json.dumps(entry) + "\n")
+    event = json.dumps(claude_event(project)("Read", {"file_path": str(project / "src/main.py")}))
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "guard"],
+        input=event.encode(),
+        capture_output=True,
+        env=env,
+        cwd=project,
+        timeout=30,
+        check=False,
+    )
+    assert_blocked(done, "main.py", canary)
