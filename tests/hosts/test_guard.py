@@ -57,6 +57,84 @@ def assert_kept_out(world: World, host_out: str) -> None:
     assert (world.project / ".env").read_text() == f"{KEY}={world.canary}\n"
 
 
+# The issue's shell routes to the value, each one a call of the host's own shell tool.
+SHELL_ATTACKS = [
+    "cat .env",
+    "head -1 ./.env",
+    f"grep {KEY} .env",
+    'cat "$PWD/.env"',
+    "cat .e*",
+    "sed -n 1p .env",
+    f"source .env && echo ${KEY}",
+    "cp .env /tmp/x",
+    "python3 -c \"print(open('.env').read())\"",
+]
+# Ordinary work in a project with a .env, through the same tools: none may be blocked. Only
+# commands that finish at once here (no network, no daemons).
+EVERYDAY = [
+    "cat README.md",
+    "grep -rn API src/",
+    "ls -la",
+    "ls -la .env",
+    "git status",
+    "git diff",
+    "git log --oneline -5",
+    "git add src/main.py",
+    "git check-ignore .env",
+    "cat .env.example",
+    "cp .env.example .env.sample",
+    "diff .env.example .env.sample",
+    "python3 src/main.py",
+    "echo .env >> .gitignore",
+    "grep -n '^.env' .gitignore",
+    "test -f .env && echo yes",
+    "[ -f .env ] || echo missing",
+    "offprompt keys .env",
+    "offprompt status",
+    "find src -name '*.py'",
+    "sed -i 's/foo/bar/' src/main.py",
+    "head -20 src/main.py",
+    "mkdir -p build && ls build",
+    "cat src/*.py",
+    "ls *",
+    "wc -l src/main.py",
+    "echo $HOME",
+    'python3 -c \'import json; print(json.load(open("package.json"))["name"])\'',
+    "touch .env",
+    "printf '%s\\n' 'STRIPE_KEY=' >> .env.example",
+    "cat .env.example",
+    "for f in src/*.py; do echo $f; done",
+    "export NODE_ENV=production && echo $NODE_ENV",
+    "cat package.json",
+    "grep -c . README.md",
+    "uname -s",
+    "pwd",
+    "date +%Y",
+    "git branch --show-current",
+    "tail -3 README.md",
+    "sort .gitignore",
+    "echo done",
+]
+
+
+def everyday_project(world: World) -> None:
+    """A small git project beside the `.env`: sources, a package.json, an example file."""
+    (world.project / "src").mkdir()
+    (world.project / "src" / "main.py").write_text("print('foo: uses API keys')\n")
+    (world.project / "package.json").write_text('{"name": "shop"}\n')
+    (world.project / ".env.example").write_text(f"{KEY}=\n")
+    (world.project / ".gitignore").write_text(".env\n")
+    git = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    for argv in (["git", "init", "-q"], ["git", "add", "-A"]):
+        assert run(argv, {**world.env, **git}, world.project, timeout=30).returncode == 0
+
+
+def assert_none_blocked(model: ToolScript, count: int) -> None:
+    results = model.outputs()
+    assert count == len(results)
+    assert [] == [r for r in results if "offprompt guard" in r or DENIED in r]
+
+
 # -- Claude Code -----------------------------------------------------------------------------
 
 CLAUDE_ATTEMPTS: Calls = [
@@ -64,6 +142,7 @@ CLAUDE_ATTEMPTS: Calls = [
     ("Grep", {"pattern": KEY, "path": ".env", "output_mode": "content"}),
     ("Bash", {"command": "cat .env", "description": "Show the env file"}),
 ]
+CLAUDE_SHELL: Calls = [("Bash", {"command": c, "description": "Look"}) for c in SHELL_ATTACKS]
 
 
 def claude_run(world: World, env: dict[str, str]) -> str:
@@ -78,7 +157,7 @@ def claude_run(world: World, env: dict[str, str]) -> str:
         str(config),
         "--strict-mcp-config",
         "--allowedTools",
-        "Read,Grep,Bash",
+        "Read,Grep,Glob,Bash",
     ]
     done = run(argv, host_env, world.project, timeout=90)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -103,6 +182,38 @@ def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str
     assert DENIED in read
     assert f"PreToolUse:Grep hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in grep
     assert f"PreToolUse:Bash hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in cat
+    assert_kept_out(world, out)
+
+
+def test_claude_code_blocks_every_shell_route_to_the_value(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Each of the issue's shell routes, through Claude Code's own Bash tool, is blocked by the
+    installed hook with the guard's reason."""
+    world, model = make(make_world, "anthropic")
+    model.calls = CLAUDE_SHELL
+    env = guarded_project(world, "claude-code")
+    out = claude_run(world, env)
+    results = model.outputs()
+    assert len(SHELL_ATTACKS) == len(results)
+    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
+    assert_kept_out(world, out)
+
+
+def test_claude_code_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -> None:
+    """Forty-odd everyday commands and file reads in a project with a `.env` all run."""
+    world, model = make(make_world, "anthropic")
+    everyday_project(world)
+    model.calls = [
+        ("Read", {"file_path": str(world.project / "README.md")}),
+        ("Read", {"file_path": str(world.project / ".env.example")}),
+        ("Grep", {"pattern": "API", "path": str(world.project / "src")}),
+        ("Glob", {"pattern": "**/*.py"}),
+        *[("Bash", {"command": c, "description": "Work"}) for c in EVERYDAY],
+    ]
+    env = guarded_project(world, "claude-code")
+    out = claude_run(world, env)
+    assert_none_blocked(model, len(model.calls))
     assert_kept_out(world, out)
 
 
@@ -143,6 +254,29 @@ def test_codex_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> N
     (result,) = results
     assert BLOCKED in result
     assert "offprompt keys .env" in result
+    assert_kept_out(world, out)
+
+
+def test_codex_blocks_every_shell_route_to_the_value(make_world: MakeWorld, canary: str) -> None:
+    """Each of the issue's shell routes, through Codex's shell tool, is blocked by the hook."""
+    world, model = make(make_world, "openai")
+    model.calls = [("exec_command", {"cmd": c}) for c in SHELL_ATTACKS]
+    env = guarded_project(world, "codex")
+    out = codex_run(world, env)
+    results = model.outputs()
+    assert len(SHELL_ATTACKS) == len(results)
+    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
+    assert_kept_out(world, out)
+
+
+def test_codex_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -> None:
+    """The same forty-odd everyday commands run through Codex's shell tool, none blocked."""
+    world, model = make(make_world, "openai")
+    everyday_project(world)
+    model.calls = [("exec_command", {"cmd": c}) for c in EVERYDAY]
+    env = guarded_project(world, "codex")
+    out = codex_run(world, env)
+    assert_none_blocked(model, len(EVERYDAY))
     assert_kept_out(world, out)
 
 
