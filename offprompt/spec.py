@@ -9,6 +9,7 @@ from typing import Literal
 
 Encoding = Literal["base64url", "base64", "hex"]
 SinkKind = Literal["dotenv", "file"]
+DestinationKind = Literal["github", "vercel", "cloudflare", "fly"]
 Status = Literal["awaiting", "written", "expired", "cancelled"]
 
 
@@ -44,6 +45,18 @@ class SinkSpec:
 
     kind: SinkKind = "dotenv"
     path: str = ".env"
+
+
+@dataclass(frozen=True)
+class DestinationSpec:
+    """One more place the values go (DESIGN §13); the target itself comes from the project's
+    files, never from here. `environment`: GitHub's; `environments`: Vercel's (≥1);
+    `env`: a wrangler environment."""
+
+    kind: DestinationKind
+    environment: str | None = None
+    environments: tuple[str, ...] = ()
+    env: str | None = None
 
 
 @dataclass(frozen=True)
