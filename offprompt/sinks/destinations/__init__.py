@@ -37,6 +37,7 @@ __all__ = [
     "NotLinked",
     "Planned",
     "SendStatus",
+    "check_values",
     "destination_for",
     "parse",
     "plan",
@@ -126,6 +127,23 @@ def plan(
     return tuple(out)
 
 
+def check_values(
+    planned: Sequence[Planned], values: Mapping[str, str], ticked: Collection[int]
+) -> dict[str, str]:
+    """{name: reason} for each value a ticked destination's program would not receive exactly,
+    so the page can say so before anything is written; {} when all can. No I/O."""
+    problems: dict[str, str] = {}
+    for i, p in enumerate(planned):
+        if i not in ticked:
+            continue
+        dest = destination_for(p.kind)
+        for name, value in values.items():
+            why = dest.unsafe(name, value)
+            if why is not None and name not in problems:
+                problems[name] = f"{why}: untick {p.kind} on this page, or change the value"
+    return problems
+
+
 def send(
     project: Path,
     planned: Sequence[Planned],
@@ -181,12 +199,19 @@ def _send_one(
         if why is None:
             sendable[name] = value
         else:
-            problems.append(why)
+            problems.append(f"{why}, so it was not sent")
     child = runner.child_env(env, _DROP_ENV)
     sent: list[str] = []
     for call in dest.calls(now, planned.spec, sendable):
         ran = runner.run(
-            program, call.args, call.stdin, cwd=project, env=child, values=every, timeout=timeout
+            program,
+            call.args,
+            call.stdin,
+            cwd=project,
+            env=child,
+            values=every,
+            timeout=timeout,
+            noise=dest.noise,
         )
         if ran.ok:
             sent.append(call.label)

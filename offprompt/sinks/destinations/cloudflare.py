@@ -32,6 +32,8 @@ class CloudflareDestination(Destination):
     fields = frozenset({"env"})
     # CLOUDFLARE_ENV picks a wrangler environment the page would not show.
     drop_env = frozenset({"CLOUDFLARE_ENV", "WRANGLER_ENV"})
+    # Every failing run ends with where its log went; the line before says what failed.
+    noise = (re.compile(r"^\W*Logs were written to "),)
 
     def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
         env = raw.get("env")
@@ -87,7 +89,7 @@ class CloudflareDestination(Destination):
 
     def unsafe(self, name: str, value: str) -> str | None:
         if value != value.rstrip():
-            return f"wrangler drops the blanks at the end of {name}'s value, so it was not sent"
+            return f"wrangler drops the blanks at the end of {name}'s value"
         return None
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:

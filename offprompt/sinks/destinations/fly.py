@@ -65,7 +65,7 @@ class FlyDestination(Destination):
             return None
         return (
             f"fly secrets import would not read {name}'s value exactly (it holds blanks, quotes, "
-            "#, $, \\ or line breaks), so it was not sent; set it with `fly secrets set`"
+            "#, $, \\ or line breaks)"
         )
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:

@@ -75,7 +75,7 @@ class GithubDestination(Destination):
 
     def unsafe(self, name: str, value: str) -> str | None:
         if value.endswith(("\r", "\n")):
-            return f"gh drops the line break at the end of {name}'s value, so it was not sent"
+            return f"gh drops the line break at the end of {name}'s value"
         return None
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:

@@ -8,18 +8,17 @@ One module per kind (`github`, `vercel`, `cloudflare`, `fly`), picked from
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from offprompt.errors import RefusedRequest
-from offprompt.spec import DestinationSpec
+from offprompt.spec import DestinationResult, DestinationSpec, SendStatus
 
 __all__ = ["Call", "Destination", "DestinationResult", "Link", "NotLinked", "SendStatus"]
-
-SendStatus = Literal["sent", "failed", "skipped"]
 
 
 class NotLinked(RefusedRequest):
@@ -48,24 +47,6 @@ class Call:
     label: str
 
 
-@dataclass(frozen=True)
-class DestinationResult:
-    """What happened at one destination, as results, the written page and the journal say it."""
-
-    kind: str
-    target: str
-    status: SendStatus
-    detail: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {
-            "kind": self.kind,
-            "target": self.target,
-            "status": self.status,
-            "detail": self.detail,
-        }
-
-
 class Destination(ABC):
     """One kind of destination. Stateless: the spec and the project come with every call."""
 
@@ -78,6 +59,8 @@ class Destination(ABC):
     """The entry's fields besides `kind` (DESIGN §13)."""
     drop_env: ClassVar[frozenset[str]] = frozenset()
     """Variables that would make the program choose another target than the project's files."""
+    noise: ClassVar[tuple[re.Pattern[str], ...]] = ()
+    """Lines the program signs off with that say nothing about what happened."""
 
     @abstractmethod
     def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
@@ -92,7 +75,8 @@ class Destination(ABC):
         """Every run that sends `values` (request order), each with its stdin."""
 
     def unsafe(self, name: str, value: str) -> str | None:
-        """Why the program would not receive `value` exactly, else None. Never quotes it."""
+        """Why the program would not receive `value` exactly, else None. Never quotes it; a
+        phrase the caller completes ("…: untick it", "…, so it was not sent")."""
         return None
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:

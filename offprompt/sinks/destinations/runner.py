@@ -65,15 +65,18 @@ def run(
     env: Mapping[str, str],
     values: Collection[str],
     timeout: float = TIMEOUT_SECONDS,
+    noise: Sequence[re.Pattern[str]] = (),
 ) -> Ran:
     """Run `program args` in `cwd` with `stdin` as its whole input; blocking, at most `timeout`
-    seconds (then its process group is killed). `values` are taken out of what it printed."""
+    seconds (then its process group is killed). `values` are taken out of what it printed; the
+    detail is the last line of stderr on failure (of stdout on success), the other stream's
+    when that one is blank; lines matching `noise` (a program's own sign-off) do not count."""
     try:
         proc = subprocess.Popen(  # noqa: S603 - argv from fixed parts and the project's files
             [program, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.PIPE,
             cwd=cwd,
             env=dict(env),
             close_fds=True,
@@ -82,19 +85,20 @@ def run(
     except OSError as e:
         return Ran(False, f"could not start ({(e.strerror or type(e).__name__).lower()})")
     try:
-        out, _ = proc.communicate(stdin, timeout=timeout)
+        out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill(proc)
-        out, _ = proc.communicate()
-        line = last_line(out, values)
+        out, err = proc.communicate()
+        line = last_line(err, values, noise) or last_line(out, values, noise)
         return Ran(False, f"stopped after {timeout:g} s" + (f": {line}" if line else ""))
     except BaseException:
         _kill(proc)
         proc.wait()
         raise
-    line = last_line(out, values)
     if proc.returncode == 0:
-        return Ran(True, line)
+        return Ran(True, last_line(out, values, noise) or last_line(err, values, noise))
+    # A failing program says why on stderr; its stdout may hold progress lines printed earlier.
+    line = last_line(err, values, noise) or last_line(out, values, noise)
     code = proc.returncode
     why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     return Ran(False, f"{line} ({why})" if line else why)
@@ -107,13 +111,13 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def last_line(output: bytes, values: Collection[str]) -> str:
+def last_line(output: bytes, values: Collection[str], noise: Sequence[re.Pattern[str]] = ()) -> str:
     """The last non-blank line of `output`, with every value (and each line of a multi-line
     one) taken out, controls spelled out, at most 200 characters; withheld entirely when it
     still shares a stretch of 8 characters with a value."""
     text = _ANSI.sub("", output[-_MAX_OUTPUT:].decode("utf-8", "replace"))
     lines = [ln.strip() for ln in re.split(r"[\r\n]+", text)]
-    lines = [ln for ln in lines if ln]
+    lines = [ln for ln in lines if ln and not any(n.search(ln) for n in noise)]
     if not lines:
         return ""
     line = lines[-1]

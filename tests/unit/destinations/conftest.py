@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
-
-from .fakes import FakePrograms
+from fake_programs import FakePrograms, link_all
 
 
 @pytest.fixture
@@ -16,19 +13,7 @@ def fakes(tmp_path: Path) -> FakePrograms:
     return FakePrograms(tmp_path / "fakes")
 
 
-def git(project: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
-
-
 @pytest.fixture
 def linked(project: Path) -> Path:
     """A project linked to all four: a GitHub remote, a Vercel link, a worker and a Fly app."""
-    git(project, "init", "-q")
-    git(project, "remote", "add", "origin", "git@github.com:acme/web.git")
-    (project / ".vercel").mkdir()
-    (project / ".vercel" / "project.json").write_text(
-        json.dumps({"projectId": "prj_123", "orgId": "team_9", "projectName": "web"})
-    )
-    (project / "wrangler.toml").write_text('name = "web-worker"\n[env.staging]\n')
-    (project / "fly.toml").write_text('app = "acme-web"\n')
-    return project
+    return link_all(project)

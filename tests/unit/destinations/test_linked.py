@@ -6,14 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from fake_programs import git
 
 from offprompt.errors import RefusedRequest
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import linked
 from offprompt.sinks.destinations.interface import NotLinked
 from offprompt.spec import DestinationSpec
-
-from .conftest import git
 
 GITHUB = DestinationSpec(kind="github")
 VERCEL = DestinationSpec(kind="vercel", environments=("production", "preview"))

@@ -8,13 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from fake_programs import FakePrograms
 
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
 from offprompt.sinks.destinations.interface import DestinationResult
 from offprompt.spec import DestinationSpec
-
-from .fakes import FakePrograms
 
 GITHUB = DestinationSpec(kind="github")
 VERCEL = DestinationSpec(kind="vercel", environments=("production", "preview"))
@@ -238,6 +237,7 @@ def test_a_value_the_program_would_change_is_not_sent(
     (result,) = send(linked, fakes, [spec], {"K": value.format(c=canary)})
     assert result.status == "failed"
     assert why in result.detail
+    assert result.detail.endswith("so it was not sent")
     assert canary not in result.detail
     assert fakes.calls() == []
 
@@ -273,3 +273,12 @@ def test_last_line_spells_out_controls_and_is_short() -> None:
     assert runner.last_line(b"a\x07b", []) == "a\\u0007b"
     assert len(runner.last_line(b"x" * 1000, [])) == 200
     assert runner.last_line(b"\n\n", []) == ""
+
+
+def test_wrangler_sign_off_line_is_not_the_detail(
+    linked: Path, fakes: FakePrograms, canary: str
+) -> None:
+    """wrangler ends every failure with where its log went; the line before is the detail."""
+    fakes.fail("wrangler", 1, "✘ [ERROR] Authentication error\n🪵  Logs were written to /x.log")
+    (result,) = send(linked, fakes, [CLOUDFLARE], {"K": canary})
+    assert result.detail == "K: ✘ [ERROR] Authentication error (exit status 1)"

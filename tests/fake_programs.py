@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -116,3 +118,22 @@ class FakePrograms:
             return []
         rows: list[dict[str, Any]] = [json.loads(ln) for ln in path.read_text().splitlines()]
         return [Call(**row) for row in rows]
+
+
+def git(project: Path, *args: str) -> None:
+    # Some fixtures put only fake programs on PATH; git is the real one wherever it is.
+    exe = shutil.which("git") or shutil.which("git", path="/usr/local/bin:/usr/bin:/bin") or "git"
+    subprocess.run([exe, *args], cwd=project, check=True, capture_output=True)
+
+
+def link_all(project: Path) -> Path:
+    """Link `project` to all four: a GitHub remote, a Vercel link, a worker and a Fly app."""
+    git(project, "init", "-q")
+    git(project, "remote", "add", "origin", "git@github.com:acme/web.git")
+    (project / ".vercel").mkdir()
+    (project / ".vercel" / "project.json").write_text(
+        json.dumps({"projectId": "prj_123", "orgId": "team_9", "projectName": "web"})
+    )
+    (project / "wrangler.toml").write_text('name = "web-worker"\n[env.staging]\n')
+    (project / "fly.toml").write_text('app = "acme-web"\n')
+    return project
