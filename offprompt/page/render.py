@@ -254,6 +254,7 @@ def render_form(
         f'<p class="expiry" id="expiry">This link expires in {minutes(expires_in)}.</p>',
     ]
     data = page_data(views, file_sink=file_sink, dest=dest)
+    data["sends"] = bool(request.also)  # the button says "and send" (web/fields.js)
     tail = "\n".join(
         [
             assets.json_block("emoji-table", EMOJI),

@@ -31,19 +31,22 @@ def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakePrograms:
     return made
 
 
-def create(live: LiveServer, fakes: FakePrograms, *, remote: bool = False) -> Request:
+def create(
+    live: LiveServer, fakes: FakePrograms, *, remote: bool = False, sink: SinkSpec | None = None
+) -> Request:
     link_all(live.project)
     planned = destinations.plan(live.project, SPECS, ["API_KEY"], env=fakes.env())
 
     async def make() -> Request:
         req = live.store.create(
             [SecretSpec("API_KEY")],
-            SinkSpec(),
+            sink or SinkSpec(),
             live.project,
             "Deploys need it.",
             ttl=300,
             remote=remote,
             also=planned,
+            display="" if sink else None,
         )
         if remote:
             req.delivery.seal_key = SealKey()
@@ -110,3 +113,30 @@ def test_a_remote_page_seals_the_ticked_indices(
     (body,) = posted
     assert "also" not in body
     assert canary not in body
+
+
+def test_the_button_says_where_the_values_go(
+    live: LiveServer, context: BrowserContext, fakes: FakePrograms
+) -> None:
+    """With destinations the script's button reads "Write to .env and send"."""
+    req = create(live, fakes)
+    page = context.new_page()
+    page.goto(live.url(req))
+    page.fill("textarea[name=API_KEY]", "x")
+    assert page.inner_text("#submit-text") == "Write to .env and send"
+
+
+def test_with_no_file_the_button_says_send_and_nothing_is_written(
+    live: LiveServer, context: BrowserContext, fakes: FakePrograms, canary: str
+) -> None:
+    """sink none: the button reads "Send", fly gets the value, no .env appears."""
+    req = create(live, fakes, sink=SinkSpec(kind="none", path=""))
+    page = context.new_page()
+    page.goto(live.url(req))
+    page.uncheck("#also-0")
+    page.fill("textarea[name=API_KEY]", canary)
+    assert page.inner_text("#submit-text") == "Send"
+    page.click("#submit")
+    page.wait_for_selector("#destinations")
+    assert [(c.name, c.stdin) for c in fakes.calls()] == [("fly", f"API_KEY={canary}\n")]
+    assert not (live.project / ".env").exists()
