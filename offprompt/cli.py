@@ -514,12 +514,22 @@ def _provider_pairs(values: Sequence[str]) -> dict[str, str]:
     metavar="S",
     help="Seconds to wait for the page (default 300, or OFFPROMPT_TTL).",
 )
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    metavar="KIND[:OPT]",
+    help="Also send to a platform this project is linked to: github[:ENVIRONMENT], "
+    "vercel:ENV[,ENV] (production, preview, development), cloudflare[:ENV], fly "
+    "(repeatable, at most 4).",
+)
 def collect(
     names: tuple[str, ...],
     file: str,
     reason: str | None,
     providers: tuple[str, ...],
     timeout: float | None,
+    also: tuple[str, ...],
 ) -> None:
     """Open the page for NAME... in your browser and write what you type to
     the .env file in this folder, as an agent's request would.
@@ -539,6 +549,7 @@ def collect(
         reason=reason or terminal.Ask.reason,
         providers=_provider_pairs(providers),
         timeout=timeout,
+        also=also,
     )
     try:
         terminal.check_usage(ask, Path.cwd())

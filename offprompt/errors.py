@@ -2,6 +2,7 @@
 
     OffpromptError
     ├── RefusedRequest     a tool call that asks for something offprompt will not do
+    │   └── NotLinked      an `also` destination the project's own files do not link it to
     ├── WriteError         the destination could not be written; nothing changed
     │   ├── UnsafeValue    a value no dotenv quoting carries exactly for every reader
     │   └── TrackedFile    the destination is tracked by git and the person did not allow it

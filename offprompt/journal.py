@@ -66,6 +66,8 @@ class JournalEntry:
     fingerprint: str | None
     client: str | None
     request_id: str
+    destinations: tuple[tuple[str, str, str], ...] = ()
+    """`(kind, target, status)` per `also` destination (DESIGN §13); never a value."""
 
     @classmethod
     def from_outcome(
@@ -81,11 +83,13 @@ class JournalEntry:
             fingerprint=outcome.fingerprint,
             client=request.client,
             request_id=request.id,
+            destinations=tuple((d.kind, d.target, d.status) for d in outcome.destinations),
         )
 
     def to_dict(self) -> dict[str, object]:
-        """The entry as plain JSON types, in field order (what `fingerprints --json` prints)."""
-        return {
+        """The entry as plain JSON types, in field order (what `fingerprints --json` prints);
+        `destinations` only when the write had some."""
+        out: dict[str, object] = {
             "at": self.at,
             "project": self.project,
             "file": self.file,
@@ -95,6 +99,11 @@ class JournalEntry:
             "client": self.client,
             "request_id": self.request_id,
         }
+        if self.destinations:
+            out["destinations"] = [
+                {"kind": k, "target": t, "status": s} for k, t, s in self.destinations
+            ]
+        return out
 
     def to_json(self) -> str:
         """One line of JSON, no newline inside, ASCII-only so any path survives the file."""
@@ -120,7 +129,22 @@ class JournalEntry:
             fingerprint=_str_or_none(data, "fingerprint"),
             client=_str_or_none(data, "client"),
             request_id=_str(data, "request_id"),
+            destinations=_destinations(data.get("destinations", [])),
         )
+
+
+def _destinations(value: Any) -> tuple[tuple[str, str, str], ...]:
+    if not isinstance(value, list):
+        raise ValueError("journal field 'destinations' is not a list")
+    out: list[tuple[str, str, str]] = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise ValueError("a journal destination is an object")
+        fields = (item.get("kind"), item.get("target"), item.get("status"))
+        if not all(isinstance(f, str) for f in fields):
+            raise ValueError("a journal destination has kind, target and status")
+        out.append((str(fields[0]), str(fields[1]), str(fields[2])))
+    return tuple(out)
 
 
 def default_path(env: Mapping[str, str] | None = None) -> Path:

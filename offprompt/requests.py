@@ -20,10 +20,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from offprompt.collect.delivery import Delivery
 from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
 from offprompt.spec import SecretSpec, SinkSpec, Status, WriteOutcome
+
+if TYPE_CHECKING:
+    from offprompt.sinks.destinations import Planned
 
 __all__ = ["Delivery", "Request", "RequestStore"]
 
@@ -54,6 +58,8 @@ class Request:
     outcome: WriteOutcome | None = None
     closed_at: float | None = None
     delivery: Delivery = field(default_factory=Delivery, repr=False)
+    also: tuple["Planned", ...] = ()
+    """The `also` destinations as linked when the request was made (DESIGN §13), in order."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -108,6 +114,7 @@ class RequestStore:
         client: str | None = None,
         remote: bool = False,
         display: str | None = None,
+        also: tuple["Planned", ...] = (),
     ) -> Request:
         """A new awaiting request that expires `ttl` seconds from now.
 
@@ -132,6 +139,7 @@ class RequestStore:
             client=client,
             remote=remote,
             expires_at=self._clock() + ttl,
+            also=also,
         )
         self._by_id[request.id] = request
         self._by_token[_token_key(request.token)] = request

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 Encoding = Literal["base64url", "base64", "hex"]
-SinkKind = Literal["dotenv", "file"]
+SinkKind = Literal["dotenv", "file", "none"]
+DestinationKind = Literal["github", "vercel", "cloudflare", "fly"]
 Status = Literal["awaiting", "written", "expired", "cancelled"]
+SendStatus = Literal["sent", "failed", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -40,10 +42,42 @@ class SecretSpec:
 
 @dataclass(frozen=True)
 class SinkSpec:
-    """Where the values go: a dotenv file (upserted) or a plain file holding one value."""
+    """Where the values go: a dotenv file (upserted), a plain file holding one value, or no
+    file at all (`none`, only beside `also` destinations)."""
 
     kind: SinkKind = "dotenv"
     path: str = ".env"
+
+
+@dataclass(frozen=True)
+class DestinationSpec:
+    """One more place the values go (DESIGN §13); the target itself comes from the project's
+    files, never from here. `environment`: GitHub's; `environments`: Vercel's (≥1);
+    `env`: a wrangler environment."""
+
+    kind: DestinationKind
+    environment: str | None = None
+    environments: tuple[str, ...] = ()
+    env: str | None = None
+
+
+@dataclass(frozen=True)
+class DestinationResult:
+    """What happened at one `also` destination, as results, the written page and the journal
+    say it: never a value (`detail` is the program's scrubbed last line, or why not run)."""
+
+    kind: str
+    target: str
+    status: SendStatus
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "kind": self.kind,
+            "target": self.target,
+            "status": self.status,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -54,6 +88,7 @@ class WriteOutcome:
     `generated` and `kept` partition the requested names (generated ones may also be added or
     replaced); `file_keys` is every key the dotenv file holds after the write (empty for a file
     sink); `fingerprint` is four space-separated emoji, or None when the page supplied no value.
+    With a `none` sink, `file` is empty and nothing was written locally.
     """
 
     file: str
@@ -64,3 +99,5 @@ class WriteOutcome:
     kept: tuple[str, ...] = ()
     file_keys: tuple[str, ...] = ()
     fingerprint: str | None = None
+    destinations: tuple[DestinationResult, ...] = ()
+    """One per `also` entry, in its order (DESIGN §13)."""

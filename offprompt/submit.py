@@ -8,6 +8,7 @@ import base64
 import logging
 import secrets
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from typing import Final
 
 from offprompt import sinks
@@ -16,7 +17,7 @@ from offprompt.crypto.tokens import new_fp_key
 from offprompt.errors import OffpromptError
 from offprompt.journal import Journal, JournalEntry
 from offprompt.requests import Request, RequestStore
-from offprompt.spec import GenerateSpec, SecretSpec, WriteOutcome
+from offprompt.spec import DestinationResult, GenerateSpec, SecretSpec, WriteOutcome
 
 __all__ = ["MAX_VALUE_BYTES", "RequestClosed", "Submitter", "ValidationFailed"]
 
@@ -106,9 +107,14 @@ def _in_order(names: tuple[str, ...], subset: Collection[str]) -> tuple[str, ...
 class Submitter:
     """Turns one submission of a request's fields into a written file and an `WriteOutcome`."""
 
-    def __init__(self, store: RequestStore, journal: Journal) -> None:
+    def __init__(
+        self, store: RequestStore, journal: Journal, env: Mapping[str, str] | None = None
+    ) -> None:
+        """`env`: the environment the `also` programs run with (PATH, their tokens); default
+        the process environment when they run."""
         self._store = store
         self._journal = journal
+        self._env = env
 
     async def submit(
         self,
@@ -117,22 +123,35 @@ class Submitter:
         *,
         allow_tracked: bool = False,
         fp_key: bytes | None = None,
+        also: Collection[int] = (),
     ) -> WriteOutcome:
-        """Validate `fields`, write them, and close `request` as written.
+        """Validate `fields`, write them, send them to the ticked `also` destinations (indices
+        in `also`), and close `request` as written.
 
         Raises RequestClosed when the request is not open, ValidationFailed with every field's
         reasons, or the sink's error (TrackedFile, UnsafeValue, WriteError); after any failure
-        the request stays open so the person can fix it and submit again.
+        the request stays open so the person can fix it and submit again. Destinations run
+        only after the local write succeeded, and their failures are reported, never raised.
         """
         if fp_key is not None and len(fp_key) != 32:
             raise ValueError("a fingerprint key is exactly 32 bytes")
         if not self._store.claim(request):
             raise RequestClosed(request.id)
         try:
-            outcome = await self._write(request, fields, allow_tracked=allow_tracked, fp_key=fp_key)
+            outcome, written = await self._write(
+                request, fields, allow_tracked=allow_tracked, fp_key=fp_key, also=frozenset(also)
+            )
         except BaseException:
             self._store.release(request)
             raise
+        if request.also:
+            try:
+                outcome = await self._send(request, written, outcome, frozenset(also))
+            except BaseException:
+                # Cancelled while the programs ran (shutdown): the file is written, so the
+                # request is too; it must not stay claimed, nor be offered for a second write.
+                self._store.complete(request, outcome)
+                raise
         self._store.complete(request, outcome)
         await self._record(request, outcome)
         return outcome
@@ -144,8 +163,10 @@ class Submitter:
         *,
         allow_tracked: bool,
         fp_key: bytes | None,
-    ) -> WriteOutcome:
-        values, supplied, server_made = self._values(request, fields)
+        also: frozenset[int],
+    ) -> tuple[WriteOutcome, dict[str, str]]:
+        """The outcome, and the values the write made true (not the kept ones), for `also`."""
+        values, supplied, server_made = self._values(request, fields, also)
         result = await asyncio.to_thread(
             sinks.write,
             request.project,
@@ -163,7 +184,7 @@ class Submitter:
             # as empty, so the person sees a mismatch rather than a reassuring match.
             pairs = [(name, result.read_back.get(name, "")) for name in supplied]
             fp = str(fingerprint(fp_key if fp_key is not None else new_fp_key(), pairs))
-        return WriteOutcome(
+        outcome = WriteOutcome(
             file=result.display,
             names=names,
             added=_in_order(names, result.added),
@@ -173,9 +194,40 @@ class Submitter:
             file_keys=tuple(result.file_keys),
             fingerprint=fp,
         )
+        return outcome, {n: v for n, v in values.items() if n not in kept}
+
+    async def _send(
+        self,
+        request: Request,
+        values: Mapping[str, str],
+        outcome: WriteOutcome,
+        ticked: frozenset[int],
+    ) -> WriteOutcome:
+        """The written values, once more, to each ticked destination (DESIGN §13).
+
+        The file is written and stays written: whatever happens here is a per-destination
+        status, and a crash of this step is one too, never an undone or repeated write.
+        """
+        from offprompt.sinks import destinations
+
+        try:
+            sent = await asyncio.to_thread(
+                destinations.send, request.project, request.also, values, ticked, env=self._env
+            )
+        except Exception as exc:  # the write stands; say the destinations did not get it
+            _log.error("request %s: destinations failed (%s)", request.id, type(exc).__name__)
+            sent = tuple(
+                DestinationResult(p.kind, p.link.target, "failed", "offprompt could not run it")
+                for p in request.also
+            )
+        for result in sent:
+            _log.info(
+                "request %s: %s %s: %s", request.id, result.kind, result.target, result.status
+            )
+        return replace(outcome, destinations=sent)
 
     def _values(
-        self, request: Request, fields: Mapping[str, str]
+        self, request: Request, fields: Mapping[str, str], also: frozenset[int] = frozenset()
     ) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
         """Values to write, names the page supplied, names the server generated (request order)."""
         errors: dict[str, list[str]] = {}
@@ -200,6 +252,13 @@ class Submitter:
                 errors[secret.name] = [REQUIRED]
         for name, reason in sinks.check_values(request.sink, values).items():
             errors.setdefault(name, []).append(reason)
+        if request.also:
+            # A value a ticked program would change is refused before anything is written:
+            # never sent altered, and never written here but silently missing there.
+            from offprompt.sinks import destinations
+
+            for name, reason in destinations.check_values(request.also, values, also).items():
+                errors.setdefault(name, []).append(reason)
         if errors:
             ordered = {s.name: errors[s.name] for s in request.secrets if s.name in errors}
             raise ValidationFailed(ordered)

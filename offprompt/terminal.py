@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import signal
 import sys
 from collections.abc import Mapping
@@ -37,6 +38,23 @@ class Ask:
     reason: str = "A command in this terminal asked for these values."
     providers: Mapping[str, str] | None = None
     timeout: float | None = None
+    also: tuple[str, ...] = ()
+    """`--also` values as typed: `github[:ENV]`, `vercel:ENV[,ENV]`, `cloudflare[:ENV]`, `fly`."""
+
+
+def also_entry(text: str) -> dict[str, object]:
+    """One `--also KIND[:OPTION]` as the `also` entry an agent would pass (DESIGN §13)."""
+    kind, sep, option = text.partition(":")
+    entry: dict[str, object] = {"kind": kind}
+    if kind == "vercel":
+        entry["environments"] = option.split(",") if option else []
+    elif sep and kind == "github":
+        entry["environment"] = option
+    elif sep and kind == "cloudflare":
+        entry["env"] = option
+    elif sep:
+        raise UsageProblem(f"--also {_shown(text)}: {kind} takes no option after ':'")
+    return entry
 
 
 def arguments(ask: Ask) -> dict[str, object]:
@@ -48,7 +66,14 @@ def arguments(ask: Ask) -> dict[str, object]:
         if name in providers:
             entry["provider"] = providers[name]
         secrets.append(entry)
-    return {"secrets": secrets, "reason": ask.reason, "sink": {"kind": "dotenv", "path": ask.file}}
+    args: dict[str, object] = {
+        "secrets": secrets,
+        "reason": ask.reason,
+        "sink": {"kind": "dotenv", "path": ask.file},
+    }
+    if ask.also:
+        args["also"] = [also_entry(a) for a in ask.also]
+    return args
 
 
 class TerminalClient:
@@ -147,6 +172,8 @@ def _cli_terms(message: str, ask: Ask) -> str:
     for i, name in enumerate(ask.names):
         message = message.replace(f"secrets[{i}].provider", f"--provider for {name}")
         message = message.replace(f"secrets[{i}].name", f"NAME {_shown(name)}")
+    for i, text in reversed(list(enumerate(ask.also))):
+        message = re.sub(rf"\balso\[{i}\](\.[a-z]+)?", f"--also {_shown(text)}", message)
     # From argv, bytes that are not UTF-8 are what arrives as lone surrogates.
     message = message.replace(
         "must be valid Unicode text (it holds a lone surrogate)", "must be UTF-8 text"
@@ -259,6 +286,13 @@ def _report(request: Request, status: str, out: TextIO, err: TextIO) -> int:
         out.write("\n".join(request.names) + "\n")
         if outcome.fingerprint:
             out.write(f"Fingerprint {outcome.fingerprint}\n")
+        for d in outcome.destinations:
+            # The write stands (exit 0); what did not reach a destination is said on stderr.
+            line = f"{d.kind} {d.target}: {d.status} ({d.detail})\n"
+            if d.status == "sent":
+                out.write(line)
+            else:
+                err.write(f"offprompt: {line}")
         return WRITTEN
     reason = "expired" if status == "expired" else "was cancelled"
     err.write(f"offprompt: the request {reason}; nothing was written.\n")

@@ -172,8 +172,11 @@
       submitText.textContent = "Fill " + plural(p.missing.length, "value") + " to write";
     } else if (p.failing.length) {
       submitText.textContent = "Fix " + plural(p.failing.length, "value") + " to write";
+    } else if (!data.dest) {
+      submitText.textContent = "Send";  // sink "none": only the destinations below
     } else {
       submitText.append("Write to ", el("span", "mono", data.dest));
+      if (data.sends) submitText.append(" and send");
     }
   }
 

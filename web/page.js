@@ -139,12 +139,24 @@
     }
   }
 
-  function plainBody(pairs, allowTracked, fpKey) {
+  // The "Also sent to" boxes (DESIGN §13): the indices of the ticked ones. They sit outside
+  // the form element (form="collect"), so they are looked up by name.
+  function tickedAlso() {
+    var ticked = [];
+    document.querySelectorAll('input[type="checkbox"][name^="also."]').forEach(function (box) {
+      var index = Number(box.name.slice(5));
+      if (box.checked && Number.isInteger(index)) ticked.push(index);
+    });
+    return ticked;
+  }
+
+  function plainBody(pairs, allowTracked, fpKey, also) {
     var body = new URLSearchParams();
     body.append("nonce", form.elements.nonce.value);
     pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
     if (allowTracked) body.append("allow_tracked", "1");
     body.append("fp_key", fpKey);
+    also.forEach(function (i) { body.append("also." + i, "1"); });
     return body;
   }
 
@@ -187,13 +199,13 @@
     return state;
   }
 
-  async function sealedBody(pairs, allowTracked, fpKey) {
+  async function sealedBody(pairs, allowTracked, fpKey, also) {
     var named = {};
     pairs.forEach(function (pair) { named[pair[0]] = pair[1]; });
     var token = form.getAttribute("action").split("/").pop();
     var nonce = form.elements.nonce.value;
     var sealed = await globalThis.offpromptSeal(sealing.point, token, nonce,
-      { values: named, allow_tracked: allowTracked, fp_key: fpKey });
+      { values: named, allow_tracked: allowTracked, fp_key: fpKey, also: also });
     var body = new URLSearchParams();
     body.append("nonce", nonce);
     body.append("sealed", sealed);
@@ -230,8 +242,9 @@
       var fpKey = globalThis.offpromptFpKeyToB64u(key);
       var body;
       try {
-        body = sealing ? await sealedBody(pairs, allowTracked, fpKey)
-                       : plainBody(pairs, allowTracked, fpKey);
+        var also = tickedAlso();
+        body = sealing ? await sealedBody(pairs, allowTracked, fpKey, also)
+                       : plainBody(pairs, allowTracked, fpKey, also);
       } catch (e) {
         setFormError("This browser could not encrypt the values, so nothing was sent.");
         return;

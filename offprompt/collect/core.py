@@ -90,9 +90,15 @@ class Collector:
         """The open request for `ask` in `project`, remote or local as the environment says;
         `ttl` replaces the default lifetime (local: OFFPROMPT_TTL, remote: 30 min)."""
         from offprompt import sinks
+        from offprompt.sinks import destinations
 
         try:
             shown = sinks.display_of(project, ask.sink)
+            # Linked or refused here, before any page: the agent cannot send a value anywhere
+            # the project's own files do not already point to (DESIGN §13).
+            also = destinations.plan(project, ask.also, ask.names, env=self.settings.env)
+        except destinations.NotLinked as err:  # the project's files, not the arguments
+            return Refused(str(err), "project")
         except RefusedRequest as err:
             return Refused(str(err), "arguments")
         except ProjectError as err:
@@ -109,6 +115,7 @@ class Collector:
             client=client or None,
             remote=remote,
             display=shown,
+            also=also,
         )
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))
         return request
@@ -116,7 +123,7 @@ class Collector:
     async def deliver(self, request: Request, client: Client) -> Step:
         """Get a new request's page to the person: generated keys at once, a remote request's
         sealed link, or the local ladder."""
-        if all(s.generate is not None for s in request.secrets):
+        if not request.also and all(s.generate is not None for s in request.secrets):
             return await self._generate_only(request)
         if request.remote:
             return await self._remote(request, client)

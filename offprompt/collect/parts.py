@@ -63,7 +63,7 @@ class Parts:
         from offprompt.tunnel import Tunnel
 
         store = RequestStore() if clock is None else RequestStore(clock=clock)
-        submitter = Submitter(store, Journal(settings.journal_path))
+        submitter = Submitter(store, Journal(settings.journal_path), env=settings.env)
         return cls(
             store=store,
             submitter=submitter,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from offprompt.errors import RefusedRequest
-from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+from offprompt.spec import DestinationSpec, GenerateSpec, SecretSpec, SinkSpec
 
 __all__ = ["MAX_NAMES", "NAME_PATTERN", "CollectRequest", "check_names", "validate"]
 
@@ -33,6 +33,8 @@ class CollectRequest:
     reason: str
     sandbox: bool | None = None
     """The `sandbox` argument: counts only where the environment cannot tell (DESIGN §5)."""
+    also: tuple[DestinationSpec, ...] = ()
+    """More destinations (DESIGN §13); their targets come from the project's files."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -40,8 +42,9 @@ class CollectRequest:
 
     @property
     def generated_only(self) -> bool:
-        """Every key is made by offprompt: no page opens (DESIGN §3.1)."""
-        return all(s.generate is not None for s in self.secrets)
+        """Every key is made by offprompt and goes only to the file: no page opens (DESIGN
+        §3.1). With `also`, the person sees on the page where values go before they leave."""
+        return not self.also and all(s.generate is not None for s in self.secrets)
 
 
 def check_names(names: Sequence[str]) -> None:
@@ -74,13 +77,30 @@ def validate(args: Mapping[str, Any]) -> CollectRequest:
     for i, entry in enumerate(entries):
         secrets.append(_secret(i, entry))
     sink = _sink(args.get("sink") or {"kind": "dotenv"}, len(secrets))
+    also = _also(args.get("also"))
+    if sink.kind == "none" and not also:
+        raise RefusedRequest(
+            'sink {"kind": "none"} writes no file, so it needs also: name the destinations '
+            'the values go to, or use the default {"kind": "dotenv", "path": ".env"}.'
+        )
     sandbox = args.get("sandbox")
     return CollectRequest(
         secrets=tuple(secrets),
         sink=sink,
         reason=str(args["reason"]),
         sandbox=sandbox if isinstance(sandbox, bool) else None,
+        also=also,
     )
+
+
+def _also(raw: Any) -> tuple[DestinationSpec, ...]:
+    if raw is None:
+        return ()
+    from offprompt.sinks import destinations
+
+    if not raw:
+        raise RefusedRequest("also is empty; leave it out, or name 1-4 destinations.")
+    return destinations.parse(list(raw))
 
 
 def _secret(i: int, entry: Mapping[str, Any]) -> SecretSpec:
@@ -114,6 +134,10 @@ def _secret(i: int, entry: Mapping[str, Any]) -> SecretSpec:
 def _sink(raw: Mapping[str, Any], count: int) -> SinkSpec:
     kind = raw.get("kind", "dotenv")
     path = raw.get("path")
+    if kind == "none":
+        if path is not None:
+            raise RefusedRequest('sink {"kind": "none"} writes no file; give it no path.')
+        return SinkSpec(kind="none", path="")
     if kind == "file":
         if not path:
             raise RefusedRequest(

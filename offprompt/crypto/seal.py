@@ -12,7 +12,7 @@ import binascii
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -43,7 +43,8 @@ MAX_SEALED: Final = 64 * 1024  # a POST body is capped at 64 KiB anyway
 
 _B64U: Final = re.compile(r"[A-Za-z0-9_-]*")
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
-_FIELDS: Final = frozenset({"values", "allow_tracked", "fp_key"})
+_FIELDS: Final = frozenset({"values", "allow_tracked", "fp_key", "also"})
+_MAX_ALSO_INDEX: Final = 63
 
 
 class SealError(Exception):
@@ -58,11 +59,13 @@ class SealError(Exception):
 
 @dataclass(frozen=True)
 class Opened:
-    """What a seal held: the values by name, the tracked-file override and the page's fp_key."""
+    """What a seal held: the values by name, the tracked-file override, the page's fp_key and
+    the ticked `also` destinations by index (absent: none ticked, DESIGN §13)."""
 
     values: Mapping[str, str] = field(repr=False)
     allow_tracked: bool
     fp_key: str | None = field(default=None, repr=False)
+    also: tuple[int, ...] = ()
 
 
 def b64u_encode(data: bytes) -> str:
@@ -183,16 +186,29 @@ def _parse(clear: bytes) -> Opened:
         raise ValueError("values are strings")
     if fp_key is not None and not isinstance(fp_key, str):
         raise ValueError("fp_key is a string")
-    return Opened(values=dict(values), allow_tracked=allow, fp_key=fp_key)
+    also = data.get("also", [])
+    if not isinstance(also, list) or not all(
+        type(i) is int and 0 <= i <= _MAX_ALSO_INDEX for i in also
+    ):
+        raise ValueError("also is a list of indices")
+    return Opened(
+        values=dict(values), allow_tracked=allow, fp_key=fp_key, also=tuple(sorted(set(also)))
+    )
 
 
 def plaintext(
-    values: Mapping[str, str], *, allow_tracked: bool = False, fp_key: str | None = None
+    values: Mapping[str, str],
+    *,
+    allow_tracked: bool = False,
+    fp_key: str | None = None,
+    also: Sequence[int] | None = None,
 ) -> bytes:
     """The v1 plaintext JSON a page seals."""
     data: dict[str, Any] = {"values": dict(values), "allow_tracked": allow_tracked}
     if fp_key is not None:
         data["fp_key"] = fp_key
+    if also is not None:
+        data["also"] = list(also)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

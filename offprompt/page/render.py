@@ -85,7 +85,54 @@ def _header(request: Request) -> str:
     )
 
 
+_KIND_NAMES: Final = {
+    "github": "GitHub Actions secret",
+    "vercel": "Vercel environment variable",
+    "cloudflare": "Cloudflare Workers secret",
+    "fly": "Fly.io secret",
+}
+
+
+def _also(request: Request) -> str:
+    """One ticked checkbox per `also` destination (DESIGN §13), with the program and target it
+    will use, and a missing program said now, before the submit. `form="collect"` puts the
+    boxes in the form from here, so a plain post carries `also.<i>=1` for each ticked one."""
+    if not request.also:
+        return ""
+    rows = []
+    for i, planned in enumerate(request.also):
+        kind = _KIND_NAMES.get(planned.kind, planned.kind)
+        missing = planned.missing
+        note = (
+            f'<p class="also-missing warn" id="also-{i}-missing">{esc(visible(missing))}: it '
+            "will be skipped unless it is installed before you submit.</p>"
+            if missing
+            else ""
+        )
+        rows.append(
+            f'<li class="also-item" data-kind="{esc(planned.kind)}">'
+            f'<label class="check"><input type="checkbox" form="collect" name="also.{i}" '
+            f'value="1" id="also-{i}" checked> {esc(kind)} in '
+            f'<strong dir="ltr">{esc(visible(planned.link.target))}</strong></label>'
+            f'<p class="also-command">Runs <code dir="ltr">{esc(visible(planned.command))}</code>'
+            ", the value on its input only.</p>"
+            f"{note}</li>"
+        )
+    return (
+        '<h3 id="also-h">Also sent to</h3>'
+        '<p class="hint">Each place this project is already linked to. Untick any the values '
+        "should not go to; a failure there never undoes the write above.</p>"
+        f'<ul class="also-list" id="also-list">{"".join(rows)}</ul>'
+    )
+
+
 def _destination(request: Request, target: Target | None, dest: str, problem: str | None) -> str:
+    if request.sink.kind == "none":
+        return (
+            '<section class="dest" aria-labelledby="dest-h"><h2 id="dest-h">Where it goes</h2>'
+            '<p class="dest-path">No file in the project folder is written.</p>'
+            f"{_also(request)}</section>"
+        )
     full = esc(visible(str(target.path))) if target else esc(dest)
     items: list[tuple[str, str]] = []
     if target is not None:
@@ -122,7 +169,7 @@ def _destination(request: Request, target: Target | None, dest: str, problem: st
         '<section class="dest" aria-labelledby="dest-h"><h2 id="dest-h">Where it goes</h2>'
         f'<p class="dest-path">Writes to <code dir="ltr" title="{full}">{esc(dest)}</code> '
         "in the project folder</p>"
-        f'<ul class="dest-state" id="dest-state">{states}</ul></section>'
+        f'<ul class="dest-state" id="dest-state">{states}</ul>{_also(request)}</section>'
     )
 
 
@@ -149,6 +196,13 @@ def _tracked(dest: str, *, show: bool) -> str:
         'id="allow-tracked"> Write to it anyway</label>'
         "</div>"
     )
+
+
+def _submit_text(request: Request, dest: str) -> str:
+    if request.sink.kind == "none":
+        return "Send"
+    also = " and send" if request.also else ""
+    return f'Write to <span class="mono">{esc(dest)}</span>{also}'
 
 
 def render_form(
@@ -191,7 +245,7 @@ def render_form(
     parts += [
         '<div class="actions">',
         f'<button type="submit" id="submit"{" disabled" if remote else ""}>'
-        f'<span id="submit-text">Write to <span class="mono">{esc(dest)}</span></span></button>',
+        f'<span id="submit-text">{_submit_text(request, dest)}</span></button>',
         '<span class="kbd js-only" id="kbd">or <kbd>Ctrl</kbd>+<kbd>Enter</kbd></span>',
         f'<p class="form-error" id="form-error" role="alert"{"" if error else " hidden"}>'
         f"{esc(error)}</p>",
@@ -200,6 +254,7 @@ def render_form(
         f'<p class="expiry" id="expiry">This link expires in {minutes(expires_in)}.</p>',
     ]
     data = page_data(views, file_sink=file_sink, dest=dest)
+    data["sends"] = bool(request.also)  # the button says "and send" (web/fields.js)
     tail = "\n".join(
         [
             assets.json_block("emoji-table", EMOJI),

@@ -278,9 +278,12 @@ async def _submit(request: web.Request) -> web.StreamResponse:
             )
     fields = {s.name: form[s.name] for s in req.secrets if s.name in form}
     allow_tracked = form.get("allow_tracked") == "1"
+    # A destination runs only when its box came back ticked: a post of the values alone
+    # (or a script that knows nothing of them) sends to the sink only (DESIGN §13).
+    also = [i for i in range(len(req.also)) if form.get(f"also.{i}") == "1"]
     try:
         outcome = await request.app[SUBMITTER].submit(
-            req, fields, allow_tracked=allow_tracked, fp_key=fp_key
+            req, fields, allow_tracked=allow_tracked, fp_key=fp_key, also=also
         )
     except RequestClosed:
         raise _closed(req) from None
@@ -331,6 +334,8 @@ def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:
         fields["allow_tracked"] = "1"
     if opened.fp_key is not None:
         fields["fp_key"] = opened.fp_key
+    for i in opened.also:
+        fields[f"also.{i}"] = "1"
     return fields
 
 

@@ -85,12 +85,35 @@ def _go_back(host: str) -> str:
     )
 
 
+def _destinations(outcome: WriteOutcome) -> str:
+    """One line per `also` destination: sent, failed with the program's scrubbed last line,
+    or skipped and why (DESIGN §13)."""
+    if not outcome.destinations:
+        return ""
+    rows = []
+    for d in outcome.destinations:
+        status = d.status
+        rows.append(
+            f'<li class="sent-{status}" data-kind="{esc(d.kind)}" data-status="{status}">'
+            f'<span class="kind">{esc(d.kind)}</span> '
+            f'<strong dir="ltr">{esc(visible(d.target))}</strong> '
+            f'<span class="tag {status}">{status}</span> '
+            f'<span class="why">{esc(visible(d.detail))}</span></li>'
+        )
+    return (
+        '<h2 id="sent-h">Also sent to</h2>'
+        f'<ul class="receipt destinations" id="destinations">{"".join(rows)}</ul>'
+    )
+
+
 def written_section(outcome: WriteOutcome, *, dialog_host: str | None = None) -> str:
     """The `<section id="written">` of the Written view. `dialog_host`: the agent whose
     dialog may still be waiting for the person, who is then sent back to it."""
     dest = f'<code dir="ltr">{esc(visible(outcome.file))}</code>'
     written = len(outcome.names) - len(outcome.kept)
-    if written:
+    if not outcome.file:
+        summary = f"Sent {plural(written, 'value')}; no file was written."
+    elif written:
         summary = f"Wrote {plural(written, 'value')} to {dest}."
     else:
         summary = f"{dest} already held {esc(', '.join(outcome.kept))}; nothing was changed."
@@ -105,6 +128,7 @@ def written_section(outcome: WriteOutcome, *, dialog_host: str | None = None) ->
             _fingerprint(outcome),
             '<h2 id="receipt-h">Each key</h2>',
             _receipt(outcome),
+            _destinations(outcome),
             f'<p class="muted">Nothing here shows a value. {close}</p>',
             "</section>",
         ]
@@ -123,5 +147,6 @@ def outcome_json(outcome: WriteOutcome, *, dialog_host: str | None = None) -> di
         "kept": list(outcome.kept),
         "fingerprint": outcome.fingerprint,
         "emoji": [list(pair) for pair in fingerprint_emoji(outcome.fingerprint)],
+        "destinations": [d.to_dict() for d in outcome.destinations],
         "html": written_section(outcome, dialog_host=dialog_host),
     }

@@ -1,8 +1,9 @@
 """Where a value touches disk: look at a destination, check values, and write them all or none.
 
 Each kind of destination is one module implementing `interface.Sink` (`dotenv_sink`,
-`file_sink`), picked from `KINDS` by the request's `sink.kind`. Beside them: `paths`, `git`,
-`lock`, `atomic` (the disk), `dotenv` (the format) and `verify` (the three readers).
+`file_sink`, `none_sink`), picked from `KINDS` by the request's `sink.kind`. Beside them:
+`paths`, `git`, `lock`, `atomic` (the disk), `dotenv` (the format) and `verify` (the three
+readers); `destinations` holds the programs of DESIGN §13 (`also`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from offprompt.sinks import paths
 from offprompt.sinks.dotenv_sink import DotenvSink
 from offprompt.sinks.file_sink import FileSink
 from offprompt.sinks.interface import Sink, Target, WriteResult
+from offprompt.sinks.none_sink import NoneSink
 from offprompt.spec import SinkSpec
 
 __all__ = [
@@ -32,7 +34,7 @@ __all__ = [
 ]
 
 # Every kind a request may name. A new destination is one module and one entry here.
-KINDS: Mapping[str, Sink] = {sink.kind: sink for sink in (DotenvSink(), FileSink())}
+KINDS: Mapping[str, Sink] = {sink.kind: sink for sink in (DotenvSink(), FileSink(), NoneSink())}
 
 
 def sink_for(spec: SinkSpec) -> Sink:
@@ -79,6 +81,6 @@ def resolve_target(project: Path, sink: SinkSpec) -> Path:
 
 
 def display_of(project: Path, sink: SinkSpec) -> str:
-    """Where `sink` writes, as results show it; RefusedRequest as for `resolve_target`."""
-    sink_for(sink)
-    return paths.display_of(project, sink)
+    """Where `sink` writes, as results show it; RefusedRequest as for `resolve_target`; empty
+    for the `none` sink."""
+    return sink_for(sink).display_of(project, sink)

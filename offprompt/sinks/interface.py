@@ -68,6 +68,13 @@ class Sink(ABC):
     def check_values(self, values: Mapping[str, str]) -> dict[str, str]:
         """{name: reason} for each value this kind cannot carry exactly; {} when all can. No I/O."""
 
+    def display_of(self, project: Path, spec: SinkSpec) -> str:
+        """Where `spec` writes, relative to the project with `/` separators; RefusedRequest for
+        a path offprompt refuses. Empty for a kind that writes no file."""
+        from offprompt.sinks import paths
+
+        return paths.display_of(project, spec)
+
     @abstractmethod
     def inspect(self, project: Path, spec: SinkSpec, names: Sequence[str]) -> Target:
         """Look at the destination without changing it; RefusedRequest for one it refuses."""

@@ -12,6 +12,7 @@ from offprompt.mcp.tool import ToolResult
 
 if TYPE_CHECKING:
     from offprompt.requests import Request
+    from offprompt.spec import WriteOutcome
 
 NEVER_OPEN = (
     "Do not open, print or read {file} or the values; to see which keys it holds and which are "
@@ -25,6 +26,9 @@ def _count(n: int) -> str:
 
 def headline(file: str, names: tuple[str, ...], kept: tuple[str, ...], fp: str | None) -> str:
     written = len(names) - len(kept)
+    if not file:  # the `none` sink: no file, only the `also` destinations
+        line = f"Sent {_count(written)}, no file written"
+        return f"{line} · fingerprint {fp}" if fp else line
     if written == 0:
         return f"{file} already held {', '.join(kept)}"
     line = f"Wrote {_count(written)} to {file}"
@@ -51,6 +55,8 @@ def build(
         if outcome.fingerprint:
             out["tell_user"] = f"Fingerprint {outcome.fingerprint}"
         out["note"] = _written_note(outcome.file, outcome.fingerprint, outcome.kept)
+        if outcome.destinations:
+            out["note"] += " " + _destinations_note(outcome)
     elif status == "awaiting":
         if declined and url is not None:
             out["note"] = _declined_note(request.id, request.names)
@@ -80,6 +86,8 @@ def build(
         if request.sink.kind == "dotenv":
             out["file_keys"] = list(outcome.file_keys)
     out["sink"] = sink
+    if outcome is not None and status == "written" and request.also:
+        out["destinations"] = [d.to_dict() for d in outcome.destinations]
     first = None
     if status == "written" and outcome is not None:
         first = headline(outcome.file, request.names, outcome.kept, outcome.fingerprint)
@@ -95,8 +103,23 @@ def _written_note(file: str, fp: str | None, kept: tuple[str, ...]) -> str:
         )
     if kept:
         parts.append(f"{', '.join(kept)} already had values in {file} and were kept.")
-    parts.append(NEVER_OPEN.format(file=file))
+    if file:
+        parts.append(NEVER_OPEN.format(file=file))
     return " ".join(parts)
+
+
+def _destinations_note(outcome: WriteOutcome) -> str:
+    """Each destination's status in one sentence; failures and skips are for the person."""
+    parts = [f"{d.kind} {d.target}: {d.status}" for d in outcome.destinations]
+    line = "Also sent where the page listed: " + "; ".join(parts) + "."
+    trouble = [d for d in outcome.destinations if d.status != "sent"]
+    if trouble:
+        said = "; ".join(f"{d.kind} {d.target} {d.status} ({d.detail})" for d in trouble)
+        line += (
+            f" Tell the person which did not get the values: {said}. The local write stands; "
+            "never ask for the values in the chat."
+        )
+    return line
 
 
 def no_tunnel_note(problem: str, port: int) -> str:

@@ -91,17 +91,79 @@ def collect_input() -> dict[str, Any]:
                 "type": "object",
                 "additionalProperties": False,
                 "properties": {
-                    "kind": {"type": "string", "enum": ["dotenv", "file"], "default": "dotenv"},
+                    "kind": {
+                        "type": "string",
+                        "enum": ["dotenv", "file", "none"],
+                        "default": "dotenv",
+                    },
                     "path": {"type": "string", "minLength": 1, "maxLength": 1024},
                 },
                 "description": 'Where to write. Default {"kind": "dotenv", "path": ".env"}; '
-                '{"kind": "file", "path": ...} writes exactly one value as a whole file.',
+                '{"kind": "file", "path": ...} writes exactly one value as a whole file; '
+                '{"kind": "none"} writes no file (only with also).',
+            },
+            "also": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 4,
+                "items": _destination(),
+                "description": "More places the same values go, each one the project is "
+                "already linked to (its git remote on GitHub, .vercel/project.json, the "
+                "wrangler config's worker, fly.toml's app); the target always comes from those "
+                "files. The person sees each on the page and may untick it.",
             },
             "sandbox": {
                 "type": "boolean",
                 "description": "true when the person's browser is on another machine; only "
                 "counts where offprompt cannot tell by itself.",
             },
+        },
+    }
+
+
+def _destination() -> dict[str, Any]:
+    from offprompt.sinks.destinations import KINDS
+    from offprompt.sinks.destinations.cloudflare import ENV_PATTERN as WRANGLER_ENV
+    from offprompt.sinks.destinations.github import ENV_PATTERN as GITHUB_ENV
+    from offprompt.sinks.destinations.vercel import ENVIRONMENTS
+
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["kind"],
+        "properties": {
+            "kind": {"type": "string", "enum": list(KINDS)},
+            "environment": {
+                "type": "string",
+                "pattern": GITHUB_ENV,
+                "description": "github: a deployment environment of the repository.",
+            },
+            "environments": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": len(ENVIRONMENTS),
+                "uniqueItems": True,
+                "items": {"type": "string", "enum": list(ENVIRONMENTS)},
+                "description": "vercel (required): the environments to set it in.",
+            },
+            "env": {
+                "type": "string",
+                "pattern": WRANGLER_ENV,
+                "description": "cloudflare: a wrangler environment the config defines.",
+            },
+        },
+    }
+
+
+def _destination_result() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["kind", "target", "status", "detail"],
+        "properties": {
+            "kind": {"type": "string"},
+            "target": {"type": "string"},
+            "status": {"type": "string", "enum": ["sent", "failed", "skipped"]},
+            "detail": {"type": "string"},
         },
     }
 
@@ -135,10 +197,11 @@ def result_output() -> dict[str, Any]:
                 "type": "object",
                 "required": ["kind", "path"],
                 "properties": {
-                    "kind": {"type": "string", "enum": ["dotenv", "file"]},
+                    "kind": {"type": "string", "enum": ["dotenv", "file", "none"]},
                     "path": {"type": "string"},
                 },
             },
+            "destinations": {"type": "array", "items": _destination_result()},
         },
     }
 

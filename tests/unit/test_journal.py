@@ -146,9 +146,22 @@ def test_read_ignores_unknown_keys(tmp_path: Path) -> None:
 
 
 def test_entry_has_exactly_the_contract_fields() -> None:
-    """An entry carries the eight fields `offprompt fingerprints --json` documents, in order."""
-    assert FIELDS == [f.name for f in dataclasses.fields(JournalEntry)]
+    """An entry carries the eight fields `offprompt fingerprints --json` documents, in order,
+    and `destinations` (DESIGN §13) only when the write had some."""
+    assert [*FIELDS, "destinations"] == [f.name for f in dataclasses.fields(JournalEntry)]
     assert FIELDS == list(json.loads(entry().to_json()))
+    sent = entry(destinations=(("github", "acme/web", "sent"),))
+    assert [*FIELDS, "destinations"] == list(json.loads(sent.to_json()))
+
+
+def test_destinations_round_trip_with_kind_target_and_status_only() -> None:
+    """The journal keeps each destination's kind, target and status, never its detail."""
+    e = entry(destinations=(("github", "acme/web", "sent"), ("fly", "app", "failed")))
+    assert json.loads(e.to_json())["destinations"] == [
+        {"kind": "github", "target": "acme/web", "status": "sent"},
+        {"kind": "fly", "target": "app", "status": "failed"},
+    ]
+    assert e == JournalEntry.from_json(e.to_json())
 
 
 def test_json_round_trips() -> None:

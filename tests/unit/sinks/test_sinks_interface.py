@@ -58,7 +58,7 @@ def test_an_unknown_sink_kind_is_refused_with_the_known_ones(project: Path) -> N
     """A kind nothing implements is refused before any path is looked at, naming the kinds."""
     with pytest.raises(RefusedRequest) as caught:
         sinks.write(project, SinkSpec(kind="vault", path=".env"), {"A": "1"})  # type: ignore[arg-type]
-    assert "Unknown sink kind 'vault'; use 'dotenv' or 'file'." == str(caught.value)
+    assert "Unknown sink kind 'vault'; use 'dotenv' or 'file' or 'none'." == str(caught.value)
     assert [] == list(project.iterdir())
 
 

@@ -1,0 +1,223 @@
+"""More destinations (DESIGN §13): programs the project is already linked to, sent the same
+values after the local write, each on its stdin.
+
+One module per kind implements `interface.Destination` (`github`, `vercel`, `cloudflare`,
+`fly`), picked from `KINDS`; `linked` reads the project's files, `runner` runs the programs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from offprompt.errors import RefusedRequest
+from offprompt.sinks.destinations import runner
+from offprompt.sinks.destinations.cloudflare import CloudflareDestination
+from offprompt.sinks.destinations.fly import FlyDestination
+from offprompt.sinks.destinations.github import GithubDestination
+from offprompt.sinks.destinations.interface import (
+    Destination,
+    DestinationResult,
+    Link,
+    NotLinked,
+    SendStatus,
+)
+from offprompt.sinks.destinations.vercel import VercelDestination
+from offprompt.spec import DestinationSpec
+
+__all__ = [
+    "KINDS",
+    "MAX_ALSO",
+    "Destination",
+    "DestinationResult",
+    "Link",
+    "NotLinked",
+    "Planned",
+    "SendStatus",
+    "check_values",
+    "destination_for",
+    "parse",
+    "plan",
+    "send",
+]
+
+MAX_ALSO = 4
+
+# Every kind an `also` entry may name. A new destination is one module and one entry here.
+KINDS: Mapping[str, Destination] = {
+    d.kind: d
+    for d in (GithubDestination(), VercelDestination(), CloudflareDestination(), FlyDestination())
+}
+
+# Every kind's targeting variables, kept from every program: one kind's could steer another.
+_DROP_ENV: frozenset[str] = frozenset().union(*(d.drop_env for d in KINDS.values()))
+
+
+def destination_for(kind: str) -> Destination:
+    try:
+        return KINDS[kind]
+    except KeyError:
+        known = ", ".join(repr(k) for k in KINDS)
+        raise RefusedRequest(f"Unknown destination kind {kind!r}; use {known}.") from None
+
+
+def parse(raw: Sequence[Mapping[str, Any]]) -> tuple[DestinationSpec, ...]:
+    """Schema-valid `also` entries → specs; RefusedRequest naming the entry otherwise."""
+    if len(raw) > MAX_ALSO:
+        raise RefusedRequest(f"also names {len(raw)} destinations; name at most {MAX_ALSO}.")
+    specs: list[DestinationSpec] = []
+    for i, entry in enumerate(raw):
+        where = f"also[{i}]"
+        kind = str(entry.get("kind", ""))
+        dest = destination_for(kind)
+        extra = sorted(set(entry) - {"kind"} - dest.fields)
+        if extra:
+            raise RefusedRequest(f"{where} ({kind}) takes no {', '.join(extra)}.")
+        spec = dest.parse(entry, where)
+        if spec in specs:
+            raise RefusedRequest(f"{where} repeats an earlier destination; list each once.")
+        specs.append(spec)
+    return tuple(specs)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One destination as the page shows it before the submit: its link, the command line,
+    and the program's path on PATH (None: missing, said on the page before the submit)."""
+
+    spec: DestinationSpec
+    link: Link
+    command: str
+    program: str | None
+
+    @property
+    def kind(self) -> str:
+        return self.spec.kind
+
+    @property
+    def missing(self) -> str | None:
+        """Why it cannot run, else None."""
+        if self.program is not None:
+            return None
+        names = " or ".join(destination_for(self.kind).programs)
+        return f"{names} is not installed here (not found on PATH)"
+
+
+def plan(
+    project: Path,
+    specs: Sequence[DestinationSpec],
+    names: Sequence[str],
+    env: Mapping[str, str] | None = None,
+) -> tuple[Planned, ...]:
+    """Each spec's link from the project's own files, and its program; NotLinked (a refusal
+    that says which link is missing) for the first that is not linked."""
+    env = os.environ if env is None else env
+    out: list[Planned] = []
+    for i, spec in enumerate(specs):
+        dest = destination_for(spec.kind)
+        try:
+            link = dest.link(project, spec)
+        except NotLinked as e:
+            raise NotLinked(f"also[{i}] ({spec.kind}): {e}") from None
+        program = runner.find_program(dest.programs, env)
+        out.append(Planned(spec, link, dest.describe(link, spec, names), program))
+    return tuple(out)
+
+
+def check_values(
+    planned: Sequence[Planned], values: Mapping[str, str], ticked: Collection[int]
+) -> dict[str, str]:
+    """{name: reason} for each value a ticked destination's program would not receive exactly,
+    so the page can say so before anything is written; {} when all can. No I/O."""
+    problems: dict[str, str] = {}
+    for i, p in enumerate(planned):
+        if i not in ticked:
+            continue
+        dest = destination_for(p.kind)
+        for name, value in values.items():
+            why = dest.unsafe(name, value)
+            if why is not None and name not in problems:
+                problems[name] = f"{why}: untick {p.kind} on this page, or change the value"
+    return problems
+
+
+def send(
+    project: Path,
+    planned: Sequence[Planned],
+    values: Mapping[str, str],
+    ticked: Collection[int],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = runner.TIMEOUT_SECONDS,
+) -> tuple[DestinationResult, ...]:
+    """Send `values` to each ticked destination, in order; never raises for a destination
+    that fails. Blocking: each program gets at most `timeout` seconds."""
+    env = os.environ if env is None else env
+    every = [v for v in values.values() if v]
+    return tuple(
+        _send_one(project, p, values, i in ticked, env, every, timeout)
+        for i, p in enumerate(planned)
+    )
+
+
+def _send_one(
+    project: Path,
+    planned: Planned,
+    values: Mapping[str, str],
+    ticked: bool,
+    env: Mapping[str, str],
+    every: Sequence[str],
+    timeout: float,
+) -> DestinationResult:
+    dest = destination_for(planned.kind)
+    shown = planned.link.target
+
+    def result(status: SendStatus, detail: str) -> DestinationResult:
+        return DestinationResult(kind=planned.kind, target=shown, status=status, detail=detail)
+
+    if not ticked:
+        return result("skipped", "unticked on the page")
+    if not values:
+        return result("skipped", "no value was typed for it (kept or generated only)")
+    # Read the link again: the program must go where the page said, or nowhere.
+    try:
+        now = dest.link(project, planned.spec)
+    except NotLinked as e:
+        return result("failed", f"the link changed since the page opened: {e}")
+    if now != planned.link:
+        return result("failed", "the project's link changed since the page opened; not sent")
+    program = runner.find_program(dest.programs, env)
+    if program is None:
+        return result("skipped", planned.missing or "the program is not installed")
+    problems: list[str] = []
+    sendable: dict[str, str] = {}
+    for name, value in values.items():
+        why = dest.unsafe(name, value)
+        if why is None:
+            sendable[name] = value
+        else:
+            problems.append(f"{why}, so it was not sent")
+    child = runner.child_env(env, _DROP_ENV)
+    sent: list[str] = []
+    for call in dest.calls(now, planned.spec, sendable):
+        ran = runner.run(
+            program,
+            call.args,
+            call.stdin,
+            cwd=project,
+            env=child,
+            values=every,
+            timeout=timeout,
+            noise=dest.noise,
+        )
+        if ran.ok:
+            sent.append(call.label)
+        else:
+            problems.append(f"{call.label}: {ran.detail}")
+    if problems:
+        done = f" (sent {', '.join(sent)})" if sent else ""
+        return result("failed", "; ".join(problems) + done)
+    return result("sent", f"sent {', '.join(sent)}")

@@ -1,0 +1,97 @@
+"""Cloudflare Workers secrets: `wrangler secret put NAME [--env ENV]`, the value on stdin.
+
+Linked when `wrangler.json`, `wrangler.jsonc` or `wrangler.toml` (wrangler's own order) names
+the worker. wrangler reads the value from stdin when it is not a terminal, drops whitespace at
+its end, and creates or replaces the secret.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from offprompt.errors import RefusedRequest
+from offprompt.sinks.destinations import linked
+from offprompt.sinks.destinations.interface import Call, Destination, Link, NotLinked
+from offprompt.spec import DestinationSpec
+
+__all__ = ["CONFIG_FILES", "CloudflareDestination"]
+
+CONFIG_FILES: Final = ("wrangler.json", "wrangler.jsonc", "wrangler.toml")
+ENV_PATTERN: Final = "^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$"
+_ENV: Final = re.compile(ENV_PATTERN)
+_WORKER: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
+
+
+class CloudflareDestination(Destination):
+    kind = "cloudflare"
+    programs = ("wrangler",)
+    command = "wrangler secret put"
+    fields = frozenset({"env"})
+    # CLOUDFLARE_ENV picks a wrangler environment the page would not show.
+    drop_env = frozenset({"CLOUDFLARE_ENV", "WRANGLER_ENV"})
+    # Every failing run ends with where its log went; the line before says what failed.
+    noise = (re.compile(r"^\W*Logs were written to "),)
+
+    def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
+        env = raw.get("env")
+        if env is not None and not _ENV.fullmatch(str(env)):
+            raise RefusedRequest(
+                f"{where}.env {env!r} is not a wrangler environment name "
+                "(letters, digits, '-' and '_')."
+            )
+        return DestinationSpec(kind="cloudflare", env=env)
+
+    def link(self, project: Path, spec: DestinationSpec) -> Link:
+        for file in CONFIG_FILES:
+            try:
+                config = linked.read_config(project / file)
+            except ValueError as e:
+                raise NotLinked(f"the project's wrangler config is unusable: {e}.") from None
+            if config is not None:
+                return self._linked(file, config, spec)
+        raise NotLinked(
+            "the project is not linked to Cloudflare Workers: there is no wrangler.toml, "
+            "wrangler.json or wrangler.jsonc naming the worker."
+        )
+
+    def _linked(self, file: str, config: dict[str, Any], spec: DestinationSpec) -> Link:
+        name = config.get("name")
+        if not isinstance(name, str) or not name:
+            raise NotLinked(
+                f"the project is not linked to Cloudflare Workers: {file} names no worker "
+                '(set name = "my-worker").'
+            )
+        worker = name
+        if spec.env is not None:
+            envs = config.get("env")
+            section = envs.get(spec.env) if isinstance(envs, dict) else None
+            if not isinstance(section, dict):
+                raise NotLinked(
+                    f"the project is not linked to a Cloudflare Workers environment "
+                    f"{spec.env!r}: {file} defines no env.{spec.env}."
+                )
+            own = section.get("name")
+            worker = own if isinstance(own, str) and own else f"{name}-{spec.env}"
+        if not _WORKER.fullmatch(worker):
+            raise NotLinked(f"{file} names the worker {worker!r}, which is not a worker name.")
+        env = f" (env {spec.env})" if spec.env is not None else ""
+        return Link(kind=self.kind, ident=worker, target=f"{worker}{env}")
+
+    def calls(self, link: Link, spec: DestinationSpec, values: Mapping[str, str]) -> list[Call]:
+        env = ("--env", spec.env) if spec.env is not None else ()
+        return [
+            Call(args=("secret", "put", name, *env), stdin=value.encode("utf-8"), label=name)
+            for name, value in values.items()
+        ]
+
+    def unsafe(self, name: str, value: str) -> str | None:
+        if value != value.rstrip():
+            return f"wrangler drops the blanks at the end of {name}'s value"
+        return None
+
+    def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
+        env = f" --env {spec.env}" if spec.env is not None else ""
+        return f"wrangler secret put {' '.join(names)}{env}"

@@ -1,0 +1,84 @@
+"""The destination interface (DESIGN §13): a program the project is already linked to that
+takes the same values on its stdin, and the records a send returns.
+
+One module per kind (`github`, `vercel`, `cloudflare`, `fly`), picked from
+`destinations.KINDS` by `DestinationSpec.kind`. Not `interface.Sink`: that one speaks of a file
+(path, git, tracked, read-back) and a program has none of those.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from offprompt.errors import RefusedRequest
+from offprompt.spec import DestinationResult, DestinationSpec, SendStatus
+
+__all__ = ["Call", "Destination", "DestinationResult", "Link", "NotLinked", "SendStatus"]
+
+
+class NotLinked(RefusedRequest):
+    """The project's own files do not link it to this destination; the message says which."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """What the project's files say a destination is: `ident` goes into argv (OWNER/REPO, a
+    worker or an app), `target` is how the page and results show it."""
+
+    kind: str
+    ident: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Call:
+    """One run of the program: the arguments after its name, and its whole stdin.
+
+    `label` says which part this run is (a name, an environment) in a failure's detail.
+    """
+
+    args: tuple[str, ...]
+    stdin: bytes = field(repr=False)
+    label: str
+
+
+class Destination(ABC):
+    """One kind of destination. Stateless: the spec and the project come with every call."""
+
+    kind: ClassVar[str]
+    programs: ClassVar[tuple[str, ...]]
+    """The program's names, tried in this order on PATH."""
+    command: ClassVar[str]
+    """How the page names what runs, e.g. `gh secret set`."""
+    fields: ClassVar[frozenset[str]] = frozenset()
+    """The entry's fields besides `kind` (DESIGN §13)."""
+    drop_env: ClassVar[frozenset[str]] = frozenset()
+    """Variables that would make the program choose another target than the project's files."""
+    noise: ClassVar[tuple[re.Pattern[str], ...]] = ()
+    """Lines the program signs off with that say nothing about what happened."""
+
+    @abstractmethod
+    def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
+        """A schema-valid `also` entry → its spec; RefusedRequest naming `where` otherwise."""
+
+    @abstractmethod
+    def link(self, project: Path, spec: DestinationSpec) -> Link:
+        """What the project's own files link it to; NotLinked saying which link is missing."""
+
+    @abstractmethod
+    def calls(self, link: Link, spec: DestinationSpec, values: Mapping[str, str]) -> list[Call]:
+        """Every run that sends `values` (request order), each with its stdin."""
+
+    def unsafe(self, name: str, value: str) -> str | None:
+        """Why the program would not receive `value` exactly, else None. Never quotes it; a
+        phrase the caller completes ("…: untick it", "…, so it was not sent")."""
+        return None
+
+    def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
+        """The command line the page shows (names and target only)."""
+        return self.command

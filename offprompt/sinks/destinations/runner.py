@@ -1,0 +1,144 @@
+"""Running a destination's program: no shell, the values on stdin only, a time limit, and its
+output reduced to one line with every value taken out.
+
+The values never go into argv, the environment or a file; what the program prints is read into
+memory only, and only its scrubbed last line leaves this module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import unicodedata
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+__all__ = ["TIMEOUT_SECONDS", "Ran", "child_env", "find_program", "last_line", "run"]
+
+TIMEOUT_SECONDS: Final = 60.0
+_MAX_DETAIL: Final = 200
+_MAX_OUTPUT: Final = 256 * 1024
+# A stretch this long shared with a value means the line quotes part of it.
+_WINDOW: Final = 8
+_HIDDEN: Final = "[value removed]"
+_WITHHELD: Final = "(its last line quoted part of a value, so it is not shown)"
+_ANSI: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+
+
+@dataclass(frozen=True)
+class Ran:
+    """How one run ended: `ok` (exit 0 in time) and the scrubbed last line (or why not run)."""
+
+    ok: bool
+    detail: str
+
+
+def find_program(names: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """The absolute path of the first of `names` on `env`'s PATH, else None."""
+    path = env.get("PATH", os.defpath)
+    for name in names:
+        found = shutil.which(name, path=path)
+        if found is not None:
+            return os.path.abspath(found)
+    return None
+
+
+def child_env(env: Mapping[str, str], drop: Collection[str]) -> dict[str, str]:
+    """The program's environment: ours, less the variables that would change its target, and
+    no colour (the last line is read, not seen)."""
+    out = {k: v for k, v in env.items() if k not in drop}
+    out["NO_COLOR"] = "1"
+    return out
+
+
+def run(
+    program: str,
+    args: Sequence[str],
+    stdin: bytes,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    values: Collection[str],
+    timeout: float = TIMEOUT_SECONDS,
+    noise: Sequence[re.Pattern[str]] = (),
+) -> Ran:
+    """Run `program args` in `cwd` with `stdin` as its whole input; blocking, at most `timeout`
+    seconds (then its process group is killed). `values` are taken out of what it printed; the
+    detail is the last line of stderr on failure (of stdout on success), the other stream's
+    when that one is blank; lines matching `noise` (a program's own sign-off) do not count."""
+    try:
+        proc = subprocess.Popen(  # noqa: S603 - argv from fixed parts and the project's files
+            [program, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            close_fds=True,
+            start_new_session=True,  # its own group, so a timeout kills its children too
+        )
+    except OSError as e:
+        return Ran(False, f"could not start ({(e.strerror or type(e).__name__).lower()})")
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        out, err = proc.communicate()
+        line = last_line(err, values, noise) or last_line(out, values, noise)
+        return Ran(False, f"stopped after {timeout:g} s" + (f": {line}" if line else ""))
+    except BaseException:
+        _kill(proc)
+        proc.wait()
+        raise
+    if proc.returncode == 0:
+        return Ran(True, last_line(out, values, noise) or last_line(err, values, noise))
+    # A failing program says why on stderr; its stdout may hold progress lines printed earlier.
+    line = last_line(err, values, noise) or last_line(out, values, noise)
+    code = proc.returncode
+    why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+    return Ran(False, f"{line} ({why})" if line else why)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def last_line(output: bytes, values: Collection[str], noise: Sequence[re.Pattern[str]] = ()) -> str:
+    """The last non-blank line of `output`, with every value (and each line of a multi-line
+    one) taken out, controls spelled out, at most 200 characters; withheld entirely when it
+    still shares a stretch of 8 characters with a value."""
+    text = _ANSI.sub("", output[-_MAX_OUTPUT:].decode("utf-8", "replace"))
+    lines = [ln.strip() for ln in re.split(r"[\r\n]+", text)]
+    lines = [ln for ln in lines if ln and not any(n.search(ln) for n in noise)]
+    if not lines:
+        return ""
+    line = lines[-1]
+    pieces = set()
+    for value in values:
+        if value:
+            pieces.add(value)
+            pieces.update(p for p in (q.strip() for q in re.split(r"[\r\n]+", value)) if p)
+    for piece in sorted(pieces, key=len, reverse=True):
+        line = line.replace(piece, _HIDDEN)
+    for value in values:
+        if _shares_stretch(line, value):
+            return _WITHHELD
+    line = "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in {"Cc", "Cf", "Cs"} else ch for ch in line
+    )
+    return line if len(line) <= _MAX_DETAIL else line[: _MAX_DETAIL - 1] + "…"
+
+
+def _shares_stretch(line: str, value: str) -> bool:
+    if len(value) < _WINDOW or len(line) < _WINDOW:
+        return False
+    grams = {value[i : i + _WINDOW] for i in range(len(value) - _WINDOW + 1)}
+    return any(line[i : i + _WINDOW] in grams for i in range(len(line) - _WINDOW + 1))

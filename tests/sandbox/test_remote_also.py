@@ -1,0 +1,120 @@
+"""A sealed POST carries the ticked `also` indices inside its plaintext (DESIGN §5, §13)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestClient
+from fake_programs import FakePrograms, link_all
+from pytest_aiohttp import AiohttpClient
+
+from offprompt.crypto.seal import SealKey, plaintext, seal
+from offprompt.journal import Journal
+from offprompt.page.server import create_app
+from offprompt.requests import Request, RequestStore
+from offprompt.sinks import destinations
+from offprompt.spec import DestinationSpec, SecretSpec, SinkSpec
+from offprompt.submit import Submitter
+
+Client = TestClient[aiohttp.web.Request, aiohttp.web.Application]
+JSON = {"Accept": "application/json"}
+SPECS = (DestinationSpec(kind="github"), DestinationSpec(kind="fly"))
+
+
+@pytest.fixture
+def fakes(tmp_path: Path) -> FakePrograms:
+    return FakePrograms(tmp_path / "fakes")
+
+
+@pytest.fixture
+def store() -> RequestStore:
+    return RequestStore()
+
+
+@pytest.fixture
+async def client(
+    aiohttp_client: AiohttpClient, store: RequestStore, fakes: FakePrograms, tmp_path: Path
+) -> Client:
+    submitter = Submitter(store, Journal(tmp_path / "state" / "j.jsonl"), env=fakes.env())
+    return await aiohttp_client(create_app(store, submitter))
+
+
+def remote(store: RequestStore, project: Path, fakes: FakePrograms) -> Request:
+    link_all(project)
+    planned = destinations.plan(project, SPECS, ["API_KEY"], env=fakes.env())
+    req = store.create(
+        [SecretSpec("API_KEY")], SinkSpec(), project, "r", ttl=1800, remote=True, also=planned
+    )
+    req.delivery.seal_key = SealKey()
+    return req
+
+
+async def post_sealed(client: Client, req: Request, clear: bytes) -> dict[str, object]:
+    key = req.delivery.seal_key
+    assert key is not None
+    box = seal(key.public_point, clear, token=req.token, nonce=req.nonce)
+    reply = await client.post(
+        f"/r/{req.token}", data={"nonce": req.nonce, "sealed": box}, headers=JSON
+    )
+    assert reply.status == 200, await reply.text()
+    data = await reply.json()
+    assert isinstance(data, dict)
+    return data
+
+
+async def test_sealed_also_runs_only_the_ticked_indices(
+    client: Client, store: RequestStore, project: Path, fakes: FakePrograms, canary: str
+) -> None:
+    """`"also": [1]` inside the seal: fly runs, github is skipped as unticked."""
+    req = remote(store, project, fakes)
+    data = await post_sealed(client, req, plaintext({"API_KEY": canary}, also=[1]))
+    assert [d["status"] for d in data["destinations"]] == ["skipped", "sent"]  # type: ignore[index, union-attr]
+    assert [(c.name, c.stdin) for c in fakes.calls()] == [("fly", f"API_KEY={canary}\n")]
+    assert (project / ".env").read_text() == f"API_KEY={canary}\n"
+
+
+async def test_a_seal_without_also_sends_only_to_the_file(
+    client: Client, store: RequestStore, project: Path, fakes: FakePrograms, canary: str
+) -> None:
+    req = remote(store, project, fakes)
+    data = await post_sealed(client, req, plaintext({"API_KEY": canary}))
+    assert [d["status"] for d in data["destinations"]] == ["skipped", "skipped"]  # type: ignore[index, union-attr]
+    assert fakes.calls() == []
+
+
+async def test_also_boxes_beside_a_seal_are_refused(
+    client: Client, store: RequestStore, project: Path, fakes: FakePrograms, canary: str
+) -> None:
+    """Ticks must travel inside the seal too: a plain `also.0` beside it is a 400."""
+    req = remote(store, project, fakes)
+    key = req.delivery.seal_key
+    assert key is not None
+    box = seal(key.public_point, plaintext({"API_KEY": canary}), token=req.token, nonce=req.nonce)
+    reply = await client.post(
+        f"/r/{req.token}",
+        data={"nonce": req.nonce, "sealed": box, "also.0": "1"},
+        headers=JSON,
+    )
+    assert reply.status == 400
+    assert fakes.calls() == []
+
+
+@pytest.mark.parametrize("also", [["0"], [True], [-1], [64], "0", [0.0]])
+async def test_a_malformed_also_in_the_seal_does_not_open(
+    client: Client, store: RequestStore, project: Path, fakes: FakePrograms, also: object
+) -> None:
+    """Anything but a list of small indices is refused like any seal that does not open."""
+    import json
+
+    req = remote(store, project, fakes)
+    key = req.delivery.seal_key
+    assert key is not None
+    clear = json.dumps({"values": {"API_KEY": "x"}, "allow_tracked": False, "also": also})
+    box = seal(key.public_point, clear.encode(), token=req.token, nonce=req.nonce)
+    reply = await client.post(
+        f"/r/{req.token}", data={"nonce": req.nonce, "sealed": box}, headers=JSON
+    )
+    assert reply.status == 403
+    assert fakes.calls() == []

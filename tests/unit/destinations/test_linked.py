@@ -1,0 +1,262 @@
+"""Which platforms a project is linked to, read from its own files only (DESIGN §13)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from fake_programs import git
+
+from offprompt.errors import RefusedRequest
+from offprompt.sinks import destinations
+from offprompt.sinks.destinations import linked
+from offprompt.sinks.destinations.interface import NotLinked
+from offprompt.spec import DestinationSpec
+
+GITHUB = DestinationSpec(kind="github")
+VERCEL = DestinationSpec(kind="vercel", environments=("production", "preview"))
+CLOUDFLARE = DestinationSpec(kind="cloudflare")
+FLY = DestinationSpec(kind="fly")
+
+
+@pytest.mark.parametrize(
+    ("url", "repo"),
+    [
+        ("git@github.com:acme/web.git", "acme/web"),
+        ("git@github.com:acme/web", "acme/web"),
+        ("github.com:acme/web.git", "acme/web"),
+        ("https://github.com/acme/web.git", "acme/web"),
+        ("https://github.com/acme/web", "acme/web"),
+        ("https://github.com/acme/web/", "acme/web"),
+        ("https://x-access-token:ghp_abc@github.com/acme/web.git", "acme/web"),
+        ("ssh://git@github.com/acme/web.git", "acme/web"),
+        ("ssh://git@github.com:22/acme/web.git", "acme/web"),
+        ("git://github.com/acme/web.git", "acme/web"),
+        ("https://GitHub.com/Acme/my.repo-1.git", "Acme/my.repo-1"),
+    ],
+)
+def test_github_remote_forms_name_owner_and_repo(url: str, repo: str) -> None:
+    """https, ssh and scp-like remotes of github.com give OWNER/REPO."""
+    assert linked.github_repo(url) == repo
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "git@gitlab.com:acme/web.git",
+        "https://github.example.com/acme/web.git",
+        "https://evilgithub.com/acme/web.git",
+        "https://github.com.evil.com/acme/web.git",
+        "https://github.com/acme",
+        "https://github.com/acme/web/extra",
+        "https://github.com/-acme/web",
+        "https://github.com/acme/..",
+        "/srv/git/web.git",
+        "",
+    ],
+)
+def test_other_remotes_are_not_github(url: str) -> None:
+    """Another host, a lookalike, a path or a malformed address is no GitHub link."""
+    assert linked.github_repo(url) is None
+
+
+def test_github_link_is_the_first_remote_in_config_order(project: Path) -> None:
+    """With several remotes, the first one added decides (not the alphabetical first)."""
+    git(project, "init", "-q")
+    git(project, "remote", "add", "zorigin", "https://github.com/acme/first.git")
+    git(project, "remote", "add", "alpha", "https://github.com/other/second.git")
+    link = destinations.KINDS["github"].link(project, GITHUB)
+    assert (link.ident, link.target) == ("acme/first", "acme/first")
+
+
+def test_github_first_remote_elsewhere_is_not_linked_and_url_is_not_shown(project: Path) -> None:
+    """A first remote that is not github.com is refused, naming the remote, never its url."""
+    git(project, "init", "-q")
+    git(project, "remote", "add", "origin", "https://tok3n@gitlab.com/acme/web.git")
+    git(project, "remote", "add", "mirror", "https://github.com/acme/web.git")
+    with pytest.raises(NotLinked, match="'origin'") as err:
+        destinations.KINDS["github"].link(project, GITHUB)
+    assert "tok3n" not in str(err.value)
+    assert "gitlab" not in str(err.value)
+
+
+def test_github_without_remote_or_repository_is_not_linked(project: Path) -> None:
+    """No repository, or one without a remote, links nowhere."""
+    with pytest.raises(NotLinked, match="not a git repository"):
+        destinations.KINDS["github"].link(project, GITHUB)
+    git(project, "init", "-q")
+    with pytest.raises(NotLinked, match="has no remote"):
+        destinations.KINDS["github"].link(project, GITHUB)
+
+
+def test_github_never_reads_the_global_git_config(project: Path) -> None:
+    """A remote in ~/.gitconfig is not the project's: outside a repository, nothing links."""
+    home = Path(os.environ["HOME"])
+    (home / ".gitconfig").write_text('[remote "origin"]\n\turl = https://github.com/evil/x\n')
+    with pytest.raises(NotLinked, match="not a git repository"):
+        destinations.KINDS["github"].link(project, GITHUB)
+
+
+def test_github_ignores_git_dir_from_the_environment(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GIT_DIR pointing at another repository cannot lend the project its remote."""
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    git(other, "remote", "add", "origin", "https://github.com/evil/elsewhere.git")
+    git(project, "init", "-q")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    with pytest.raises(NotLinked, match="has no remote"):
+        destinations.KINDS["github"].link(project, GITHUB)
+
+
+def test_github_environment_shows_in_target(linked: Path) -> None:
+    """An environment is part of the target the page shows."""
+    spec = DestinationSpec(kind="github", environment="production")
+    link = destinations.KINDS["github"].link(linked, spec)
+    assert link.target == "acme/web (environment production)"
+
+
+def test_vercel_link_reads_project_json(linked: Path) -> None:
+    """.vercel/project.json gives the project; the target names it and the environments."""
+    link = destinations.KINDS["vercel"].link(linked, VERCEL)
+    assert (link.ident, link.target) == ("prj_123", "web (production, preview)")
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [(None, "no .vercel/project.json"), ("{", "not valid JSON"), ("{}", "no projectId")],
+)
+def test_vercel_without_usable_project_json_is_not_linked(
+    project: Path, content: str | None, why: str
+) -> None:
+    """No project.json, a broken one, or one without projectId is no Vercel link."""
+    if content is not None:
+        (project / ".vercel").mkdir()
+        (project / ".vercel" / "project.json").write_text(content)
+    with pytest.raises(NotLinked, match=why):
+        destinations.KINDS["vercel"].link(project, VERCEL)
+
+
+@pytest.mark.parametrize(
+    ("file", "text"),
+    [
+        ("wrangler.toml", 'name = "edge"\n'),
+        ("wrangler.json", '{"name": "edge", "main": "src/index.ts"}'),
+        ("wrangler.jsonc", '{\n  // the worker\n  "name": "edge", /* here */\n  "main": "x",\n}'),
+    ],
+)
+def test_cloudflare_link_reads_the_worker_name(project: Path, file: str, text: str) -> None:
+    """Each of wrangler's config formats names the worker."""
+    (project / file).write_text(text)
+    link = destinations.KINDS["cloudflare"].link(project, CLOUDFLARE)
+    assert (link.ident, link.target) == ("edge", "edge")
+
+
+def test_cloudflare_env_names_its_worker_and_must_exist(project: Path) -> None:
+    """`--env staging` targets `NAME-staging` (or the env's own name); an env the config does
+    not define is no link."""
+    (project / "wrangler.toml").write_text('name = "edge"\n[env.staging]\n[env.prod]\nname = "p"\n')
+    kind = destinations.KINDS["cloudflare"]
+    assert kind.link(project, DestinationSpec(kind="cloudflare", env="staging")).ident == (
+        "edge-staging"
+    )
+    assert kind.link(project, DestinationSpec(kind="cloudflare", env="prod")).ident == "p"
+    with pytest.raises(NotLinked, match=r"defines no env\.qa"):
+        kind.link(project, DestinationSpec(kind="cloudflare", env="qa"))
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "why"),
+    [
+        (None, None, "no wrangler.toml"),
+        ("wrangler.toml", 'main = "x"\n', "names no worker"),
+        ("wrangler.toml", "name = \n", "not valid TOML"),
+        ("wrangler.json", '{"name": "../x"}', "not a worker name"),
+    ],
+)
+def test_cloudflare_without_a_named_worker_is_not_linked(
+    project: Path, file: str | None, text: str | None, why: str
+) -> None:
+    """No config, no name, a broken file or a bad name is no worker link."""
+    if file is not None and text is not None:
+        (project / file).write_text(text)
+    with pytest.raises(NotLinked, match=why):
+        destinations.KINDS["cloudflare"].link(project, CLOUDFLARE)
+
+
+def test_fly_link_reads_the_app(linked: Path) -> None:
+    """fly.toml's app is the target."""
+    link = destinations.KINDS["fly"].link(linked, FLY)
+    assert (link.ident, link.target) == ("acme-web", "acme-web")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [(None, "no fly.toml"), ('primary_region = "ams"\n', "names no app"), ("app = 3\n", "no app")],
+)
+def test_fly_without_an_app_is_not_linked(project: Path, text: str | None, why: str) -> None:
+    """No fly.toml, or one without a string app, is no Fly link."""
+    if text is not None:
+        (project / "fly.toml").write_text(text)
+    with pytest.raises(NotLinked, match=why):
+        destinations.KINDS["fly"].link(project, FLY)
+
+
+def test_plan_refuses_the_first_unlinked_entry_by_index(linked: Path) -> None:
+    """The refusal says which entry and which link is missing."""
+    (linked / "fly.toml").unlink()
+    with pytest.raises(NotLinked, match=r"also\[1\] \(fly\): .*no fly.toml"):
+        destinations.plan(linked, [GITHUB, FLY], ["KEY"])
+
+
+def test_not_linked_is_a_refusal() -> None:
+    """An unlinked destination is refused like any request offprompt will not do."""
+    assert issubclass(NotLinked, RefusedRequest)
+
+
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ({"kind": "heroku"}, "Unknown destination kind"),
+        ({"kind": "github", "repo": "evil/x"}, "takes no repo"),
+        ({"kind": "vercel", "project": "prj_evil", "environments": ["preview"]}, "takes no"),
+        ({"kind": "fly", "app": "evil"}, "takes no app"),
+        ({"kind": "cloudflare", "name": "evil"}, "takes no name"),
+        ({"kind": "vercel"}, 'needs "environments"'),
+        ({"kind": "vercel", "environments": ["staging"]}, "not a Vercel environment"),
+        ({"kind": "github", "environment": "--repo=evil/x"}, "not a GitHub environment"),
+        ({"kind": "cloudflare", "env": "-x"}, "not a wrangler environment"),
+    ],
+)
+def test_an_entry_can_never_name_a_target(entry: dict[str, object], why: str) -> None:
+    """Repository, project, worker and app come only from the project's files: an entry that
+    tries to name one, or an option, is refused."""
+    with pytest.raises(RefusedRequest, match=why):
+        destinations.parse([entry])
+
+
+def test_parse_limits_and_duplicates() -> None:
+    """At most four entries, each once."""
+    with pytest.raises(RefusedRequest, match="at most 4"):
+        destinations.parse([{"kind": "fly"}] * 5)
+    with pytest.raises(RefusedRequest, match="repeats"):
+        destinations.parse([{"kind": "fly"}, {"kind": "fly"}])
+
+
+def test_jsonc_keeps_comment_markers_inside_strings() -> None:
+    """Comments and trailing commas go; `//` inside a string stays."""
+    assert linked.jsonc_loads('{"a": "x // y /* z */", // c\n "b": [1,],}') == {
+        "a": "x // y /* z */",
+        "b": [1],
+    }
+
+
+def test_linking_only_reads(linked: Path) -> None:
+    """Linking changes nothing in the project (no program runs, no file is written)."""
+    before = {p: p.read_bytes() for p in linked.rglob("*") if p.is_file() and ".git" not in p.parts}
+    destinations.plan(linked, [GITHUB, VERCEL, CLOUDFLARE, FLY], ["KEY"], env={"PATH": ""})
+    after = {p: p.read_bytes() for p in linked.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert before == after

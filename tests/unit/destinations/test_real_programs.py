@@ -1,0 +1,181 @@
+"""Our exact argv against the real programs' own argument parsers, stopped before the network:
+`gh` (no credentials), `vercel` (a fake token and `--api` at a local stub that refuses), and
+`wrangler` (no API token). Each has a control with one bogus option that the parser refuses,
+so a pass means the parser accepted ours.
+
+Skipped where a program is absent: `gh` from apt (`apt-get install gh`), `vercel` and
+`wrangler` from npm (`npm install vercel wrangler` in a scratch folder, then point
+OFFPROMPT_NODE_PROGRAMS at its node_modules/.bin).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from fake_programs import link_all
+
+from offprompt.sinks import destinations
+from offprompt.sinks.destinations import runner
+from offprompt.spec import DestinationSpec
+
+NAME = "STRIPE_KEY"
+# Read at import: the per-test fixture drops every OFFPROMPT_* variable.
+SEARCH = os.pathsep.join(
+    p for p in (os.environ.get("OFFPROMPT_NODE_PROGRAMS", ""), os.environ.get("PATH", "")) if p
+)
+
+
+def program_or_skip(name: str) -> str:
+    path = SEARCH
+    found = shutil.which(name, path=path)
+    if found is None:
+        pytest.skip(f"{name} is not installed (see this module's docstring)")
+    return found
+
+
+@pytest.fixture
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    """No credentials of anyone's: a fresh HOME and config dirs, telemetry off."""
+    home = tmp_path / "home"
+    home.mkdir()
+    node = shutil.which("node")
+    path = os.pathsep.join(
+        p
+        for p in (os.path.dirname(node) if node else "", "/usr/local/bin", "/usr/bin", "/bin")
+        if p
+    )
+    return {
+        "PATH": path,
+        "HOME": str(home),
+        "GH_CONFIG_DIR": str(home / "gh"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "VERCEL_TELEMETRY_DISABLED": "1",
+        "WRANGLER_SEND_METRICS": "false",
+        "NO_COLOR": "1",
+    }
+
+
+def our_args(project: Path, spec: DestinationSpec, canary: str) -> tuple[tuple[str, ...], bytes]:
+    dest = destinations.KINDS[spec.kind]
+    (call, *_) = dest.calls(dest.link(project, spec), spec, {NAME: canary})
+    return call.args, call.stdin
+
+
+def run(
+    program: str, args: tuple[str, ...], stdin: bytes, project: Path, env: dict[str, str]
+) -> runner.Ran:
+    """Through our own runner (no shell, stdin), with the kind's noise lines skipped."""
+    kind = {"gh": "github", "vercel": "vercel", "wrangler": "cloudflare"}[Path(program).name]
+    noise = destinations.KINDS[kind].noise
+    return runner.run(
+        program, args, stdin, cwd=project, env=env, values=[], timeout=60, noise=noise
+    )
+
+
+def test_gh_accepts_our_secret_set_argv(
+    project: Path, clean_env: dict[str, str], canary: str
+) -> None:
+    """gh parses `secret set NAME --repo OWNER/REPO --env ENV`, documents reading the value from
+    stdin without --body, and without credentials stops at `gh auth login`."""
+    gh = program_or_skip("gh")
+    link_all(project)
+    args, stdin = our_args(
+        project, DestinationSpec(kind="github", environment="production"), canary
+    )
+    helped = run(gh, (*args, "--help"), b"", project, clean_env)
+    assert helped.ok, helped.detail
+    control = subprocess.run(
+        [gh, *args, "--bogus", "--help"], capture_output=True, text=True, env=clean_env, check=False
+    )
+    assert control.returncode != 0
+    assert "unknown flag: --bogus" in control.stderr
+    ran = run(gh, args, stdin, project, clean_env)
+    assert not ran.ok
+    assert "gh auth login" in ran.detail or "GH_TOKEN" in ran.detail, ran.detail
+    text = subprocess.run(
+        [gh, "secret", "set", "--help"], capture_output=True, text=True, env=clean_env, check=False
+    ).stdout
+    assert "reads from standard input if not specified" in text
+
+
+class _Refuse(http.server.BaseHTTPRequestHandler):
+    """The Vercel API, as a local stub that refuses everything: the CLI gets past its parser
+    and stops here, never reaching the network."""
+
+    seen: ClassVar[list[str]] = []
+
+    def _answer(self) -> None:
+        self.seen.append(f"{self.command} {self.path}")
+        body = json.dumps({"error": {"code": "forbidden", "message": "Not authorized"}}).encode()
+        self.send_response(403)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def vercel_api() -> Iterator[str]:
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Refuse)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_vercel_accepts_our_env_add_argv(
+    project: Path, clean_env: dict[str, str], vercel_api: str, tmp_path: Path, canary: str
+) -> None:
+    """vercel parses `env add NAME ENV --force` (its parser refuses an unknown option) and goes
+    on to fetch the linked project, from the local stub."""
+    vercel = program_or_skip("vercel")
+    link_all(project)
+    config = tmp_path / "vercel-config"
+    config.mkdir()
+    (config / "auth.json").write_text('{"token": "not-a-real-token"}')
+    (config / "config.json").write_text("{}")
+    spec = DestinationSpec(kind="vercel", environments=("production", "preview"))
+    args, stdin = our_args(project, spec, canary)
+    prefix = ("--global-config", str(config), "--api", vercel_api)
+    control = run(vercel, (*prefix, *args, "--bogus"), stdin, project, clean_env)
+    assert not control.ok
+    assert "unknown or unexpected option: --bogus" in control.detail
+    _Refuse.seen.clear()
+    ran = run(vercel, (*prefix, *args), stdin, project, clean_env)
+    assert not ran.ok
+    assert "unknown or unexpected option" not in ran.detail
+    assert any("/v9/projects/prj_123" in s for s in _Refuse.seen), (ran.detail, _Refuse.seen)
+    assert canary not in ran.detail
+
+
+def test_wrangler_accepts_our_secret_put_argv(
+    project: Path, clean_env: dict[str, str], canary: str
+) -> None:
+    """wrangler's strict parser takes `secret put NAME --env ENV` and stops at the missing
+    CLOUDFLARE_API_TOKEN; an unknown argument is refused instead."""
+    wrangler = program_or_skip("wrangler")
+    link_all(project)
+    args, stdin = our_args(project, DestinationSpec(kind="cloudflare", env="staging"), canary)
+    control = run(wrangler, (*args, "--bogus"), stdin, project, clean_env)
+    assert not control.ok
+    assert "Unknown argument: bogus" in control.detail
+    ran = run(wrangler, args, stdin, project, clean_env)
+    assert not ran.ok
+    assert "CLOUDFLARE_API_TOKEN" in ran.detail, ran.detail
