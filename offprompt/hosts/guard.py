@@ -472,7 +472,8 @@ def _journal_files(environ: Mapping[str, str]) -> list[str]:
             continue  # a torn last line after a crash, or a hand edit
         if isinstance(entry, dict):
             project, file = entry.get("project"), entry.get("file")
-            if isinstance(project, str) and isinstance(file, str):
+            # `file` is "" for a write that went only to `also` destinations (sink none).
+            if isinstance(project, str) and isinstance(file, str) and file:
                 files.append(os.path.join(project, *file.split("/")))
     return files
 

@@ -448,3 +448,21 @@ def test_the_hook_finds_the_journal_where_offprompt_writes_it(
         check=False,
     )
     assert_blocked(done, "main.py", canary)
+
+
+def test_a_write_only_to_destinations_protects_no_folder(
+    project: Path, isolated_env: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A journal line with `file: ""` (sink none, values sent only to `also`) does not make
+    the project folder itself protected: commands over the folder still pass."""
+    line = {"at": "2026-12-01T10:00:00Z", "project": str(project), "file": "", "names": ["K"]}
+    journal = isolated_env / "state" / "journal.jsonl"
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    with journal.open("a") as f:
+        f.write(json.dumps(line) + "\n")
+    for command in ("cat .", f"tar czf {project}.tgz .", "zip -r a.zip .", "cat README.md"):
+        event = claude_event(project)("Bash", {"command": command})
+        assert (0, b"", b"") == (
+            guard.main(stdin=json.dumps(event).encode()),
+            *capsysbinary.readouterr(),
+        )

@@ -3,9 +3,8 @@
 `wrangler` (no API token). Each has a control with one bogus option that the parser refuses,
 so a pass means the parser accepted ours.
 
-Skipped where a program is absent: `gh` from apt (`apt-get install gh`), `vercel` and
-`wrangler` from npm (`npm install vercel wrangler` in a scratch folder, then point
-OFFPROMPT_NODE_PROGRAMS at its node_modules/.bin).
+`gh` comes from apt (`apt-get install gh`, which .ci/run does), `vercel` and `wrangler` from
+scripts/test-tools; each skips locally when absent and fails in CI.
 """
 
 from __future__ import annotations
@@ -22,22 +21,22 @@ from typing import ClassVar
 
 import pytest
 from fake_programs import link_all
+from helpers import tool_or_skip
 
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
 from offprompt.spec import DestinationSpec
 
 NAME = "STRIPE_KEY"
-# Read at import: the per-test fixture drops every OFFPROMPT_* variable.
-SEARCH = os.pathsep.join(
-    p for p in (os.environ.get("OFFPROMPT_NODE_PROGRAMS", ""), os.environ.get("PATH", "")) if p
-)
 
 
 def program_or_skip(name: str) -> str:
-    path = SEARCH
-    found = shutil.which(name, path=path)
+    if name in ("vercel", "wrangler"):
+        return tool_or_skip(name)
+    found = shutil.which(name)
     if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is missing in CI; .ci/run must install it")
         pytest.skip(f"{name} is not installed (see this module's docstring)")
     return found
 
