@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from offprompt.collect.request import MAX_NAME_LENGTH, NAME_PATTERN
+from offprompt.collect.request import NAME_PATTERN
+from offprompt.collect.request import check_names as collect_names
 from offprompt.errors import OffpromptError, RefusedRequest, WriteError
 from offprompt.spec import SinkSpec
 
@@ -130,20 +131,7 @@ class Report:
 
 def check_names(names: Sequence[str]) -> None:
     """1-64 key names, each of the §3.1 pattern and at most 128 characters, none twice."""
-    if not names:
-        raise RefusedRequest("names must list at least one key, or be left out")
-    if len(names) > MAX_NAMES:
-        raise RefusedRequest(f"{len(names)} names were given; give at most {MAX_NAMES}")
-    seen: set[str] = set()
-    for name in names:
-        if not _NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
-            raise RefusedRequest(
-                f"{name!r} is not a key name: capitals, digits and _, starting with a capital, "
-                f"at most {MAX_NAME_LENGTH} characters (e.g. STRIPE_SECRET_KEY)"
-            )
-        if name in seen:
-            raise RefusedRequest(f"{name} is named twice; name each key once")
-        seen.add(name)
+    collect_names(names, most=MAX_NAMES)
 
 
 def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> Report:

@@ -47,14 +47,13 @@ class CollectRequest:
         return not self.also and all(s.generate is not None for s in self.secrets)
 
 
-def check_names(names: Sequence[str]) -> None:
-    """1-12 key names, each `NAME_PATTERN` and at most 128 characters, none twice."""
+def check_names(names: Sequence[str], *, most: int = MAX_NAMES) -> None:
+    """1-`most` key names, each `NAME_PATTERN` and at most 128 characters, none twice (a
+    collect asks for at most 12; `secret_status` takes up to 64)."""
     if not names:
         raise RefusedRequest("name at least one key, e.g. STRIPE_SECRET_KEY")
-    if len(names) > MAX_NAMES:
-        raise RefusedRequest(
-            f"{len(names)} keys were asked for; ask for at most {MAX_NAMES} at once"
-        )
+    if len(names) > most:
+        raise RefusedRequest(f"{len(names)} keys were named; name at most {most} at once")
     seen: set[str] = set()
     for name in names:
         if not _NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
@@ -63,7 +62,7 @@ def check_names(names: Sequence[str]) -> None:
                 f"at most {MAX_NAME_LENGTH} characters (e.g. STRIPE_SECRET_KEY)"
             )
         if name in seen:
-            raise RefusedRequest(f"{name} is asked for twice; list each key once.")
+            raise RefusedRequest(f"{name} is named twice; name each key once.")
         seen.add(name)
 
 

@@ -114,7 +114,7 @@ def test_expired_request_exits_3(project: Path) -> None:
 
 USAGE_ERRORS: dict[str, tuple[list[str | bytes], str]] = {
     "no names": ([], "name at least one key"),
-    "a repeated name": (["A", "A"], "A is asked for twice"),
+    "a repeated name": (["A", "A"], "A is named twice"),
     "13 names": ([f"KEY_{i}" for i in range(13)], "at most 12"),
     "a lowercase name": (["lower"], "'lower' is not a key name"),
     "a dash in a name": (["API-KEY"], "'API-KEY' is not a key name"),

@@ -19,7 +19,7 @@ KEY = {"name": "API_KEY"}
 OUTSIDE = "/tmp/offprompt-flows-outside/.env"
 
 COLLECT_REFUSALS: dict[str, tuple[dict[str, Any], str]] = {
-    "duplicate names": (ask(KEY, KEY), "API_KEY is asked for twice"),
+    "duplicate names": (ask(KEY, KEY), "API_KEY is named twice"),
     "generate and provider": (
         ask({"name": "API_KEY", "generate": {}, "provider": "openai"}),
         "sets generate and provider",

@@ -47,7 +47,7 @@ def test_every_field_is_carried() -> None:
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [
-        (args({"name": "A"}, {"name": "A"}), "A is asked for twice"),
+        (args({"name": "A"}, {"name": "A"}), "A is named twice"),
         (args({"name": "A", "generate": {}, "format": "hex"}), "use at most one of"),
         (args({"name": "A"}, {"name": "B"}, sink={"kind": "file", "path": "k"}), "exactly one"),
         (args({"name": "A"}, sink={"kind": "file"}), "needs a path"),
