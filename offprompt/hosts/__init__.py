@@ -43,18 +43,8 @@ __all__ = [
     "get",
 ]
 
-_INTERFACE = (
-    "SERVER_NAME",
-    "Agent",
-    "Change",
-    "ConfigError",
-    "Declaration",
-    "Location",
-    "Machine",
-    "Presence",
-    "Scope",
-    "ServerCommand",
-)
+# What the interface module answers (everything exported but the agents and `get`).
+_INTERFACE = frozenset(__all__) - {"AGENTS", "NAMES", "get"}
 
 
 def __getattr__(name: str) -> Any:
