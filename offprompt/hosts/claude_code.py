@@ -37,7 +37,7 @@ class ClaudeCode(JsonAgent):
             path = project / ".claude" / "settings.json"
         return GuardFile(path, machine.shown(path), deny=True, matcher="*")
 
-    def _guard_prune(self, scope: Scope, project: Path | None) -> Path | None:
+    def _guard_prune(self, scope: Scope, machine: Machine, project: Path | None) -> Path | None:
         return project / ".claude" if scope == "project" and project is not None else None
 
     def _config_dir(self, machine: Machine) -> Path:

@@ -96,7 +96,7 @@ class Codex(Agent):
             path = project / ".codex" / "hooks.json"
         return GuardFile(path, machine.shown(path), deny=False, matcher=None)
 
-    def _guard_prune(self, scope: Scope, project: Path | None) -> Path | None:
+    def _guard_prune(self, scope: Scope, machine: Machine, project: Path | None) -> Path | None:
         return project / ".codex" if scope == "project" and project is not None else None
 
     def _home(self, machine: Machine) -> Path:

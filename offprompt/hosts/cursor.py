@@ -1,4 +1,5 @@
-"""Cursor: `.cursor/mcp.json` in the project, `~/.cursor/mcp.json` for the user (`mcpServers`).
+"""Cursor: `.cursor/mcp.json` in the project, `~/.cursor/mcp.json` for the user (`mcpServers`);
+the guard in `hooks.json` beside it.
 
 Found when `cursor` (the editor's shell command) or `cursor-agent` is on PATH, or `~/.cursor`
 exists.
@@ -9,8 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from offprompt.hosts.interface import Machine, Presence, ServerCommand, found_by
+from offprompt.hosts.guard_config import GuardFile
+from offprompt.hosts.interface import Machine, Presence, Scope, ServerCommand, found_by
 from offprompt.hosts.json_agent import JsonAgent
+
+# Cursor's hook events before its agent runs a shell command, reads a file for the model, or
+# calls an MCP tool (cursor.com/docs/hooks). `.cursorignore` keeps files from Cursor's own reads
+# but, Cursor says, not from its terminal or MCP tools, so the hook covers all three.
+GUARD_EVENTS = ("beforeShellExecution", "beforeReadFile", "beforeMCPExecution")
+# Cursor's hook entries are flat; its hooks let a call through when they crash or time out
+# unless `failClosed` is set.
+GUARD_ENTRY = (("command", None), ("failClosed", True))
 
 
 class Cursor(JsonAgent):
@@ -18,12 +28,25 @@ class Cursor(JsonAgent):
 
     name = "cursor"
     title = "Cursor"
-    # .cursorignore (which already covers .env) keeps files from Cursor's own reads but, as
-    # Cursor says, not from its terminal or MCP tools; its hooks are not installed yet.
-    unguarded = "offprompt does not install Cursor's hooks (.cursor/hooks.json) yet"
+    unguarded = ""
+    guard_note = "Cursor runs a project's hooks in a workspace you trust"
     section = "mcpServers"
     project_file = ".cursor/mcp.json"
     project_folder = ".cursor"
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        if scope == "user":
+            path = machine.home / ".cursor" / "hooks.json"
+        elif project is None:
+            return None
+        else:
+            path = project / ".cursor" / "hooks.json"
+        return GuardFile(
+            path, machine.shown(path), events=GUARD_EVENTS, flat=GUARD_ENTRY, version=1
+        )
+
+    def _guard_prune(self, scope: Scope, machine: Machine, project: Path | None) -> Path | None:
+        return project / ".cursor" if scope == "project" and project is not None else None
 
     def user_file(self, machine: Machine) -> Path:
         return machine.home / ".cursor" / "mcp.json"

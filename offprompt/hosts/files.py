@@ -227,12 +227,22 @@ def _delete(target: Path, before: bytes | None, shown: str, prune_dir: Path | No
         raise ConfigError(
             f"Could not remove {shown} ({disk.reason(e)}); nothing was changed."
         ) from None
-    # Folders like .cursor/ or .vscode/ that only held our file go too, so `remove` restores
-    # the project as `init` found it. A folder with anything else in it stays.
-    if prune_dir is not None and target.parent == prune_dir:
-        with contextlib.suppress(OSError):
-            prune_dir.rmdir()
-    disk.fsync_directory(target.parent)
+    # Folders like .cursor/ or .vscode/ (or .github/hooks/ up to .github/) that only held our
+    # file go too, so `remove` restores the project as `init` found it. A folder with anything
+    # else in it stays.
+    folder = target.parent
+    if prune_dir is not None and (folder == prune_dir or prune_dir in folder.parents):
+        while True:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            if folder == prune_dir:
+                break
+            folder = folder.parent
+    while not folder.is_dir():
+        folder = folder.parent
+    disk.fsync_directory(folder)
     return True
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from offprompt.hosts.interface import Machine, Presence, ServerCommand, found_by
+from offprompt.hosts.guard_config import GuardFile
+from offprompt.hosts.interface import Machine, Presence, Scope, ServerCommand, found_by
 from offprompt.hosts.json_agent import JsonAgent, at_least
 
 # Gemini's `timeout` is per tool call, in milliseconds: longer than offprompt's 300 s wait for the
@@ -22,10 +23,25 @@ class Gemini(JsonAgent):
 
     name = "gemini"
     title = "Gemini CLI"
-    unguarded = "Gemini CLI's BeforeTool hooks are not installed by offprompt yet"
+    unguarded = ""
+    guard_note = "Gemini CLI runs a project's hooks only once you trust the folder"
     section = "mcpServers"
     project_file = ".gemini/settings.json"
     project_folder = ".gemini"
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        # The same settings.json as the server: its `hooks.BeforeTool` (matcher: a regex over
+        # tool names; "*" is every tool). Exit 2 blocks the call, stderr is the reason.
+        if scope == "user":
+            path = self.user_file(machine)
+        elif project is None:
+            return None
+        else:
+            path = project / ".gemini" / "settings.json"
+        return GuardFile(path, machine.shown(path), matcher="*", events=("BeforeTool",))
+
+    def _guard_prune(self, scope: Scope, machine: Machine, project: Path | None) -> Path | None:
+        return project / ".gemini" if scope == "project" and project is not None else None
 
     def user_file(self, machine: Machine) -> Path:
         return machine.home / ".gemini" / "settings.json"

@@ -1,5 +1,6 @@
-"""The guard's rules (DESIGN §14): does one `PreToolUse` event of Claude Code or Codex read,
-print, copy, overwrite or send a protected file? And `offprompt guard`, the hook that answers.
+"""The guard's rules (DESIGN §14): does one tool event (Claude Code's and Codex's `PreToolUse`,
+Gemini CLI's `BeforeTool`) read, print, copy, overwrite or send a protected file? And
+`offprompt guard`, the hook that answers.
 
 Imports only re, json, glob and fnmatch beside what Python starts with, and reads the journal
 itself, so the hook starts fast (DESIGN §14: ≤ 50 ms per call): no dataclasses, typing,
@@ -8,7 +9,6 @@ datetime, pathlib or platformdirs on this path (tests/cli/test_guard.py checks).
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import glob as globmod
 import json
@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 
-from offprompt.hosts import shellscan
+from offprompt.hosts import guard_events, guard_files, shellscan
 
 __all__ = ["DOTENV_NAMES", "Protected", "decide", "main", "reason"]
 
@@ -65,7 +65,20 @@ _CRUDE_DOTENV = re.compile(
     r"(?<![\w.-])\.env(?:\.local|\.development|\.production|\.staging|\.test|\.[\w-]+\.local)?"
     r"(?![\w.-])"
 )
-_FILE_KEYS = ("file_path", "notebook_path", "path", "file", "filename", "paths", "files")
+_FILE_KEYS = (
+    "file_path", "notebook_path", "path", "file", "filename", "paths", "files", "filePath",
+)  # fmt: skip
+# The events that come before a tool runs: Claude Code's and Codex's, and Gemini CLI's.
+_BEFORE_TOOL = ("PreToolUse", "BeforeTool")
+# Claude Code's, Codex's, Gemini CLI's and VS Code's shell tools.
+_SHELL_TOOLS = (
+    "Bash", "shell", "local_shell", "exec_command", "unified_exec", "run_shell_command",
+    "run_in_terminal",
+)  # fmt: skip
+# Tools that list names and never open a file: Claude Code's, and Gemini CLI's.
+_LISTING_TOOLS = ("Glob", "LS", "glob", "list_directory")
+# A search's file filter: Gemini CLI's `include_pattern` (`include` before), VS Code's.
+_INCLUDE_KEYS = ("include_pattern", "include", "includePattern")
 _PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
@@ -349,21 +362,22 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
     `event` is the hook's JSON (`tool_name`, `tool_input`, `cwd`); ValueError/TypeError or
     ShellSyntax when it is not a tool event the rules understand.
     """
-    if event.get("hook_event_name", "PreToolUse") != "PreToolUse":
+    if event.get("hook_event_name", "PreToolUse") not in _BEFORE_TOOL:
         return None
     tool = event.get("tool_name")
     tool_input = event.get("tool_input")
     if not isinstance(tool, str) or not isinstance(tool_input, Mapping):
         raise ValueError("not a tool event")
     cwd = event.get("cwd")
-    workdir = tool_input.get("workdir") or tool_input.get("cwd")
+    # Codex's `workdir`, Gemini CLI's `dir_path` (the shell's folder, or the one searched).
+    workdir = tool_input.get("workdir") or tool_input.get("cwd") or tool_input.get("dir_path")
     base = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
     if isinstance(workdir, str) and workdir:
         base = os.path.join(base, workdir)
     check = _Check(base, home, protected, [base])
     command = tool_input.get("command", tool_input.get("cmd"))
-    if tool in ("Bash", "shell", "local_shell", "exec_command", "unified_exec") or (
-        tool not in ("apply_patch", "Glob", "LS") and isinstance(command, str | list)
+    if tool in _SHELL_TOOLS or (
+        tool not in ("apply_patch", *_LISTING_TOOLS) and isinstance(command, str | list)
     ):
         if isinstance(command, list):
             if not all(isinstance(c, str) for c in command):
@@ -384,8 +398,17 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
                 if hit is not None:
                     return hit
         return None
-    if tool in ("Glob", "LS"):
+    if tool in _LISTING_TOOLS:
         return None  # they list names; they never open a file
+    if tool == "grep_search":
+        return _gemini_search(check, tool_input)
+    if tool == "read_many_files":
+        for key in ("include", "paths"):
+            for text in _strings(tool_input.get(key)):
+                hit = check.path(text, glob=True)
+                if hit is not None:
+                    return hit
+        return None
     if tool == "Grep":
         for key in ("path", "glob"):
             value = tool_input.get(key)
@@ -408,6 +431,30 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
                 if hit is not None:
                     return hit
     return None
+
+
+def _gemini_search(check: _Check, tool_input: Mapping[str, object]) -> str | None:
+    """Gemini CLI's `grep_search` (and VS Code's, and a folder Windsurf reads whole) opens every
+    file under its folder (`dir_path`, else the cwd) that git does not ignore (`git grep
+    --untracked`, or a search that reads .gitignore), or every file with `no_ignore`. Blocks
+    when a protected file is among them."""
+    include = next((v for k in _INCLUDE_KEYS if (v := tool_input.get(k)) is not None), None)
+    path = tool_input.get("path")
+    if isinstance(path, str) and path:
+        check.cwd = os.path.join(check.cwd, path)  # the older `path` argument
+    hit = check.path(check.cwd)
+    if hit is not None:
+        return hit  # a dotenv file given as the folder
+    root = os.path.normpath(check.cwd)
+    found = sorted(p for p in check.protected.written if p.startswith(root + os.sep))
+    found += guard_files.dotenv_under(root, is_dotenv)
+    if isinstance(include, str):
+        found = [f for f in found if guard_files.included(f, root, include)]
+    if found and tool_input.get("no_ignore") is not True:
+        found = guard_files.not_ignored(root, found)
+    if not found:
+        return None
+    return os.path.relpath(found[0], check.cwd)
 
 
 def _quote(word: str) -> str:
@@ -437,55 +484,16 @@ def reason(name: str) -> str:
 # --- the hook ----------------------------------------------------------------------------------
 
 
-_JOURNAL = "journal.jsonl"
-# Set, these change where platformdirs puts the user state dir; the guard then asks it.
-_STATE_DIR_VARS = ("XDG_STATE_HOME", "ANDROID_DATA", "ANDROID_ROOT")
-
-
-def journal_path(environ: Mapping[str, str]) -> str:
-    """The journal's path, as `offprompt.journal.default_path` finds it, without importing
-    platformdirs in the usual cases (OFFPROMPT_STATE_DIR set, or Linux with no XDG state dir)."""
-    state = environ.get("OFFPROMPT_STATE_DIR", "").strip()
-    if state:
-        return os.path.join(os.path.expanduser(state), _JOURNAL)
-    if sys.platform == "linux" and not any(environ.get(v) is not None for v in _STATE_DIR_VARS):
-        return os.path.join(os.path.expanduser("~/.local/state"), "offprompt", _JOURNAL)
-    from offprompt.journal import default_path
-
-    return str(default_path(environ))
-
-
-def _journal_files(environ: Mapping[str, str]) -> list[str]:
-    """Every file a journal line says offprompt wrote (project joined with file). Reads the
-    lines itself rather than through offprompt.journal (dataclasses, datetime, pathlib), and
-    counts any line with a project and a file, more than the journal's reader would."""
-    try:
-        with open(journal_path(environ), "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        return []
-    files = []
-    for line in raw.splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue  # a torn last line after a crash, or a hand edit
-        if isinstance(entry, dict):
-            project, file = entry.get("project"), entry.get("file")
-            # `file` is "" for a write that went only to `also` destinations (sink none).
-            if isinstance(project, str) and isinstance(file, str) and file:
-                files.append(os.path.join(project, *file.split("/")))
-    return files
-
-
 def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Read one event on stdin; exit 2 with one line on stderr to block, 0 to let it through.
+    Cursor and the Copilot runtime also get their JSON answer on stdout.
 
     Any failure blocks only when the raw event names a protected file (crude check).
     """
     env = os.environ if environ is None else environ
     raw = b""
     protected = Protected()
+    dialect = "claude"
     try:
         raw = sys.stdin.buffer.read(MAX_EVENT_BYTES) if stdin is None else stdin
         text = raw.decode("utf-8", "replace")
@@ -493,13 +501,15 @@ def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -
         text = ""
     try:
         try:
-            protected = Protected.of(_journal_files(env))
+            protected = Protected.of(guard_files.journal_files(env))
         except Exception:
             # An unreadable journal must not open the door to the dotenv files.
             protected = Protected()
         event = json.loads(text)
         if not isinstance(event, dict):
             raise ValueError("the event is not a JSON object")
+        dialect = guard_events.dialect(event)
+        dialect, event = guard_events.normalise(event)
         home = env.get("HOME") or os.path.expanduser("~")
         hit = decide(event, protected, home)
     except Exception:
@@ -507,10 +517,4 @@ def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -
             hit = crude(text, protected)
         except Exception:
             hit = ".env" if ".env" in text else None
-    if hit is None:
-        return 0
-    # Exit 2 blocks even when stderr is gone (the host then shows no reason).
-    with contextlib.suppress(Exception):
-        sys.stderr.write(reason(hit) + "\n")
-        sys.stderr.flush()
-    return 2
+    return guard_events.answer(dialect, None if hit is None else reason(hit))

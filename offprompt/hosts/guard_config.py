@@ -1,9 +1,10 @@
 """Adding the guard (DESIGN §14) to a host's JSON settings and taking exactly that out again:
-a `PreToolUse` hook running `offprompt guard`, and for Claude Code its `permissions.deny` rules.
+a hook running `offprompt guard` before each tool call, and for Claude Code its
+`permissions.deny` rules.
 
 Claude Code reads both from `settings.json`; Codex reads the same hook shape from `hooks.json`
-next to its config.toml. Edits splice the text (jsonc), so `remove` gives back the bytes `init`
-found.
+next to its config.toml; Gemini CLI the same shape under `hooks.BeforeTool` of its
+`settings.json`. Edits splice the text (jsonc), so `remove` gives back the bytes `init` found.
 """
 
 from __future__ import annotations
@@ -29,24 +30,57 @@ DENY_RULES = (
     "Read(./.env.staging)",
     "Read(./.env.test)",
 )
-_PRE = ("hooks", "PreToolUse")
 _DENY = ("permissions", "deny")
 
 
 class GuardFile:
-    """One host's settings file for the guard: where, and whether it takes deny rules."""
+    """One host's settings file for the guard: where; the hook events it goes under
+    (`PreToolUse`; Gemini CLI's `BeforeTool`; Cursor's three `before…` events); the shape of
+    one entry; and whether it takes Claude Code's deny rules.
 
-    def __init__(self, path: Path, shown: str, *, deny: bool, matcher: str | None) -> None:
+    Entries are nested (`{"matcher": …, "hooks": [{"type": "command", "command": …}]}`, the
+    Claude Code shape) unless `flat` gives a flat entry's keys in order, the command's key
+    holding None (Cursor: `(("command", None), ("failClosed", True))`). `version` is a top-level
+    `"version"` the file must carry (Cursor's and Copilot's hook files).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        shown: str,
+        *,
+        deny: bool = False,
+        matcher: str | None = None,
+        events: Sequence[str] = ("PreToolUse",),
+        flat: Sequence[tuple[str, object]] | None = None,
+        version: int | None = None,
+    ) -> None:
         self.path = path
         self.shown = shown
         self.deny = deny
         self.matcher = matcher
+        self.events = tuple(("hooks", event) for event in events)
+        self.flat = tuple(flat) if flat is not None else None
+        self.version = version
 
     def entry(self, command: str) -> dict[str, object]:
+        if self.flat is not None:
+            return {k: command if v is None else v for k, v in self.flat}
         hook = {"type": "command", "command": command}
         if self.matcher is None:
             return {"hooks": [hook]}
         return {"matcher": self.matcher, "hooks": [hook]}
+
+    def is_ours(self, entry: object) -> bool:
+        """An entry of this file's shape whose command runs `… offprompt … guard`."""
+        if not isinstance(entry, dict):
+            return False
+        if self.flat is None:
+            return is_ours(entry)
+        if set(entry) - {k for k, _ in self.flat}:
+            return False
+        key = next(k for k, v in self.flat if v is None)
+        return _runs_guard(entry.get(key))
 
 
 def hook_command(server: ServerCommand) -> str:
@@ -61,14 +95,17 @@ def hook_command(server: ServerCommand) -> str:
 
 
 def is_ours(entry: object) -> bool:
-    """A PreToolUse entry whose only hook runs `… offprompt … guard`."""
+    """A nested hook entry whose only hook runs `… offprompt … guard`."""
     if not isinstance(entry, dict) or set(entry) - {"matcher", "hooks"}:
         return False
     hooks = entry.get("hooks")
     if not isinstance(hooks, list) or len(hooks) != 1 or not isinstance(hooks[0], dict):
         return False
-    command = hooks[0].get("command")
-    if hooks[0].get("type") != "command" or not isinstance(command, str):
+    return hooks[0].get("type") == "command" and _runs_guard(hooks[0].get("command"))
+
+
+def _runs_guard(command: object) -> bool:
+    if not isinstance(command, str):
         return False
     try:
         words = shlex.split(command)
@@ -104,9 +141,9 @@ def _list_at(root: dict[str, Any], path: Sequence[str], shown: str) -> list[Any]
     return node
 
 
-def _ours(root: dict[str, Any], shown: str) -> list[int]:
-    entries = _list_at(root, _PRE, shown) or []
-    return [i for i, e in enumerate(entries) if is_ours(e)]
+def _ours(root: dict[str, Any], gf: GuardFile, path: Sequence[str]) -> list[int]:
+    entries = _list_at(root, path, gf.shown) or []
+    return [i for i, e in enumerate(entries) if gf.is_ours(e)]
 
 
 def installed(gf: GuardFile) -> bool | None:
@@ -114,7 +151,8 @@ def installed(gf: GuardFile) -> bool | None:
     text = files.read_text(gf.path, gf.shown)
     if text is None or not text.strip():
         return None
-    return bool(_ours(_parse(text, gf.shown), gf.shown))
+    root = _parse(text, gf.shown)
+    return any(_ours(root, gf, path) for path in gf.events)
 
 
 def _add(text: str, path: Sequence[str], value: object) -> str:
@@ -145,58 +183,69 @@ def _cannot(shown: str, why: str) -> ConfigError:
 
 
 def install(gf: GuardFile, server: ServerCommand, prune_dir: Path | None = None) -> ConfigChange:
-    """Add the hook (and deny rules) or bring the hook's command up to date. ConfigError."""
+    """Add the hook under each event (and deny rules), or bring its command up to date.
+    ConfigError."""
     command = hook_command(server)
     entry = gf.entry(command)
 
     def transform(text: str | None) -> files.Edit:
         base = text if text is not None and text.strip() else "{}\n"
         root = _parse(base, gf.shown)
-        ours = _ours(root, gf.shown)
+        ours = {path: _ours(root, gf, path) for path in gf.events}
+        fresh = not any(ours.values())
         deny = _list_at(root, _DENY, gf.shown) if gf.deny else []
         missing = [r for r in DENY_RULES if gf.deny and r not in (deny or [])]
-        pre = _list_at(root, _PRE, gf.shown) or []
-        if ours and jsonc.same(pre[ours[0]], entry) and not missing:
-            return files.Edit(text, "unchanged")
         new = base
         expected = copy.deepcopy(root)
+        changed = False
         try:
-            if ours:
+            if gf.version is not None and "version" not in root:
+                new = jsonc.set_value(new, ("version",), gf.version)
+                expected["version"] = gf.version
+            for path in gf.events:
+                mine = ours[path]
+                entries = _list_at(root, path, gf.shown) or []
+                if len(mine) == 1 and jsonc.same(entries[mine[0]], entry):
+                    continue
+                changed = True
                 # A stale command (offprompt moved): take ours out and add it again.
-                for i in reversed(ours):
-                    new = jsonc.remove_item(new, _PRE, i)
-                    del expected["hooks"]["PreToolUse"][i]
-            new = _add(new, _PRE, entry)
-            expected.setdefault("hooks", {}).setdefault("PreToolUse", []).append(entry)
+                for i in reversed(mine):
+                    new = jsonc.remove_item(new, path, i)
+                    del expected["hooks"][path[1]][i]
+                new = _add(new, path, entry)
+                expected.setdefault("hooks", {}).setdefault(path[1], []).append(entry)
+            if not changed and not missing:
+                return files.Edit(text, "unchanged")
             # On a fresh install every rule is appended, even one the person had already, so
             # `remove` can take the last copy of each and leave theirs where it was.
-            for rule in missing if ours else (DENY_RULES if gf.deny else ()):
+            for rule in (DENY_RULES if gf.deny else ()) if fresh else missing:
                 new = _add(new, _DENY, rule)
                 expected.setdefault("permissions", {}).setdefault("deny", []).append(rule)
         except jsonc.JsoncError as e:
             raise _cannot(gf.shown, str(e)) from None
         _check(new, expected, gf.shown)
-        return files.Edit(new, "updated" if ours else "added")
+        return files.Edit(new, "added" if fresh else "updated")
 
     return files.update(gf.path, gf.shown, transform, prune_dir)
 
 
 def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
-    """Take out the hook and the last copy of each deny rule `install` added. ConfigError."""
+    """Take out the hooks and the last copy of each deny rule `install` added. ConfigError."""
 
     def transform(text: str | None) -> files.Edit:
         if text is None or not text.strip():
             return files.Edit(text, "absent")
         root = _parse(text, gf.shown)
-        ours = _ours(root, gf.shown)
-        if not ours:
+        ours = {path: _ours(root, gf, path) for path in gf.events}
+        if not any(ours.values()):
             return files.Edit(text, "absent")
         new = text
         expected = copy.deepcopy(root)
         try:
-            for i in reversed(ours):
-                new = jsonc.remove_item(new, _PRE, i)
-                del expected["hooks"]["PreToolUse"][i]
+            for path, mine in ours.items():
+                for i in reversed(mine):
+                    new = jsonc.remove_item(new, path, i)
+                    del expected["hooks"][path[1]][i]
             if gf.deny:
                 deny = _list_at(root, _DENY, gf.shown) or []
                 for rule in DENY_RULES:
@@ -205,7 +254,7 @@ def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
                         new = jsonc.remove_item(new, _DENY, last)
                         del deny[last]
                         del expected["permissions"]["deny"][last]
-            for path in (_PRE, _DENY):
+            for path in (*gf.events, _DENY):
                 value = _list_at(_parse(new, gf.shown), path, gf.shown)
                 if value == []:
                     new = jsonc.remove(new, path)
@@ -214,12 +263,16 @@ def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
                     if not parent and path[0] not in _keys(new):
                         del expected[path[0]]
         except jsonc.JsoncError as e:
+            where = " and ".join(".".join(path) for path in gf.events)
             raise ConfigError(
                 f"offprompt could not edit {gf.shown} safely ({e}); take the offprompt guard"
-                " hook out of hooks.PreToolUse by hand. Nothing was changed."
+                f" hook out of {where} by hand. Nothing was changed."
             ) from None
         _check(new, expected, gf.shown)
-        return files.Edit(None if jsonc.is_empty(new) else new, "removed")
+        left = jsonc.parse(new).root.value
+        # A hook file holding nothing but the version it must carry is no file at all.
+        only_version = gf.version is not None and left == {"version": gf.version}
+        return files.Edit(None if jsonc.is_empty(new) or only_version else new, "removed")
 
     return files.update(gf.path, gf.shown, transform, prune_dir)
 

@@ -199,7 +199,7 @@ class Agent(ABC):
         """The settings file that takes the guard's hook for `scope`; None when unsupported."""
         return None
 
-    def _guard_prune(self, scope: Scope, project: Path | None) -> Path | None:
+    def _guard_prune(self, scope: Scope, machine: Machine, project: Path | None) -> Path | None:
         return None
 
     def install_guard(
@@ -232,7 +232,7 @@ class Agent(ABC):
         if gf is None:
             return Change(self.name, scope, None, "unsupported", f"not guarded: {self.unguarded}")
         try:
-            outcome = guard_config.remove(gf, self._guard_prune(scope, project))
+            outcome = guard_config.remove(gf, self._guard_prune(scope, machine, project))
         except ConfigError as e:
             return Change(self.name, scope, gf.path, "failed", str(e))
         words = f"removed the guard from {gf.shown}" if outcome == "removed" else ""

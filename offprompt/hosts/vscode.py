@@ -1,6 +1,7 @@
 """VS Code (Copilot agent mode): `.vscode/mcp.json` in the project, `mcp.json` in the user
 profile folder (`~/.config/Code/User`, `~/Library/Application Support/Code/User`,
-`%APPDATA%\\Code\\User`); servers sit under `servers`, not `mcpServers`.
+`%APPDATA%\\Code\\User`); servers sit under `servers`, not `mcpServers`. The guard: a hook file of
+offprompt's own, `.github/hooks/offprompt.json` (`~/.copilot/hooks/offprompt.json` for the user).
 
 Found when `code` is on PATH or that user folder exists. (VS Code Insiders is not handled.)
 """
@@ -10,8 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from offprompt.hosts.interface import Machine, Presence, ServerCommand, found_by
+from offprompt.hosts.guard_config import GuardFile
+from offprompt.hosts.interface import Machine, Presence, Scope, ServerCommand, found_by
 from offprompt.hosts.json_agent import JsonAgent
+
+# The Copilot hook format (`"version": 1`, `preToolUse`, `bash`), which both of VS Code's agent
+# harnesses read from `.github/hooks/*.json`: its own Local one maps it to its `PreToolUse`
+# (code.visualstudio.com/docs/agent-customization/hooks), the Copilot one runs it as Copilot
+# CLI does (docs.github.com/en/copilot/reference/hooks-reference). No matcher: every tool.
+GUARD_EVENTS = ("preToolUse",)
+GUARD_ENTRY = (("type", "command"), ("bash", None))
 
 
 class VsCode(JsonAgent):
@@ -19,10 +28,28 @@ class VsCode(JsonAgent):
 
     name = "vscode"
     title = "VS Code"
-    unguarded = "VS Code's agent hooks are a preview feature offprompt does not install yet"
+    unguarded = ""
+    guard_note = "VS Code runs workspace hooks with chat.useHooks on, in a trusted workspace"
     section = "servers"
     project_file = ".vscode/mcp.json"
     project_folder = ".vscode"
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        if scope == "user":
+            path = machine.home / ".copilot" / "hooks" / "offprompt.json"
+        elif project is None:
+            return None
+        else:
+            path = project / ".github" / "hooks" / "offprompt.json"
+        return GuardFile(
+            path, machine.shown(path), events=GUARD_EVENTS, flat=GUARD_ENTRY, version=1
+        )
+
+    def _guard_prune(self, scope: Scope, machine: Machine, project: Path | None) -> Path | None:
+        # The folders init made for the file, if they hold nothing else afterwards.
+        if scope == "user":
+            return machine.home / ".copilot"
+        return project / ".github" if project is not None else None
 
     def _user_dir(self, machine: Machine) -> Path:
         return machine.app_data() / "Code" / "User"

@@ -1,4 +1,5 @@
-"""Windsurf: only a user config, `~/.codeium/windsurf/mcp_config.json` (`mcpServers`).
+"""Windsurf: only a user config, `~/.codeium/windsurf/mcp_config.json` (`mcpServers`); the
+guard in `hooks.json` beside it (Cascade hooks, docs.windsurf.com/windsurf/cascade/hooks).
 
 Found when `windsurf` is on PATH or `~/.codeium/windsurf` exists.
 """
@@ -8,8 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from offprompt.hosts.interface import Machine, Presence, ServerCommand, found_by
+from offprompt.hosts.guard_config import GuardFile
+from offprompt.hosts.interface import Machine, Presence, Scope, ServerCommand, found_by
 from offprompt.hosts.json_agent import JsonAgent
+
+# Cascade's hooks before it reads or writes a file, runs a command or calls an MCP tool: exit 2
+# blocks and Cascade shows the model stderr; any other exit lets the action go on.
+GUARD_EVENTS = ("pre_read_code", "pre_write_code", "pre_run_command", "pre_mcp_tool_use")
+# `show_output`: the person sees the guard's reason in Cascade too.
+GUARD_ENTRY = (("command", None), ("show_output", True))
 
 
 class Windsurf(JsonAgent):
@@ -17,13 +25,20 @@ class Windsurf(JsonAgent):
 
     name = "windsurf"
     title = "Windsurf"
-    unguarded = "Windsurf's Cascade hooks are not installed by offprompt yet"
+    unguarded = ""
     section = "mcpServers"
     project_file = None
     no_project_reason = (
         "Windsurf has no project config; `offprompt init --global --agent windsurf` adds"
         " offprompt to its user config"
     )
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        # Like its MCP servers, only for the user: every workspace gets the hook.
+        if scope != "user":
+            return None
+        path = machine.home / ".codeium" / "windsurf" / "hooks.json"
+        return GuardFile(path, machine.shown(path), events=GUARD_EVENTS, flat=GUARD_ENTRY)
 
     def user_file(self, machine: Machine) -> Path:
         return machine.home / ".codeium" / "windsurf" / "mcp_config.json"

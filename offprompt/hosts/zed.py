@@ -28,7 +28,12 @@ class Zed(JsonAgent):
 
     name = "zed"
     title = "Zed"
-    unguarded = "Zed documents no hook that can block its agent's tools"
+    # Zed's `private_files` (default `**/.env*`, which settings can only extend) keeps those
+    # files from its agent's read tool; its terminal tool has no hook and no such rule.
+    unguarded = (
+        "Zed has no hooks; its own private_files setting keeps .env* from its agent's file"
+        " reads, not from its terminal"
+    )
     section = "context_servers"
     project_file = ".zed/settings.json"
     project_folder = ".zed"

@@ -1,5 +1,7 @@
-"""`offprompt init` adds the guard (DESIGN §14) to Claude Code's settings.json and Codex's
-hooks.json; `remove` takes out exactly that, byte for byte; `--no-guard` leaves it out."""
+"""`offprompt init` adds the guard (DESIGN §14) where each agent reads hooks: Claude Code's
+settings.json, Codex's hooks.json, Gemini CLI's settings.json, Cursor's hooks.json, VS Code's
+.github/hooks and Windsurf's hooks.json; `remove` takes out exactly that, byte for byte;
+`--no-guard` leaves it out."""
 
 import json
 import shlex
@@ -163,19 +165,20 @@ def test_a_settings_file_that_is_not_json_fails_the_guard_only(run: Run, project
 def test_agents_says_which_agents_are_guarded(
     run: Run, project: Path, fake_program: Callable[[str], Path]
 ) -> None:
-    """Guarded by the file for Claude Code; not guarded, and why, for an agent without a hook."""
-    fake_program("claude")
-    fake_program("gemini")
-    run("init", "--agent", "claude-code", "--agent", "gemini", "--project", str(project),
-        "--command", COMMAND)  # fmt: skip
+    """Guarded by the file for each agent with a hook; not guarded, and why, for Zed."""
+    for program in ("claude", "gemini", "zed"):
+        fake_program(program)
+    run("init", "--agent", "claude-code", "--agent", "gemini", "--agent", "zed",
+        "--project", str(project), "--command", COMMAND)  # fmt: skip
 
     lines = run("agents", "--project", str(project)).stdout.splitlines()
 
     assert f"             guarded by {project}/.claude/settings.json" in lines
+    assert f"             guarded by {project}/.gemini/settings.json" in lines
     assert (
-        "             not guarded: Gemini CLI's BeforeTool hooks are not installed by offprompt yet"
-        in lines
-    )
+        "             not guarded: Zed has no hooks; its own private_files setting keeps .env*"
+        " from its agent's file reads, not from its terminal"
+    ) in lines
 
 
 def test_the_installed_hook_command_runs_the_guard(run: Run, project: Path) -> None:
@@ -186,3 +189,166 @@ def test_the_installed_hook_command_runs_the_guard(run: Run, project: Path) -> N
     command = hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert ["uvx", "offprompt", "guard"] == shlex.split(command)
     assert guard_config.is_ours(hooks["hooks"]["PreToolUse"][0])
+
+
+# -- the other agents' hook files ---------------------------------------------------------------
+
+GEMINI_SETTINGS = """{
+  // mine
+  "mcpServers": {"db": {"command": "db-mcp"}},
+  "hooks": {
+    "AfterTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "fmt"}]}]
+  }
+}
+"""
+CURSOR_HOOKS = """{
+  "version": 1,
+  "hooks": {
+    "afterFileEdit": [{"command": "./hooks/format.sh"}],
+    "beforeShellExecution": [{"command": "./hooks/audit.sh"}]
+  }
+}
+"""
+WINDSURF_HOOKS = '{"hooks": {"post_write_code": [{"command": "fmt", "show_output": false}]}}\n'
+
+
+def test_init_adds_gemini_clis_before_tool_hook_beside_its_server(run: Run, project: Path) -> None:
+    """One .gemini/settings.json: offprompt's server and a BeforeTool hook on every tool."""
+    result = run("init", "--agent", "gemini", "--project", str(project), "--command", COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    settings = json.loads((project / ".gemini" / "settings.json").read_text())
+    assert {
+        "BeforeTool": [{"matcher": "*", "hooks": [{"type": "command", "command": GUARD}]}]
+    } == settings["hooks"]
+    assert "offprompt" in settings["mcpServers"]
+
+
+def test_init_adds_cursors_three_hooks_failing_closed(run: Run, project: Path) -> None:
+    """.cursor/hooks.json, version 1: the guard before shell commands, file reads and MCP
+    calls, each with failClosed (Cursor lets a call through when a hook fails otherwise)."""
+    result = run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    entry = {"command": GUARD, "failClosed": True}
+    assert {
+        "version": 1,
+        "hooks": {
+            "beforeShellExecution": [entry],
+            "beforeReadFile": [entry],
+            "beforeMCPExecution": [entry],
+        },
+    } == json.loads((project / ".cursor" / "hooks.json").read_text())
+
+
+def test_init_adds_vscodes_hook_file_in_the_copilot_format(run: Run, project: Path) -> None:
+    """.github/hooks/offprompt.json: version 1, one preToolUse hook for every tool."""
+    result = run("init", "--agent", "vscode", "--project", str(project), "--command", COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    assert {
+        "version": 1,
+        "hooks": {"preToolUse": [{"type": "command", "bash": GUARD}]},
+    } == json.loads((project / ".github" / "hooks" / "offprompt.json").read_text())
+
+
+def test_init_adds_windsurfs_cascade_hooks_for_the_user(run: Run, home: Path) -> None:
+    """~/.codeium/windsurf/hooks.json beside its MCP config: the four pre-hooks."""
+    result = run("init", "--agent", "windsurf", "--global", "--command", COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    entry = {"command": GUARD, "show_output": True}
+    assert {
+        "hooks": {
+            "pre_read_code": [entry],
+            "pre_write_code": [entry],
+            "pre_run_command": [entry],
+            "pre_mcp_tool_use": [entry],
+        }
+    } == json.loads((home / ".codeium" / "windsurf" / "hooks.json").read_text())
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_remove_restores_the_other_agents_hook_files_byte_for_byte(
+    run: Run, project: Path, home: Path, scope: str
+) -> None:
+    """The person's own Gemini, Cursor and Windsurf hooks and comments, and no VS Code hook
+    folder: all as before, to the byte, after init and remove."""
+    gemini = project / ".gemini" if scope == "project" else home / ".gemini"
+    cursor = project / ".cursor" if scope == "project" else home / ".cursor"
+    # VS Code's user folder is there (an installed VS Code); its hook folder is not.
+    for folder in (gemini, cursor, home / ".codeium" / "windsurf", home / ".config/Code/User"):
+        folder.mkdir(parents=True)
+    (gemini / "settings.json").write_text(GEMINI_SETTINGS)
+    (cursor / "hooks.json").write_text(CURSOR_HOOKS)
+    (home / ".codeium" / "windsurf" / "hooks.json").write_text(WINDSURF_HOOKS)
+    agents = ["--agent", "gemini", "--agent", "cursor", "--agent", "vscode"]
+    if scope == "user":
+        agents += ["--agent", "windsurf"]
+    where = ["--project", str(project)] if scope == "project" else ["--global"]
+    before = snapshot(project, home)
+
+    added = run("init", *agents, *where, "--command", COMMAND)
+    middle = snapshot(project, home)
+    removed = run("remove", *agents, *where)
+
+    assert (0, 0) == (added.exit_code, removed.exit_code), added.output + removed.output
+    assert before != middle
+    assert before == snapshot(project, home)
+
+
+def test_init_adds_cursors_hooks_after_the_persons_own(run: Run, project: Path) -> None:
+    """Their beforeShellExecution hook stays first and runs too; their version is kept."""
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "hooks.json").write_text(CURSOR_HOOKS)
+
+    run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+
+    hooks = json.loads((project / ".cursor" / "hooks.json").read_text())
+    assert 1 == hooks["version"]
+    assert [{"command": "./hooks/audit.sh"}, {"command": GUARD, "failClosed": True}] == hooks[
+        "hooks"
+    ]["beforeShellExecution"]
+    assert [{"command": "./hooks/format.sh"}] == hooks["hooks"]["afterFileEdit"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "file"),
+    [
+        ("gemini", ".gemini/settings.json"),
+        ("cursor", ".cursor/hooks.json"),
+        ("vscode", ".github/hooks/offprompt.json"),
+    ],
+)
+def test_init_twice_leaves_the_other_agents_hooks_untouched(
+    run: Run, project: Path, agent: str, file: str
+) -> None:
+    """The second run says "guard already there"; a moved offprompt updates the command in
+    every event, adding nothing."""
+    run("init", "--agent", agent, "--project", str(project), "--command", COMMAND)
+    before = snapshot(project)
+
+    again = run("init", "--agent", agent, "--project", str(project), "--command", COMMAND)
+    assert before == snapshot(project)
+    moved = run("init", "--agent", agent, "--project", str(project), "--command",
+                "/usr/local/bin/offprompt serve")  # fmt: skip
+
+    assert f"{agent}: guard already there in {project}/{file}" in again.stdout.splitlines()
+    assert f"{agent}: updated the guard in {project}/{file}" in moved.stdout.splitlines()
+    text = (project / file).read_text()
+    assert GUARD not in text
+    events = json.loads(text)["hooks"]
+    assert all(1 == len(entries) for entries in events.values()), events
+
+
+def test_a_cursor_hooks_file_that_is_not_json_fails_the_guard_only(run: Run, project: Path) -> None:
+    """A broken .cursor/hooks.json is left as it is, with a sentence; the server is added."""
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "hooks.json").write_text("{ nope")
+
+    result = run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+
+    assert 1 == result.exit_code
+    assert "{ nope" == (project / ".cursor" / "hooks.json").read_text()
+    assert "offprompt" in json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    assert f"{project}/.cursor/hooks.json is not valid JSON" in result.output

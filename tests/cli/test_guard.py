@@ -19,6 +19,10 @@ Event = Callable[[str, dict[str, object]], dict[str, object]]
 
 @pytest.fixture
 def project(tmp_path: Path, canary: str) -> Path:
+    return written_project(tmp_path, canary)
+
+
+def written_project(tmp_path: Path, canary: str) -> Path:
     """A project with a written .env, an example file, sources and a custom secrets file."""
     root = tmp_path / "app"
     (root / "src").mkdir(parents=True)

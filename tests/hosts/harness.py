@@ -189,6 +189,27 @@ trust_level = "trusted"
         (self.codex_home / "config.toml").write_text(config)
         return {**self.env, "CODEX_HOME": str(self.codex_home), "FAKE_OPENAI_KEY": "dummy"}
 
+    # -- Gemini CLI -----------------------------------------------------------------------------
+
+    def gemini(self) -> dict[str, str]:
+        """Gemini CLI's environment: the fake provider, API-key auth chosen, and the project in
+        ~/.gemini/trustedFolders.json as the person's answer to Gemini's trust question (a
+        folder not trusted gets none of its project settings, hooks included)."""
+        folder = self.home / ".gemini"
+        folder.mkdir(parents=True, exist_ok=True)
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+            "privacy": {"usageStatisticsEnabled": False},
+        }
+        (folder / "settings.json").write_text(json.dumps(settings))
+        (folder / "trustedFolders.json").write_text(json.dumps({str(self.project): "TRUST_FOLDER"}))
+        return {
+            **self.env,
+            "GEMINI_API_KEY": "dummy",
+            "GOOGLE_GEMINI_BASE_URL": self.model.base_url,
+        }
+
     # -- what happened --------------------------------------------------------------------------
 
     def person(self) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
-"""A scripted model on loopback for each host: Anthropic Messages (Claude Code) and OpenAI
-Responses (Codex), both as SSE, recording every request body the host sends.
+"""A scripted model on loopback for each host: Anthropic Messages (Claude Code), OpenAI
+Responses (Codex) and Gemini's generateContent (Gemini CLI), all as SSE, recording every request
+body the host sends.
 
 The script: while the conversation holds no result of our `collect_secret` call, answer with
 that call; afterwards, answer with text that repeats what the last result said: the
@@ -62,7 +63,7 @@ class ScriptedModel:
     """One host's provider on 127.0.0.1, serving from its own thread and event loop."""
 
     def __init__(self, kind: str, arguments: dict[str, Any]) -> None:
-        assert kind in {"anthropic", "openai"}
+        assert kind in {"anthropic", "openai", "google"}
         self.kind = kind
         self.arguments = arguments
         self.requests: list[Recorded] = []
@@ -143,11 +144,16 @@ class ScriptedModel:
             if request.path.endswith("/count_tokens"):
                 return web.json_response({"input_tokens": 100})
             return await self._anthropic(request, body)
+        if self.kind == "google":
+            return await self._google(request, body)
         return await self._openai(request, body)
 
     def _offers_tool(self, body: dict[str, Any]) -> bool:
         for tool in body.get("tools") or []:
-            if tool.get("name") == CLAUDE_TOOL or CODEX_NAMESPACE in json.dumps(tool):
+            if self.kind == "google":
+                if self._gemini_name(TOOL) in json.dumps(tool):
+                    return True
+            elif tool.get("name") == CLAUDE_TOOL or CODEX_NAMESPACE in json.dumps(tool):
                 return True
         return False
 
@@ -169,6 +175,12 @@ class ScriptedModel:
                         if isinstance(inner, list):
                             inner = "".join(b.get("text", "") for b in inner)
                         out.append(str(inner))
+        elif self.kind == "google":
+            names = {self._gemini_name(n) for n in OURS}
+            for part in _gemini_parts(body):
+                answer = part.get("functionResponse")
+                if isinstance(answer, dict) and answer.get("name") in names:
+                    out.append(json.dumps(answer.get("response"), ensure_ascii=False))
         else:
             ours = set()
             for item in body.get("input") or []:
@@ -180,6 +192,10 @@ class ScriptedModel:
                         output = json.dumps(output, ensure_ascii=False)
                     out.append(output)
         return out
+
+    def _gemini_name(self, name: str) -> str:
+        """The name a call of `name` goes out under in Gemini CLI: one of our MCP tools."""
+        return f"mcp_{SERVER}_{name}"
 
     def _claude_name(self, name: str) -> str:
         """The name a call of `name` goes out under in Claude Code: one of our MCP tools."""
@@ -304,6 +320,54 @@ class ScriptedModel:
         events.append(("response.completed", {"type": "response.completed", "response": completed}))
         return await _sse(request, events)
 
+    # -- Gemini generateContent ---------------------------------------------------------------
+
+    async def _google(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse:
+        if not body.get("tools"):
+            # Gemini CLI's side requests (its model router, its next-speaker check) ask for JSON
+            # of a schema; one object carrying the fields each one wants.
+            side = {
+                "complexity_reasoning": "A simple request.",
+                "complexity_score": 1,
+                "reasoning": "The model answered.",
+                "model_choice": "flash",
+                "next_speaker": "user",
+            }
+            parts: list[dict[str, Any]] = [{"text": json.dumps(side)}]
+        else:
+            words, call = self._turn(body)
+            parts = [{"text": words}] if words else []
+            if call:
+                name, arguments = call
+                call_part = {"name": self._gemini_name(name), "args": json.loads(arguments)}
+                parts.append({"functionCall": call_part})
+        chunk = {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 15,
+            },
+        }
+        if "streamGenerateContent" not in request.path:
+            return web.json_response(chunk)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+        await response.write_eof()
+        return response
+
+
+def _gemini_parts(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        part
+        for content in body.get("contents") or []
+        for part in content.get("parts") or []
+        if isinstance(part, dict)
+    ]
+
 
 async def _sse(
     request: web.Request, events: list[tuple[str, dict[str, Any]]]
@@ -334,6 +398,9 @@ class ToolScript(ScriptedModel):
     def _codex_name(self, name: str) -> dict[str, str]:
         return {"name": name}
 
+    def _gemini_name(self, name: str) -> str:
+        return name
+
     def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
         if not self._offers_tool(body):
             return "Reading the project", None
@@ -358,6 +425,11 @@ class ToolScript(ScriptedModel):
                         if isinstance(inner, list):
                             inner = "".join(b.get("text", "") for b in inner)
                         out.append(str(inner))
+        elif self.kind == "google":
+            for part in _gemini_parts(body):
+                answer = part.get("functionResponse")
+                if isinstance(answer, dict):
+                    out.append(json.dumps(answer.get("response"), ensure_ascii=False))
         else:
             for item in body.get("input") or []:
                 if str(item.get("type", "")).endswith("_output"):

@@ -290,3 +290,76 @@ def test_codex_lets_everyday_commands_through(make_world: MakeWorld, canary: str
     assert README in result
     assert BLOCKED not in result
     assert_kept_out(world, out)
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------
+
+# Gemini CLI's own tools on the dotenv files: its file reader (which itself refuses a path with
+# a `.env` segment, but not `.env.local`), its project-wide search (which opens every file git
+# does not ignore: the project below has no .gitignore), and its shell.
+GEMINI_ATTEMPTS: Calls = [
+    ("read_file", {"file_path": ".env.local"}),
+    ("grep_search", {"pattern": KEY}),
+    ("grep_search", {"pattern": KEY, "dir_path": "."}),
+    ("run_shell_command", {"command": "cat .env", "description": "Show the env file"}),
+]
+
+
+def gemini_run(world: World, env: dict[str, str]) -> str:
+    gemini = tool_or_skip("gemini")
+    host_env = {**world.gemini(), "PATH": env["PATH"]}
+    # --yolo: every tool call runs without asking, so only the guard stands in the way.
+    argv = [gemini, "-p", "Check the project's keys.", "--yolo"]
+    done = run(argv, host_env, world.project, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def test_gemini_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> None:
+    """`gemini -p` with the BeforeTool hook `offprompt init` put in .gemini/settings.json: its
+    file reader, its search over the project and its shell are each blocked with the guard's
+    reason; the value is in no request to the model."""
+    world, model = make(make_world, "google")
+    model.calls = GEMINI_ATTEMPTS
+    env = guarded_project(world, "gemini")
+    (world.project / ".env.local").write_text(f"LOCAL_KEY={world.canary}\n")
+    out = gemini_run(world, env)
+    results = model.outputs()
+    print("RESULTS", json.dumps(results, indent=1))
+    assert len(GEMINI_ATTEMPTS) == len(results)
+    assert "blocked: this would expose .env.local," in results[0]
+    assert [] == [r for r in results[1:] if BLOCKED not in r]
+    assert_kept_out(world, out)
+
+
+def test_gemini_blocks_every_shell_route_to_the_value(make_world: MakeWorld, canary: str) -> None:
+    """Each of the issue's shell routes, through Gemini CLI's shell tool, is blocked."""
+    world, model = make(make_world, "google")
+    model.calls = [("run_shell_command", {"command": c}) for c in SHELL_ATTACKS]
+    env = guarded_project(world, "gemini")
+    out = gemini_run(world, env)
+    results = model.outputs()
+    assert len(SHELL_ATTACKS) == len(results)
+    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
+    assert_kept_out(world, out)
+
+
+def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -> None:
+    """The everyday commands, reads and a project-wide search (git ignores `.env` there) all
+    run through Gemini CLI's tools, none blocked; README's text reaches the model."""
+    world, model = make(make_world, "google")
+    everyday_project(world)
+    model.calls = [
+        ("read_file", {"file_path": "README.md"}),
+        ("read_file", {"file_path": ".env.example"}),
+        ("grep_search", {"pattern": "API"}),
+        ("grep_search", {"pattern": "API", "dir_path": "src"}),
+        ("glob", {"pattern": "**/*.py"}),
+        ("list_directory", {"dir_path": "."}),
+        *[("run_shell_command", {"command": c}) for c in EVERYDAY],
+    ]
+    env = guarded_project(world, "gemini")
+    out = gemini_run(world, env)
+    assert_none_blocked(model, len(model.calls))
+    assert README in model.outputs()[0]
+    assert_kept_out(world, out)

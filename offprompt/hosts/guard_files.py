@@ -1,0 +1,115 @@
+"""What the guard reads from disk besides the event: the journal's list of written files, the
+dotenv files under a folder a search would open, and git's word on which of them it ignores.
+
+Imports only what the hook's process already has, for its speed (DESIGN §14: ≤ 50 ms).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+
+__all__ = ["dotenv_under", "included", "journal_files", "journal_path", "not_ignored"]
+
+# Folders a search of the project need not be looked into for dotenv files (searches skip them
+# anyway), and how many folders the look visits at most.
+_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".hg"})
+_TREE_LIMIT = 2000
+_JOURNAL = "journal.jsonl"
+# Set, these change where platformdirs puts the user state dir; the guard then asks it.
+_STATE_DIR_VARS = ("XDG_STATE_HOME", "ANDROID_DATA", "ANDROID_ROOT")
+
+
+def journal_path(environ: Mapping[str, str]) -> str:
+    """The journal's path, as `offprompt.journal.default_path` finds it, without importing
+    platformdirs in the usual cases (OFFPROMPT_STATE_DIR set, or Linux with no XDG state dir)."""
+    state = environ.get("OFFPROMPT_STATE_DIR", "").strip()
+    if state:
+        return os.path.join(os.path.expanduser(state), _JOURNAL)
+    if sys.platform == "linux" and not any(environ.get(v) is not None for v in _STATE_DIR_VARS):
+        return os.path.join(os.path.expanduser("~/.local/state"), "offprompt", _JOURNAL)
+    from offprompt.journal import default_path
+
+    return str(default_path(environ))
+
+
+def journal_files(environ: Mapping[str, str]) -> list[str]:
+    """Every file a journal line says offprompt wrote (project joined with file). Reads the
+    lines itself rather than through offprompt.journal (dataclasses, datetime, pathlib), and
+    counts any line with a project and a file, more than the journal's reader would."""
+    try:
+        with open(journal_path(environ), "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return []
+    files = []
+    for line in raw.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a torn last line after a crash, or a hand edit
+        if isinstance(entry, dict):
+            project, file = entry.get("project"), entry.get("file")
+            # `file` is "" for a write that went only to `also` destinations (sink none).
+            if isinstance(project, str) and isinstance(file, str) and file:
+                files.append(os.path.join(project, *file.split("/")))
+    return files
+
+
+def dotenv_under(root: str, is_dotenv: Callable[[str], bool]) -> list[str]:
+    """The dotenv files under `root` (`is_dotenv` of the name), found by a look through at most
+    _TREE_LIMIT folders, skipping _SKIP_DIRS."""
+    found = []
+    pending, seen = [root], 0
+    while pending and seen < _TREE_LIMIT:
+        here = pending.pop()
+        seen += 1
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in _SKIP_DIRS:
+                            pending.append(entry.path)
+                    elif is_dotenv(entry.name):
+                        found.append(entry.path)
+        except OSError:
+            continue
+    return found
+
+
+def included(path: str, folder: str, pattern: str) -> bool:
+    """A search's file filter (`*.py`, `src/**/*.ts`) takes `path` in."""
+    rel = os.path.relpath(path, folder)
+    return fnmatch.fnmatch(os.path.basename(path), pattern) or fnmatch.fnmatch(rel, pattern)
+
+
+def not_ignored(folder: str, paths: list[str]) -> list[str]:
+    """Those of `paths` git does not ignore in `folder`: all of them outside a repository or
+    when git cannot answer."""
+    import shutil
+    import subprocess
+
+    git = shutil.which("git")
+    if git is None:
+        return paths
+    # GIT_DIR, GIT_WORK_TREE… from the host would make git answer about another repository.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        done = subprocess.run(  # noqa: S603 - fixed argv, no shell
+            [git, "-C", folder, "check-ignore", "-z", "--stdin"],
+            env=env,
+            input="\0".join(paths).encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return paths
+    if done.returncode not in (0, 1):
+        return paths
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    ignored = {os.path.normpath(os.path.join(folder, p)) for p in names if p}
+    return [p for p in paths if os.path.normpath(p) not in ignored]
