@@ -1,10 +1,13 @@
 """How long `offprompt guard` takes per tool call: the whole process, as a host runs it.
 
 Feeds realistic Claude Code and Codex PreToolUse events (everyday commands and reads, and a few
-that are blocked) to `python -m offprompt guard`, one process per event, run in a project (as
-hosts run hooks) with a `.env` and a journal of 200 writes in the user state dir (no
-OFFPROMPT_STATE_DIR). Prints the median and p95 wall time per call, for passes and blocks
-apart, and the contract's bound (DESIGN §14: 50 ms).
+that are blocked), and Cursor's and Windsurf's shell events, to `python -m offprompt guard`, one
+process per event, run in a project (as hosts run hooks) with a `.env` and a journal of 200
+writes in the user state dir (no OFFPROMPT_STATE_DIR). Then Gemini CLI's `grep_search` over the
+whole project, the costliest call: the guard looks through the project's folders for dotenv
+files and asks git which it ignores; the project is a git repository of FOLDERS folders with
+`.env` files at the top and in one service, both ignored. Prints the median and p95 wall time
+per call, for passes, blocks and searches apart, and the contract's bound (DESIGN §14: 50 ms).
 Usage: python bench/guard.py [--runs N]   (default 5 rounds over every event)
 """
 
@@ -37,6 +40,42 @@ COMMANDS = [
     "cat .env",
     "source .env && echo $KEY",
 ]
+
+
+FOLDERS = 1000
+
+
+def other_hosts(project: Path) -> list[dict[str, object]]:
+    """Cursor's and Windsurf's shell events, mapped to the same rules."""
+    common = {"hook_event_name": "beforeShellExecution", "cursor_version": "2.4.0"}
+    out: list[dict[str, object]] = []
+    for command in ("cat README.md", "npm test", "cat .env"):
+        out.append({**common, "workspace_roots": [str(project)], "command": command,
+                    "cwd": str(project)})  # fmt: skip
+        info = {"command_line": command, "cwd": str(project)}
+        out.append({"agent_action_name": "pre_run_command", "tool_info": info})
+    return out
+
+
+def searches(project: Path) -> list[dict[str, object]]:
+    """Gemini CLI's search over the whole project and over one folder."""
+    base = {"hook_event_name": "BeforeTool", "cwd": str(project), "tool_name": "grep_search"}
+    return [
+        {**base, "tool_input": {"pattern": "API_KEY"}},
+        {**base, "tool_input": {"pattern": "API_KEY", "dir_path": "src"}},
+    ]
+
+
+def big_project(project: Path) -> None:
+    """FOLDERS folders of sources under a git repository that ignores its `.env` files."""
+    for i in range(FOLDERS):
+        folder = project / "src" / f"pkg{i // 50}" / f"mod{i}"
+        folder.mkdir(parents=True)
+        (folder / "a.py").write_text("x = 1\n")
+    (project / "services" / "api").mkdir(parents=True)
+    (project / "services" / "api" / ".env").write_text("KEY=value\n")
+    (project / ".gitignore").write_text(".env\n")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
 
 
 def events(project: Path) -> list[tuple[str, dict[str, object]]]:
@@ -96,15 +135,26 @@ def main() -> int:
         argv = [sys.executable, "-m", "offprompt", "guard"]
         passes: list[float] = []
         blocks: list[float] = []
+        found: list[float] = []
+
+        def timed(event: dict[str, object]) -> tuple[int, float]:
+            data = json.dumps(event).encode()
+            start = time.perf_counter()
+            done = subprocess.run(
+                argv, input=data, capture_output=True, env=env, cwd=project, check=False
+            )
+            return done.returncode, (time.perf_counter() - start) * 1000
+
         for _ in range(args.runs):
-            for _tool, event in events(project):
-                data = json.dumps(event).encode()
-                start = time.perf_counter()
-                done = subprocess.run(
-                    argv, input=data, capture_output=True, env=env, cwd=project, check=False
-                )
-                took = (time.perf_counter() - start) * 1000
-                (blocks if done.returncode == 2 else passes).append(took)
+            for event in [e for _tool, e in events(project)] + other_hosts(project):
+                code, took = timed(event)
+                (blocks if code == 2 else passes).append(took)
+        big_project(project)
+        for _ in range(args.runs * 3):
+            for event in searches(project):
+                code, took = timed(event)
+                assert code == 0, "a search of a repository that ignores .env must pass"
+                found.append(took)
         # A bare interpreter start, to tell Python's own cost from the guard's.
         bare = []
         for _ in range(args.runs * 3):
@@ -120,6 +170,7 @@ def main() -> int:
 
     print(line("guard, call let through", passes))
     print(line("guard, call blocked", blocks))
+    print(line(f"guard, search ({FOLDERS} dirs)", found))
     print(line("python -c pass (floor)", bare))
     print("contract: <= 50 ms per call (DESIGN §14)")
     return 0

@@ -84,8 +84,7 @@ _global_option = click.option(
 _no_guard_option = click.option(
     "--no-guard",
     is_flag=True,
-    help="Leave the guard out: the hook that keeps the agent from reading .env"
-    " (Claude Code and Codex).",
+    help="Leave the guard out: the hook that keeps the agent from reading .env.",
 )
 _project_option = click.option(
     "--project",
@@ -162,10 +161,12 @@ def init(
     it again changes nothing. Prints one line per agent: done, already there, or
     why not. Exits 1 if any config could not be changed.
 
-    Unless --no-guard, also adds the guard where the agent has a hook for it: a
-    PreToolUse hook running `offprompt guard` (.claude/settings.json with deny
-    rules for .env files, .codex/hooks.json), so the agent cannot read the
-    secrets it asked for.
+    Unless --no-guard, also adds the guard where the agent has a hook for it, a
+    hook running `offprompt guard` before each tool call, so the agent cannot read
+    the secrets it asked for: .claude/settings.json (with deny rules for .env
+    files), .codex/hooks.json, .gemini/settings.json, .cursor/hooks.json,
+    .github/hooks/offprompt.json (VS Code), ~/.codeium/windsurf/hooks.json. Zed
+    has no hooks.
     """
     from offprompt.hosts import command as server_command
 
@@ -562,12 +563,14 @@ def collect(
 
 @cli.command(short_help="The hook agents run before each tool call (reads stdin).")
 def guard() -> None:
-    """Judge one tool call for an agent's PreToolUse hook.
+    """Judge one tool call for an agent's hook before the tool runs.
 
-    Reads one Claude Code or Codex hook event (JSON) on stdin. Exits 2 with one
+    Reads one hook event (JSON) on stdin: Claude Code's or Codex's PreToolUse,
+    Gemini CLI's BeforeTool, Cursor's, VS Code's or Windsurf's. Exits 2 with one
     line on stderr when the call would read, print, copy, overwrite or send a
-    .env file or a file offprompt wrote (the agent sees that line); exits 0 and
-    prints nothing otherwise. `offprompt init` sets it up.
+    .env file or a file offprompt wrote (the agent sees that line); exits 0
+    otherwise. Cursor and Copilot also get the answer as JSON on stdout.
+    `offprompt init` sets it up.
     """
     from offprompt.hosts.guard import main as guard_main
 

@@ -30,6 +30,7 @@ class Cursor(JsonAgent):
     title = "Cursor"
     unguarded = ""
     guard_note = "Cursor runs a project's hooks in a workspace you trust"
+    guard_note_project_only = True
     section = "mcpServers"
     project_file = ".cursor/mcp.json"
     project_folder = ".cursor"

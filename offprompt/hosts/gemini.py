@@ -25,6 +25,7 @@ class Gemini(JsonAgent):
     title = "Gemini CLI"
     unguarded = ""
     guard_note = "Gemini CLI runs a project's hooks only once you trust the folder"
+    guard_note_project_only = True
     section = "mcpServers"
     project_file = ".gemini/settings.json"
     project_folder = ".gemini"

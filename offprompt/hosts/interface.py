@@ -170,6 +170,7 @@ class Agent(ABC):
     # Why the guard (DESIGN §14) is not installed for this agent; "" when it is supported.
     unguarded: ClassVar[str] = "offprompt has no hook for this agent"
     guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
+    guard_note_project_only: ClassVar[bool] = False  # the note is about project hooks only
 
     @abstractmethod
     def presence(self, machine: Machine) -> Presence:
@@ -220,7 +221,8 @@ class Agent(ABC):
             "updated": f"updated the guard in {gf.shown}",
             "unchanged": f"guard already there in {gf.shown}",
         }.get(outcome, outcome)
-        if outcome == "added" and self.guard_note:
+        noted = scope == "project" or not self.guard_note_project_only
+        if outcome == "added" and self.guard_note and noted:
             words += f" ({self.guard_note})"
         return Change(self.name, scope, gf.path, outcome, words)
 

@@ -30,6 +30,7 @@ class VsCode(JsonAgent):
     title = "VS Code"
     unguarded = ""
     guard_note = "VS Code runs workspace hooks with chat.useHooks on, in a trusted workspace"
+    guard_note_project_only = True
     section = "servers"
     project_file = ".vscode/mcp.json"
     project_folder = ".vscode"
