@@ -56,14 +56,15 @@ _TOOLS = {
     "claude": "claude-code/node_modules/.bin/claude",
     "codex": "codex/node_modules/.bin/codex",
     "gemini": "gemini/node_modules/.bin/gemini",
+    "copilot": "copilot/node_modules/.bin/copilot",
     "vercel": "vercel/node_modules/.bin/vercel",
     "wrangler": "wrangler/node_modules/.bin/wrangler",
 }
 
 
 def tool_or_skip(name: str) -> str:
-    """Path of a pinned test tool (`node22`, `node24`, `claude`, `codex`, `gemini`, `vercel`,
-    `wrangler`) that scripts/test-tools installs; skips locally when missing, fails in CI,
+    """Path of a pinned test tool (`node22`, `node24`, `claude`, `codex`, `gemini`, `copilot`,
+    `vercel`, `wrangler`) that scripts/test-tools installs; skips locally when missing, fails in CI,
     where .ci/run installs them."""
     path = os.path.join(TOOLS_DIR, _TOOLS[name])
     if os.path.exists(path):

@@ -410,9 +410,9 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
                     return hit
         return None
     if tool == "Grep":
-        for key in ("path", "glob"):
-            value = tool_input.get(key)
-            if isinstance(value, str):
+        # Claude Code's `path`, the Copilot runtime's `paths`; both take a `glob`.
+        for key in ("path", "paths", "glob"):
+            for value in _strings(tool_input.get(key)):
                 hit = check.path(value, glob=key == "glob" or any(c in value for c in "*?["))
                 if hit is not None:
                     return hit

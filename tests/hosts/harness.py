@@ -210,6 +210,24 @@ trust_level = "trusted"
             "GOOGLE_GEMINI_BASE_URL": self.model.base_url,
         }
 
+    # -- Copilot CLI ----------------------------------------------------------------------------
+
+    def copilot(self) -> dict[str, str]:
+        """Copilot CLI's environment: the scripted model as its own provider (BYOK, offline, so
+        no GitHub sign-in), and COPILOT_ALLOW_ALL=true, which trusts the folder as the person
+        would (Copilot loads a folder's hooks only once it is trusted) and runs tools unasked."""
+        return {
+            **self.env,
+            "COPILOT_HOME": str(self.home / ".copilot"),
+            "COPILOT_PROVIDER_BASE_URL": self.model.base_url,
+            "COPILOT_PROVIDER_TYPE": "anthropic",
+            "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": "claude-sonnet-4.5",
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_ALLOW_ALL": "true",
+        }
+
     # -- what happened --------------------------------------------------------------------------
 
     def person(self) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The guard as `offprompt init` installs it, run by the real hosts (DESIGN §14): Claude Code
-2.1.328 (`claude -p`) and Codex 0.169.0 (`codex exec`) with a scripted model that asks the
-host's own tools for `.env`; the value never reaches the model, the guard's reason does, and
-an everyday command still passes."""
+2.1.328 (`claude -p`), Codex 0.169.0 (`codex exec`), Gemini CLI 0.61.0 (`gemini -p`) and Copilot
+CLI 1.0.102 (`copilot -p`, reading the hook file init writes for VS Code) with a scripted model
+that asks the host's own tools for `.env`; the value never reaches the model, the guard's reason
+does, and everyday work still passes."""
 
 from __future__ import annotations
 
@@ -360,6 +361,72 @@ def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -
     ]
     env = guarded_project(world, "gemini")
     out = gemini_run(world, env)
+    assert_none_blocked(model, len(model.calls))
+    assert README in model.outputs()[0]
+    assert_kept_out(world, out)
+
+
+# -- VS Code's Copilot harness, through Copilot CLI ----------------------------------------------
+
+# `offprompt init --agent vscode` writes .github/hooks/offprompt.json in the Copilot hook format;
+# Copilot CLI is the runtime of VS Code's Copilot harness and reads the same file.
+COPILOT_ATTEMPTS: Calls = [
+    ("view", {"path": ".env"}),
+    ("grep", {"pattern": KEY, "paths": [".env"]}),
+    ("edit", {"path": ".env", "old_str": KEY, "new_str": "X"}),
+    ("bash", {"command": "cat .env", "description": "Show the env file"}),
+]
+
+
+def copilot_run(world: World, env: dict[str, str]) -> str:
+    copilot = tool_or_skip("copilot")
+    host_env = {**world.copilot(), "PATH": env["PATH"]}
+    argv = [copilot, "-p", "Check the project's keys.", "--allow-all-tools"]
+    done = run(argv, host_env, world.project, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def test_copilot_runs_the_hook_init_wrote_for_vscode(make_world: MakeWorld, canary: str) -> None:
+    """`copilot -p` in the project after `offprompt init --agent vscode`: its view, grep, edit
+    and shell on `.env` are each refused with the guard's reason; the value is in no request to
+    the model and `.env` is unchanged."""
+    world, model = make(make_world, "anthropic")
+    model.calls = COPILOT_ATTEMPTS
+    env = guarded_project(world, "vscode")
+    out = copilot_run(world, env)
+    results = model.outputs()
+    print("RESULTS", json.dumps(results, indent=1))
+    assert len(COPILOT_ATTEMPTS) == len(results)
+    assert [] == [r for r in results if BLOCKED not in r]
+    assert_kept_out(world, out)
+
+
+def test_copilot_blocks_every_shell_route_to_the_value(make_world: MakeWorld, canary: str) -> None:
+    """Each of the issue's shell routes, through Copilot's bash tool, is refused."""
+    world, model = make(make_world, "anthropic")
+    model.calls = [("bash", {"command": c, "description": "Look"}) for c in SHELL_ATTACKS]
+    env = guarded_project(world, "vscode")
+    out = copilot_run(world, env)
+    results = model.outputs()
+    assert len(SHELL_ATTACKS) == len(results)
+    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
+    assert_kept_out(world, out)
+
+
+def test_copilot_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -> None:
+    """The everyday commands and reads run through Copilot's tools, none refused."""
+    world, model = make(make_world, "anthropic")
+    everyday_project(world)
+    model.calls = [
+        ("view", {"path": "README.md"}),
+        ("view", {"path": ".env.example"}),
+        ("grep", {"pattern": "API", "paths": ["src"]}),
+        ("glob", {"pattern": "**/*.py"}),
+        *[("bash", {"command": c, "description": "Work"}) for c in EVERYDAY],
+    ]
+    env = guarded_project(world, "vscode")
+    out = copilot_run(world, env)
     assert_none_blocked(model, len(model.calls))
     assert README in model.outputs()[0]
     assert_kept_out(world, out)
