@@ -191,17 +191,21 @@ trust_level = "trusted"
 
     # -- Gemini CLI -----------------------------------------------------------------------------
 
-    def gemini(self) -> dict[str, str]:
+    def gemini(self, server: bool = False) -> dict[str, str]:
         """Gemini CLI's environment: the fake provider, API-key auth chosen, and the project in
         ~/.gemini/trustedFolders.json as the person's answer to Gemini's trust question (a
-        folder not trusted gets none of its project settings, hooks included)."""
+        folder not trusted gets none of its project settings, hooks included); with `server`,
+        offprompt (behind the tee) in the user settings as `offprompt init --global` puts it."""
         folder = self.home / ".gemini"
         folder.mkdir(parents=True, exist_ok=True)
-        settings = {
+        settings: dict[str, Any] = {
             "security": {"auth": {"selectedType": "gemini-api-key"}},
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
             "privacy": {"usageStatisticsEnabled": False},
         }
+        if server:
+            entry = {"command": PY, "args": [str(TEE)], "timeout": 600_000}
+            settings["mcpServers"] = {SERVER: entry}
         (folder / "settings.json").write_text(json.dumps(settings))
         (folder / "trustedFolders.json").write_text(json.dumps({str(self.project): "TRUST_FOLDER"}))
         return {

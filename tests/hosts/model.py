@@ -180,7 +180,7 @@ class ScriptedModel:
             for part in _gemini_parts(body):
                 answer = part.get("functionResponse")
                 if isinstance(answer, dict) and answer.get("name") in names:
-                    out.append(json.dumps(answer.get("response"), ensure_ascii=False))
+                    out.append(_gemini_text(answer.get("response")))
         else:
             ours = set()
             for item in body.get("input") or []:
@@ -358,6 +358,13 @@ class ScriptedModel:
         await response.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
         await response.write_eof()
         return response
+
+
+def _gemini_text(response: object) -> str:
+    """A tool result as Gemini CLI hands it to the model: `{"output": text}` (or `{"error": …}`)."""
+    if isinstance(response, dict) and isinstance(response.get("output"), str):
+        return response["output"]
+    return json.dumps(response, ensure_ascii=False)
 
 
 def _gemini_parts(body: dict[str, Any]) -> list[dict[str, Any]]:
