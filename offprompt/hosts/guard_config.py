@@ -185,52 +185,56 @@ def _cannot(shown: str, why: str) -> ConfigError:
 def install(gf: GuardFile, server: ServerCommand, prune_dir: Path | None = None) -> ConfigChange:
     """Add the hook under each event (and deny rules), or bring its command up to date.
     ConfigError."""
-    command = hook_command(server)
-    entry = gf.entry(command)
+    entry = gf.entry(hook_command(server))
+    return files.update(gf.path, gf.shown, lambda text: _installing(gf, text, entry), prune_dir)
 
-    def transform(text: str | None) -> files.Edit:
-        base = text if text is not None and text.strip() else "{}\n"
-        root = _parse(base, gf.shown)
-        ours = {path: _ours(root, gf, path) for path in gf.events}
-        fresh = not any(ours.values())
-        deny = _list_at(root, _DENY, gf.shown) if gf.deny else []
-        missing = [r for r in DENY_RULES if gf.deny and r not in (deny or [])]
-        new = base
-        expected = copy.deepcopy(root)
-        changed = False
-        try:
-            if gf.version is not None and "version" not in root:
-                new = jsonc.set_value(new, ("version",), gf.version)
-                expected["version"] = gf.version
-            for path in gf.events:
-                mine = ours[path]
-                entries = _list_at(root, path, gf.shown) or []
-                if len(mine) == 1 and jsonc.same(entries[mine[0]], entry):
-                    continue
-                changed = True
-                # A stale command (offprompt moved): take ours out and add it again.
-                for i in reversed(mine):
-                    new = jsonc.remove_item(new, path, i)
-                    del expected["hooks"][path[1]][i]
-                new = _add(new, path, entry)
-                expected.setdefault("hooks", {}).setdefault(path[1], []).append(entry)
-            if not changed and not missing:
-                return files.Edit(text, "unchanged")
-            # On a fresh install every rule is appended, even one the person had already, so
-            # `remove` can take the last copy of each and leave theirs where it was.
-            for rule in (DENY_RULES if gf.deny else ()) if fresh else missing:
-                new = _add(new, _DENY, rule)
-                expected.setdefault("permissions", {}).setdefault("deny", []).append(rule)
-        except jsonc.JsoncError as e:
-            raise _cannot(gf.shown, str(e)) from None
-        _check(new, expected, gf.shown)
-        return files.Edit(new, "added" if fresh else "updated")
 
-    return files.update(gf.path, gf.shown, transform, prune_dir)
+def _installing(gf: GuardFile, text: str | None, entry: dict[str, object]) -> files.Edit:
+    """`text` with `entry` under each event (and the deny rules): what `install` writes."""
+    base = text if text is not None and text.strip() else "{}\n"
+    root = _parse(base, gf.shown)
+    ours = {path: _ours(root, gf, path) for path in gf.events}
+    fresh = not any(ours.values())
+    deny = _list_at(root, _DENY, gf.shown) if gf.deny else []
+    missing = [r for r in DENY_RULES if gf.deny and r not in (deny or [])]
+    new = base
+    expected = copy.deepcopy(root)
+    changed = False
+    try:
+        if gf.version is not None and "version" not in root:
+            new = jsonc.set_value(new, ("version",), gf.version)
+            expected["version"] = gf.version
+        for path in gf.events:
+            mine = ours[path]
+            entries = _list_at(root, path, gf.shown) or []
+            if len(mine) == 1 and jsonc.same(entries[mine[0]], entry):
+                continue
+            changed = True
+            # A stale command (offprompt moved): take ours out and add it again.
+            for i in reversed(mine):
+                new = jsonc.remove_item(new, path, i)
+                del expected["hooks"][path[1]][i]
+            new = _add(new, path, entry)
+            expected.setdefault("hooks", {}).setdefault(path[1], []).append(entry)
+        if not changed and not missing:
+            return files.Edit(text, "unchanged")
+        # On a fresh install every rule is appended, even one the person had already, so
+        # `remove` can take the last copy of each and leave theirs where it was.
+        for rule in (DENY_RULES if gf.deny else ()) if fresh else missing:
+            new = _add(new, _DENY, rule)
+            expected.setdefault("permissions", {}).setdefault("deny", []).append(rule)
+    except jsonc.JsoncError as e:
+        raise _cannot(gf.shown, str(e)) from None
+    _check(new, expected, gf.shown)
+    return files.Edit(new, "added" if fresh else "updated")
 
 
 def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
-    """Take out the hooks and the last copy of each deny rule `install` added. ConfigError."""
+    """Take out the hooks and the last copy of each deny rule `install` added. ConfigError.
+
+    A list left empty goes too, unless the text `install` would make from the file with that
+    list kept as `[]` is the file as it is: then the person had it, and it stays.
+    """
 
     def transform(text: str | None) -> files.Edit:
         if text is None or not text.strip():
@@ -254,27 +258,66 @@ def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
                         new = jsonc.remove_item(new, _DENY, last)
                         del deny[last]
                         del expected["permissions"]["deny"][last]
-            for path in (*gf.events, _DENY):
-                value = _list_at(_parse(new, gf.shown), path, gf.shown)
-                if value == []:
-                    new = jsonc.remove(new, path)
-                    parent = expected[path[0]]
-                    del parent[path[1]]
-                    if not parent and path[0] not in _keys(new):
-                        del expected[path[0]]
+            emptied: list[tuple[str, ...]] = [
+                path
+                for path in (*gf.events, _DENY)
+                if _list_at(_parse(new, gf.shown), path, gf.shown) == []
+            ]
+            # The entry as the file holds it: what `install` would compare its own with.
+            found, mine = next((path, m) for path, m in ours.items() if m)
+            entry = (_list_at(root, found, gf.shown) or [])[mine[0]]
+            candidates = [_dropping(gf, new, expected, emptied, keep) for keep in _subsets(emptied)]
         except jsonc.JsoncError as e:
             where = " and ".join(".".join(path) for path in gf.events)
             raise ConfigError(
                 f"offprompt could not edit {gf.shown} safely ({e}); take the offprompt guard"
                 f" hook out of {where} by hand. Nothing was changed."
             ) from None
-        _check(new, expected, gf.shown)
-        left = jsonc.parse(new).root.value
-        # A hook file holding nothing but the version it must carry is no file at all.
-        only_version = gf.version is not None and left == {"version": gf.version}
-        return files.Edit(None if jsonc.is_empty(new) or only_version else new, "removed")
+        chosen = candidates[0]
+        for candidate in candidates:
+            try:
+                again = _installing(gf, candidate, entry)
+            except ConfigError:
+                continue
+            if again.text == text:
+                chosen = candidate
+                break
+        return files.Edit(chosen, "removed")
 
     return files.update(gf.path, gf.shown, transform, prune_dir)
+
+
+def _subsets(paths: list[tuple[str, ...]]) -> list[frozenset[tuple[str, ...]]]:
+    """Every choice of emptied lists to keep, keeping none first (what init made goes)."""
+    out: list[frozenset[tuple[str, ...]]] = [frozenset()]
+    for path in paths:
+        out += [keep | {path} for keep in out]
+    return out
+
+
+def _dropping(
+    gf: GuardFile,
+    text: str,
+    expected: dict[str, Any],
+    emptied: list[tuple[str, ...]],
+    keep: frozenset[tuple[str, ...]],
+) -> str | None:
+    """`text` without the emptied lists not in `keep`; None when nothing is left of the file
+    (`{}`, or a hook file holding only the version it must carry)."""
+    new = text
+    expected = copy.deepcopy(expected)
+    for path in emptied:
+        if path in keep:
+            continue
+        new = jsonc.remove(new, path)
+        parent = expected[path[0]]
+        del parent[path[1]]
+        if not parent and path[0] not in _keys(new):
+            del expected[path[0]]
+    _check(new, expected, gf.shown)
+    left = jsonc.parse(new).root.value
+    only_version = gf.version is not None and left == {"version": gf.version}
+    return None if jsonc.is_empty(new) or only_version else new
 
 
 def _keys(text: str) -> set[str]:

@@ -352,3 +352,28 @@ def test_a_cursor_hooks_file_that_is_not_json_fails_the_guard_only(run: Run, pro
     assert "{ nope" == (project / ".cursor" / "hooks.json").read_text()
     assert "offprompt" in json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]
     assert f"{project}/.cursor/hooks.json is not valid JSON" in result.output
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        '{\n  "permissions": {"deny": []},\n  "hooks": {"PreToolUse": []}\n}\n',
+        '{"permissions": {"deny": [], "allow": []}}\n',
+        '{\n  // mine\n  "model": "opus",\n  "hooks": {"PreToolUse": [], "Stop": []}\n}\n',
+    ],
+)
+def test_remove_keeps_the_empty_lists_the_person_had(
+    run: Run, project: Path, settings: str
+) -> None:
+    """An empty `deny` or `PreToolUse` list was there before init: it is there after remove,
+    to the byte; the lists init made itself go. (A list written `[ ]` across lines reads back
+    as `[]`: after init it looks just like a list init made, and goes.)"""
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(settings)
+
+    run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    middle = (project / ".claude" / "settings.json").read_text()
+    run("remove", "--agent", "claude-code", "--project", str(project))
+
+    assert middle != settings
+    assert settings == (project / ".claude" / "settings.json").read_text()
