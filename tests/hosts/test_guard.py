@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from helpers import tool_or_skip
 
 from .conftest import MakeWorld
@@ -25,7 +27,8 @@ DENIED = "denied by your permission settings"
 # as `[hooks.state]` in CODEX_HOME/config.toml); without it, measured here, `cat .env` ran and
 # the value reached the model. The run stands in for that person with Codex's own flag.
 TRUST = ["--dangerously-bypass-hook-trust"]
-Calls = list[tuple[str, dict[str, Any]]]
+Call = tuple[str, dict[str, Any]]
+Calls = list[Call]
 
 
 def guarded_project(world: World, agent: str) -> dict[str, str]:
@@ -143,7 +146,6 @@ CLAUDE_ATTEMPTS: Calls = [
     ("Grep", {"pattern": KEY, "path": ".env", "output_mode": "content"}),
     ("Bash", {"command": "cat .env", "description": "Show the env file"}),
 ]
-CLAUDE_SHELL: Calls = [("Bash", {"command": c, "description": "Look"}) for c in SHELL_ATTACKS]
 
 
 def claude_run(world: World, env: dict[str, str]) -> str:
@@ -183,21 +185,6 @@ def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str
     assert DENIED in read
     assert f"PreToolUse:Grep hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in grep
     assert f"PreToolUse:Bash hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in cat
-    assert_kept_out(world, out)
-
-
-def test_claude_code_blocks_every_shell_route_to_the_value(
-    make_world: MakeWorld, canary: str
-) -> None:
-    """Each of the issue's shell routes, through Claude Code's own Bash tool, is blocked by the
-    installed hook with the guard's reason."""
-    world, model = make(make_world, "anthropic")
-    model.calls = CLAUDE_SHELL
-    env = guarded_project(world, "claude-code")
-    out = claude_run(world, env)
-    results = model.outputs()
-    assert len(SHELL_ATTACKS) == len(results)
-    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
     assert_kept_out(world, out)
 
 
@@ -255,18 +242,6 @@ def test_codex_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> N
     (result,) = results
     assert BLOCKED in result
     assert "offprompt keys .env" in result
-    assert_kept_out(world, out)
-
-
-def test_codex_blocks_every_shell_route_to_the_value(make_world: MakeWorld, canary: str) -> None:
-    """Each of the issue's shell routes, through Codex's shell tool, is blocked by the hook."""
-    world, model = make(make_world, "openai")
-    model.calls = [("exec_command", {"cmd": c}) for c in SHELL_ATTACKS]
-    env = guarded_project(world, "codex")
-    out = codex_run(world, env)
-    results = model.outputs()
-    assert len(SHELL_ATTACKS) == len(results)
-    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
     assert_kept_out(world, out)
 
 
@@ -333,18 +308,6 @@ def test_gemini_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> 
     assert_kept_out(world, out)
 
 
-def test_gemini_blocks_every_shell_route_to_the_value(make_world: MakeWorld, canary: str) -> None:
-    """Each of the issue's shell routes, through Gemini CLI's shell tool, is blocked."""
-    world, model = make(make_world, "google")
-    model.calls = [("run_shell_command", {"command": c}) for c in SHELL_ATTACKS]
-    env = guarded_project(world, "gemini")
-    out = gemini_run(world, env)
-    results = model.outputs()
-    assert len(SHELL_ATTACKS) == len(results)
-    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
-    assert_kept_out(world, out)
-
-
 def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -> None:
     """The everyday commands, reads and a project-wide search (git ignores `.env` there) all
     run through Gemini CLI's tools, none blocked; README's text reaches the model."""
@@ -402,18 +365,6 @@ def test_copilot_runs_the_hook_init_wrote_for_vscode(make_world: MakeWorld, cana
     assert_kept_out(world, out)
 
 
-def test_copilot_blocks_every_shell_route_to_the_value(make_world: MakeWorld, canary: str) -> None:
-    """Each of the issue's shell routes, through Copilot's bash tool, is refused."""
-    world, model = make(make_world, "anthropic")
-    model.calls = [("bash", {"command": c, "description": "Look"}) for c in SHELL_ATTACKS]
-    env = guarded_project(world, "vscode")
-    out = copilot_run(world, env)
-    results = model.outputs()
-    assert len(SHELL_ATTACKS) == len(results)
-    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
-    assert_kept_out(world, out)
-
-
 def test_copilot_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -> None:
     """The everyday commands and reads run through Copilot's tools, none refused."""
     world, model = make(make_world, "anthropic")
@@ -429,4 +380,33 @@ def test_copilot_lets_ordinary_work_through(make_world: MakeWorld, canary: str) 
     out = copilot_run(world, env)
     assert_none_blocked(model, len(model.calls))
     assert README in model.outputs()[0]
+    assert_kept_out(world, out)
+
+
+# -- the issue's shell routes, in every host that runs here -------------------------------------
+
+# Each host: its scripted model's kind, how it is run, and a call of its own shell tool.
+SHELLS: dict[str, tuple[str, Callable[[World, dict[str, str]], str], Callable[[str], Call]]] = {
+    "claude-code": ("anthropic", claude_run, lambda c: ("Bash", {"command": c})),
+    "codex": ("openai", codex_run, lambda c: ("exec_command", {"cmd": c})),
+    "gemini": ("google", gemini_run, lambda c: ("run_shell_command", {"command": c})),
+    # The file init writes for VS Code, as Copilot CLI (its Copilot harness) runs it.
+    "vscode": ("anthropic", copilot_run, lambda c: ("bash", {"command": c, "description": "x"})),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", SHELLS)
+def test_every_shell_route_to_the_value_is_blocked(
+    make_world: MakeWorld, canary: str, agent: str
+) -> None:
+    """Each of the issue's shell routes, through the host's own shell tool, is blocked by the
+    hook `offprompt init --agent AGENT` installed, with the guard's reason."""
+    kind, run_host, shell = SHELLS[agent]
+    world, model = make(make_world, kind)
+    model.calls = [shell(c) for c in SHELL_ATTACKS]
+    env = guarded_project(world, agent)
+    out = run_host(world, env)
+    results = model.outputs()
+    assert len(SHELL_ATTACKS) == len(results)
+    assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
     assert_kept_out(world, out)
