@@ -151,7 +151,6 @@ CLAUDE_ATTEMPTS: Calls = [
 def claude_run(world: World, env: dict[str, str]) -> str:
     claude = tool_or_skip("claude")
     host_env, config = world.claude()
-    host_env = {**host_env, "PATH": env["PATH"]}
     argv = [
         claude,
         "-p",
@@ -162,7 +161,12 @@ def claude_run(world: World, env: dict[str, str]) -> str:
         "--allowedTools",
         "Read,Grep,Glob,Bash",
     ]
-    done = run(argv, host_env, world.project, timeout=90)
+    return host_ran(world, argv, host_env, env)
+
+
+def host_ran(world: World, argv: list[str], host_env: dict[str, str], env: dict[str, str]) -> str:
+    """Run the host in the project with the guarded project's PATH; all it printed."""
+    done = run(argv, {**host_env, "PATH": env["PATH"]}, world.project, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 
@@ -222,12 +226,8 @@ def test_claude_code_lets_everyday_commands_through(make_world: MakeWorld, canar
 
 
 def codex_run(world: World, env: dict[str, str]) -> str:
-    codex = tool_or_skip("codex")
-    host_env = {**world.codex(), "PATH": env["PATH"]}
-    argv = [codex, "exec", "--skip-git-repo-check", *TRUST, "Check."]
-    done = run(argv, host_env, world.project, timeout=90)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout + done.stderr
+    argv = [tool_or_skip("codex"), "exec", "--skip-git-repo-check", *TRUST, "Check."]
+    return host_ran(world, argv, world.codex(), env)
 
 
 def test_codex_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> None:
@@ -282,13 +282,9 @@ GEMINI_ATTEMPTS: Calls = [
 
 
 def gemini_run(world: World, env: dict[str, str]) -> str:
-    gemini = tool_or_skip("gemini")
-    host_env = {**world.gemini(), "PATH": env["PATH"]}
     # --yolo: every tool call runs without asking, so only the guard stands in the way.
-    argv = [gemini, "-p", "Check the project's keys.", "--yolo"]
-    done = run(argv, host_env, world.project, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout + done.stderr
+    argv = [tool_or_skip("gemini"), "-p", "Check the project's keys.", "--yolo"]
+    return host_ran(world, argv, world.gemini(), env)
 
 
 def test_gemini_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> None:
@@ -342,12 +338,8 @@ COPILOT_ATTEMPTS: Calls = [
 
 
 def copilot_run(world: World, env: dict[str, str]) -> str:
-    copilot = tool_or_skip("copilot")
-    host_env = {**world.copilot(), "PATH": env["PATH"]}
-    argv = [copilot, "-p", "Check the project's keys.", "--allow-all-tools"]
-    done = run(argv, host_env, world.project, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout + done.stderr
+    argv = [tool_or_skip("copilot"), "-p", "Check the project's keys.", "--allow-all-tools"]
+    return host_ran(world, argv, world.copilot(), env)
 
 
 def test_copilot_runs_the_hook_init_wrote_for_vscode(make_world: MakeWorld, canary: str) -> None:
