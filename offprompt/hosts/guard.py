@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 
-from offprompt.hosts import guard_events, guard_files, shellscan
+from offprompt.hosts import guard_events, guard_files, guard_search, shellscan
 
 __all__ = ["DOTENV_NAMES", "Protected", "decide", "main", "reason"]
 
@@ -77,8 +77,6 @@ _SHELL_TOOLS = (
 )  # fmt: skip
 # Tools that list names and never open a file: Claude Code's, and Gemini CLI's.
 _LISTING_TOOLS = ("Glob", "LS", "glob", "list_directory")
-# A search's file filter: Gemini CLI's `include_pattern` (`include` before), VS Code's.
-_INCLUDE_KEYS = ("include_pattern", "include", "includePattern")
 _PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
@@ -247,6 +245,9 @@ def _command(check: _Check, command: shellscan.Command) -> str | None:
             except shellscan.ShellSyntax:
                 return check.fragments(script)
     if program in _GREPS:
+        hit = guard_search.shell(check, program, args)
+        if hit is not None:
+            return hit  # a recursive search whose folder holds a protected file
         args = _grep_files(args)
     for word in [words[0], *args]:
         hit = check.path(word.text, word.glob, word.dynamic)
@@ -401,7 +402,7 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
     if tool in _LISTING_TOOLS:
         return None  # they list names; they never open a file
     if tool == "grep_search":
-        return _gemini_search(check, tool_input)
+        return guard_search.tool(check, tool_input)
     if tool == "read_many_files":
         for key in ("include", "paths"):
             for text in _strings(tool_input.get(key)):
@@ -431,30 +432,6 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
                 if hit is not None:
                     return hit
     return None
-
-
-def _gemini_search(check: _Check, tool_input: Mapping[str, object]) -> str | None:
-    """Gemini CLI's `grep_search` (and VS Code's, and a folder Windsurf reads whole) opens every
-    file under its folder (`dir_path`, else the cwd) that git does not ignore (`git grep
-    --untracked`, or a search that reads .gitignore), or every file with `no_ignore`. Blocks
-    when a protected file is among them."""
-    include = next((v for k in _INCLUDE_KEYS if (v := tool_input.get(k)) is not None), None)
-    path = tool_input.get("path")
-    if isinstance(path, str) and path:
-        check.cwd = os.path.join(check.cwd, path)  # the older `path` argument
-    hit = check.path(check.cwd)
-    if hit is not None:
-        return hit  # a dotenv file given as the folder
-    root = os.path.normpath(check.cwd)
-    found = sorted(p for p in check.protected.written if p.startswith(root + os.sep))
-    found += guard_files.dotenv_under(root, is_dotenv)
-    if isinstance(include, str):
-        found = [f for f in found if guard_files.included(f, root, include)]
-    if found and tool_input.get("no_ignore") is not True:
-        found = guard_files.not_ignored(root, found)
-    if not found:
-        return None
-    return os.path.relpath(found[0], check.cwd)
 
 
 def _quote(word: str) -> str:

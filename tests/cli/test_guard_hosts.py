@@ -169,8 +169,8 @@ FILE_EVENTS: list[tuple[str, Callable[[Path], dict[str, object]], str]] = [
     ("gemini", lambda p: gemini(p, "replace", {"file_path": ".env", "old_string": "a",
                                                "new_string": "b"}), ".env"),
     ("gemini", lambda p: gemini(p, "read_many_files", {"include": [".env*"]}), ".env"),
-    # The project's .gitignore ignores .env, but not the journal's config/service.json.
-    ("gemini", lambda p: gemini(p, "grep_search", {"pattern": "key"}), "config/service.json"),
+    # Not a repository: its .gitignore ignores nothing, so the search opens .env.
+    ("gemini", lambda p: gemini(p, "grep_search", {"pattern": "key"}), ".env"),
     ("gemini", lambda p: gemini(p, "grep_search", {"pattern": "K", "dir_path": "config"}),
      "service.json"),
     ("gemini", lambda p: gemini(p, "grep_search", {"pattern": "K", "dir_path": ".env"}), ".env"),

@@ -72,6 +72,8 @@ SHELL_ATTACKS = [
     f"source .env && echo ${KEY}",
     "cp .env /tmp/x",
     "python3 -c \"print(open('.env').read())\"",
+    # Beyond the list: a search of the whole project, which grep makes in .env too.
+    f"grep -rn {KEY} .",
 ]
 # Ordinary work in a project with a .env, through the same tools: none may be blocked. Only
 # commands that finish at once here (no network, no daemons).
