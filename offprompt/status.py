@@ -157,16 +157,18 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
         raise
     shown = paths.display(root, target)
     exists = os.path.lexists(target)
-    held = _read(target, shown)
-    example, example_values = _example(project, root, target)
+    held, held_names = _read(target, shown)
+    example, example_values, example_names = _example(project, root, target)
     if names is None:
-        names = tuple(example_values) if example is not None else tuple(held or {})
+        # Names as dotenv.keys gives them: never a line of a value read as a key.
+        names = example_names if example is not None else held_names
     keys = tuple(_state(n, held, example_values) for n in names)
     return Report(file=shown, exists=exists, example=example, keys=keys)
 
 
-def _read(path: Path, shown: str) -> dict[str, str] | None:
-    """What python-dotenv reads from `path` (uninterpolated), None when there is no file."""
+def _read(path: Path, shown: str) -> tuple[dict[str, str] | None, tuple[str, ...]]:
+    """What python-dotenv reads from `path` (uninterpolated; None when there is no file), and
+    the key names it sets as offprompt shows them (dotenv.keys)."""
     from offprompt.sinks import atomic, dotenv
 
     try:
@@ -176,14 +178,14 @@ def _read(path: Path, shown: str) -> dict[str, str] | None:
         reason = str(e).split("; offprompt never", 1)[0]
         raise Unreadable(f"{reason}, so offprompt cannot tell which keys it sets.") from None
     if data is None:
-        return None
+        return None, ()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise Unreadable(
             f"{shown} is not UTF-8 text, so offprompt cannot tell which keys it sets."
         ) from None
-    return dotenv.values(text)
+    return dotenv.values(text), dotenv.keys(text)
 
 
 def _is_folder_inside(root: Path, path: str) -> bool:
@@ -194,8 +196,11 @@ def _is_folder_inside(root: Path, path: str) -> bool:
     return real != root and real.is_relative_to(root) and real.is_dir()
 
 
-def _example(project: Path, root: Path, target: Path) -> tuple[str | None, dict[str, str]]:
-    """The first example file beside `target` and the values it assigns; (None, {}) if none."""
+def _example(
+    project: Path, root: Path, target: Path
+) -> tuple[str | None, dict[str, str], tuple[str, ...]]:
+    """The first example file beside `target`, the values it assigns and its key names;
+    (None, {}, ()) if none."""
     from offprompt.sinks import paths
 
     for name in EXAMPLES:
@@ -211,8 +216,9 @@ def _example(project: Path, root: Path, target: Path) -> tuple[str | None, dict[
                 f"{shown} is not a file inside the project, so offprompt does not read it as "
                 "the example file; replace it with a file, or name the keys."
             ) from None
-        return shown, _read(real, shown) or {}
-    return None, {}
+        values, names = _read(real, shown)
+        return shown, values or {}, names
+    return None, {}, ()
 
 
 def looks_like_name(text: str) -> bool:

@@ -183,8 +183,35 @@ def values(text: str) -> dict[str, str]:
 
 
 def keys(text: str) -> tuple[str, ...]:
-    """The keys `values` holds, in the order they first appear (as python-dotenv's dict)."""
-    return tuple(values(text))
+    """The key names `values` holds that a person wrote as names, in the order they first
+    appear (as python-dotenv's dict): what offprompt shows of a file, so never a part of a value.
+    Left out: a key that is not a NAME_PATTERN name, and every line of a PEM block left unquoted
+    after `KEY=-----BEGIN …` (python-dotenv reads such a line as a key, and its key is a base64
+    stretch of the secret: `MIIEvQIBADAN=` gives `MIIEvQIBADAN`)."""
+    blocks = [(m.end(), _block_end(text, m.end())) for m in _PEM_OPEN.finditer(text)]
+    named = {
+        e.key
+        for e in parse(text)
+        if NAME_PATTERN.fullmatch(e.key) and not any(a < e.start < b for a, b in blocks)
+    }
+    return tuple(k for k in values(text) if k in named)
+
+
+# An unquoted assignment whose value opens a PEM block it does not close on the same line.
+_PEM_OPEN = re.compile(
+    r"^[^\S\r\n]*(?:export[^\S\r\n]+)?[A-Za-z_][A-Za-z0-9_]*[^\S\r\n]*=[^\S\r\n]*"
+    r"-----BEGIN (?:(?!-----END)[^\r\n])*$",
+    re.MULTILINE,
+)
+
+
+def _block_end(text: str, start: int) -> int:
+    """The end of the line holding the first `-----END` after `start` (the text's end if none)."""
+    at = text.find("-----END", start)
+    if at < 0:
+        return len(text)
+    stop = text.find("\n", at)
+    return len(text) if stop < 0 else stop + 1
 
 
 # --- Serializing ---------------------------------------------------------------------------
