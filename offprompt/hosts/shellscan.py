@@ -7,6 +7,8 @@ when the text is not complete shell (an open quote), so the guard falls back to 
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["Command", "ShellSyntax", "Word", "scan"]
 
 # Deeper nesting than this is not a command a person or an agent writes by hand.
@@ -72,6 +74,10 @@ def scan(text: str, home: str, pwd: str) -> list[Command]:
     return out
 
 
+# `${NAME:-word}` and its kin (`-`, `=`, `:=`, `+`, `:+`): the word is what the shell may use.
+_DEFAULTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:?[-=+](.*)", re.DOTALL)
+
+
 class _Lexer:
     def __init__(self, text: str, env: _Env, out: list[Command], depth: int) -> None:
         if depth > _MAX_DEPTH:
@@ -115,7 +121,12 @@ class _Lexer:
         self.cmd = Command()
 
     def sub(self, body: str) -> None:
+        """The commands of a substitution: their output goes into the outer command, so each
+        counts as piped (`cat $(realpath .env)`: realpath only names the file, cat reads it)."""
+        first = len(self.out)
         _Lexer(body, self.env, self.out, self.depth + 1).run()
+        for command in self.out[first:]:
+            command.piped = True
 
     # --- the loop ------------------------------------------------------------------------------
 
@@ -294,8 +305,10 @@ class _Lexer:
             if name in ("HOME", "PWD"):
                 w.text += self.env.home if name == "HOME" else self.env.pwd
             else:
-                # `${X:-.env}`: the default is text the command may use; keep it visible.
-                w.text += "${" + body + "}"
+                # `${X:-.env}`, `${X:=.env}`, `${X:+.env}`: the word may well be the default;
+                # read it as that (quotes dropped). Otherwise keep the text visible.
+                m = _DEFAULTED.fullmatch(body)
+                w.text += m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.dynamic = True
         elif nxt == "'":
             end = s.find("'", self.i + 2)

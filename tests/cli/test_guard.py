@@ -134,6 +134,11 @@ SHELL_ATTACKS = [
     ("cat .env.production.local", ".env.production.local"),
     ("cat config/*.json", "config/*.json"),
     ("echo .env | xargs cat", ".env"),
+    ("source ${ENV_FILE:-.env}", ".env"),
+    ('cat "${F:=.env}"', ".env"),
+    ("cat $(realpath .env)", ".env"),
+    ("cat `ls .env`", ".env"),
+    ('cat "$(readlink -f .env)"', ".env"),
 ]
 
 
