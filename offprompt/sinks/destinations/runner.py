@@ -40,7 +40,10 @@ class Ran:
 
 def find_program(names: Sequence[str], env: Mapping[str, str]) -> str | None:
     """The absolute path of the first of `names` on `env`'s PATH, else None."""
-    path = env.get("PATH", os.defpath)
+    # Only absolute folders: an empty entry or `.` would be the project, where the agent can
+    # put a program of its own named `gh` or `fly`.
+    folders = env.get("PATH", os.defpath).split(os.pathsep)
+    path = os.pathsep.join(f for f in folders if os.path.isabs(f))
     for name in names:
         found = shutil.which(name, path=path)
         if found is not None:
@@ -87,8 +90,19 @@ def run(
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
+        if proc.poll() is not None:
+            # It ended in time; something it left running (in a session of its own, out of
+            # reach of the kill) still holds its output open. Its exit status is the answer.
+            _close(proc)
+            code = proc.returncode
+            return Ran(code == 0, "" if code == 0 else f"exit status {code}")
         _kill(proc)
-        out, err = proc.communicate()
+        try:
+            out, err = proc.communicate(timeout=2)
+        except subprocess.TimeoutExpired:
+            _close(proc)
+            proc.wait()
+            out, err = b"", b""
         line = last_line(err, values, noise) or last_line(out, values, noise)
         return Ran(False, f"stopped after {timeout:g} s" + (f": {line}" if line else ""))
     except BaseException:
@@ -102,6 +116,13 @@ def run(
     code = proc.returncode
     why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     return Ran(False, f"{line} ({why})" if line else why)
+
+
+def _close(proc: subprocess.Popen[bytes]) -> None:
+    """Stop reading a program's output that something else keeps open."""
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

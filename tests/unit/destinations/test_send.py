@@ -3,7 +3,9 @@ stdin only, a time limit, failures reported and never fatal (DESIGN §13)."""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -204,14 +206,16 @@ def test_a_program_past_its_time_limit_is_stopped(
 def test_targeting_variables_do_not_reach_the_program(
     linked: Path, fakes: FakePrograms, canary: str
 ) -> None:
-    """FLY_APP, VERCEL_PROJECT_ID/ORG_ID, CLOUDFLARE_ENV and GH_REPO would each pick a target
-    the page did not show; the programs run without them (and keep the rest, e.g. tokens)."""
+    """Each variable THREAT_MODEL names would pick a target the page did not show; the
+    programs run without them (and keep the rest, e.g. tokens)."""
     env = {
         "FLY_APP": "evil",
         "VERCEL_PROJECT_ID": "prj_evil",
         "VERCEL_ORG_ID": "team_evil",
         "CLOUDFLARE_ENV": "evil",
+        "WRANGLER_ENV": "evil",
         "GH_REPO": "evil/x",
+        "GH_HOST": "evil.example",
         "GH_TOKEN": "t0ken",
     }
     send(linked, fakes, [GITHUB, VERCEL, CLOUDFLARE, FLY], {"K": canary}, **env)
@@ -282,3 +286,30 @@ def test_wrangler_sign_off_line_is_not_the_detail(
     fakes.fail("wrangler", 1, "✘ [ERROR] Authentication error\n🪵  Logs were written to /x.log")
     (result,) = send(linked, fakes, [CLOUDFLARE], {"K": canary})
     assert result.detail == "K: ✘ [ERROR] Authentication error (exit status 1)"
+
+
+def test_a_program_that_ended_is_not_held_by_what_it_left_running(tmp_path: Path) -> None:
+    """A program that exits at once but leaves a process of its own session holding its
+    output: the answer comes at the time limit, with the program's own exit status."""
+    script = tmp_path / "prog"
+    script.write_text("#!/bin/sh\nsetsid sleep 6 &\necho done\nexit 0\n")
+    script.chmod(0o755)
+    start = time.monotonic()
+
+    ran = runner.run(str(script), [], b"", cwd=tmp_path, env=dict(os.environ), values=(),
+                     timeout=1)  # fmt: skip
+
+    assert time.monotonic() - start < 4
+    assert ran.ok
+
+
+def test_a_program_is_looked_for_in_absolute_folders_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty PATH entry or `.` is the project folder: a `gh` there is never the program."""
+    (tmp_path / "gh").write_text("#!/bin/sh\n")
+    (tmp_path / "gh").chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+
+    assert runner.find_program(["gh"], {"PATH": ":.:/nonexistent"}) is None
+    assert runner.find_program(["gh"], {"PATH": str(tmp_path)}) == str(tmp_path / "gh")
