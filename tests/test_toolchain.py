@@ -54,14 +54,15 @@ def test_readme_test_command_uses_the_pins() -> None:
 
 
 def test_ci_runs_readme_test_command_in_a_fresh_venv() -> None:
-    """.ci/run makes a new virtual environment, activates it, then runs README's command."""
+    """README's test command makes a new virtual environment (`--clear`) and activates it
+    before installing; .ci/run runs that command as it is."""
     script = (ROOT / ".ci" / "run").read_text()
-    lines = [line.strip() for line in script.splitlines()]
     command = _readme_test_command()
-    assert command in lines
-    venv = next(i for i, line in enumerate(lines) if re.match(r"python3 -m venv ", line))
-    activate = next(i for i, line in enumerate(lines) if re.search(r"\. .*/bin/activate", line))
-    assert venv < activate < lines.index(command)
+    assert command in [line.strip() for line in script.splitlines()]
+    steps = [step.strip() for step in command.split("&&")]
+    assert steps[0] == "python3 -m venv --clear .venv"
+    assert steps[1] == ". .venv/bin/activate"
+    assert steps[2].startswith("python3 -m pip install ")
 
 
 def test_a_plugins_deprecation_notice_at_start_up_does_not_stop_the_run(tmp_path: Path) -> None:
