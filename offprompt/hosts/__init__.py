@@ -76,7 +76,7 @@ def _agents() -> tuple[Agent, ...]:
 
 def get(name: str) -> Agent:
     """The agent called `name` (one of NAMES); KeyError otherwise."""
-    agents: tuple[Agent, ...] = __getattr__("AGENTS")
+    agents: tuple[Agent, ...] = globals().get("AGENTS") or __getattr__("AGENTS")
     for agent in agents:
         if agent.name == name:
             return agent

@@ -25,8 +25,6 @@ class ClaudeCode(JsonAgent):
     project_file = ".mcp.json"
     project_note = "Claude Code asks you to approve it the next time it starts in this project"
 
-    unguarded = ""
-
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # settings.json, not .mcp.json: hooks and permissions live there (project or user).
         if scope == "user":

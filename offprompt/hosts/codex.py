@@ -81,7 +81,6 @@ class Codex(Agent):
     title = "Codex"
     project_note = "Codex reads it once you trust this project"
 
-    unguarded = ""
     # Codex runs a hook only after the person reviewed and trusted it (its /hooks screen).
     guard_note = "Codex runs it once you trust it in /hooks"
 

@@ -28,7 +28,6 @@ class Cursor(JsonAgent):
 
     name = "cursor"
     title = "Cursor"
-    unguarded = ""
     guard_note = "Cursor runs a project's hooks in a workspace you trust"
     guard_note_project_only = True
     section = "mcpServers"

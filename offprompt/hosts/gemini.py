@@ -23,7 +23,6 @@ class Gemini(JsonAgent):
 
     name = "gemini"
     title = "Gemini CLI"
-    unguarded = ""
     guard_note = "Gemini CLI runs a project's hooks only once you trust the folder"
     guard_note_project_only = True
     section = "mcpServers"

@@ -86,18 +86,9 @@ class Protected:
 
     __slots__ = ("written", "written_names")
 
-    def __init__(
-        self,
-        written: frozenset[str] = frozenset(),
-        written_names: frozenset[str] = frozenset(),
-    ) -> None:
-        self.written = written
-        self.written_names = written_names
-
-    @classmethod
-    def of(cls, files: Iterable[str]) -> Protected:
-        paths = frozenset(os.path.normpath(f) for f in files)
-        return cls(paths, frozenset(os.path.basename(p) for p in paths))
+    def __init__(self, files: Iterable[str] = ()) -> None:
+        self.written = frozenset(os.path.normpath(f) for f in files)
+        self.written_names = frozenset(os.path.basename(p) for p in self.written)
 
 
 def is_dotenv(name: str) -> bool:
@@ -478,7 +469,7 @@ def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -
         text = ""
     try:
         try:
-            protected = Protected.of(guard_files.journal_files(env))
+            protected = Protected(guard_files.journal_files(env))
         except Exception:
             # An unreadable journal must not open the door to the dotenv files.
             protected = Protected()
@@ -486,7 +477,7 @@ def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -
         if not isinstance(event, dict):
             raise ValueError("the event is not a JSON object")
         dialect = guard_events.dialect(event)
-        dialect, event = guard_events.normalise(event)
+        event = guard_events.normalise(dialect, event)
         home = env.get("HOME") or os.path.expanduser("~")
         hit = decide(event, protected, home)
     except Exception:

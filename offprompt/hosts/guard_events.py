@@ -27,25 +27,23 @@ _COPILOT_TOOLS = {
 }  # fmt: skip
 
 
-def normalise(event: Mapping[str, object]) -> tuple[str, dict[str, object]]:
-    """Which host's dialect `event` is in (`claude`: Claude Code, Codex, Gemini CLI, VS Code;
-    `cursor`; `copilot`; `windsurf`), and the event in the terms `decide` reads (`tool_name`,
-    `tool_input`, `cwd`). ValueError when a known dialect's event lacks its fields."""
-    name = event.get("hook_event_name")
-    if "agent_action_name" in event:
-        return "windsurf", _windsurf(event)
-    if name in _CURSOR_EVENTS and ("cursor_version" in event or "workspace_roots" in event):
-        return "cursor", _cursor(event)
-    if "toolName" in event:
+def normalise(dialect: str, event: Mapping[str, object]) -> dict[str, object]:
+    """The event of `dialect` (what `dialect()` says of it) in the terms `decide` reads
+    (`tool_name`, `tool_input`, `cwd`). ValueError when the event lacks its dialect's fields."""
+    if dialect == "windsurf":
+        return _windsurf(event)
+    if dialect == "cursor":
+        return _cursor(event)
+    if dialect == "copilot":
         args = event.get("toolArgs")
         if isinstance(args, str):
             args = json.loads(args) if args.strip() else {}
-        tool = event["toolName"]
+        tool = event.get("toolName")
         if not isinstance(tool, str) or not isinstance(args, Mapping):
             raise ValueError("a Copilot event without toolName or toolArgs")
         tool = _COPILOT_TOOLS.get(tool, tool)
-        return "copilot", {"tool_name": tool, "tool_input": dict(args), "cwd": event.get("cwd")}
-    return "claude", dict(event)
+        return _before(tool, dict(args), event.get("cwd"))
+    return dict(event)
 
 
 def _cursor(event: Mapping[str, object]) -> dict[str, object]:
@@ -79,12 +77,7 @@ def _cursor(event: Mapping[str, object]) -> dict[str, object]:
         if tool == "Shell":
             tool = "Bash"
             tool_input.setdefault("workdir", tool_input.get("working_directory"))
-    return {
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "cwd": cwd,
-    }
+    return _before(tool, tool_input, cwd)
 
 
 def _before(tool: str, tool_input: dict[str, object], cwd: object) -> dict[str, object]:
@@ -122,19 +115,17 @@ def _windsurf(event: Mapping[str, object]) -> dict[str, object]:
         tool_input = dict(given) if isinstance(given, Mapping) else {"input": given}
     else:
         return {"hook_event_name": str(action)}  # not a call before a tool: let it be
-    return {
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "cwd": cwd,
-    }
+    return _before(tool, tool_input, cwd)
 
 
 def dialect(event: Mapping[str, object]) -> str:
-    """The dialect by the event's marks alone, for the answer when the rules fail."""
+    """Which host's dialect `event` is in, by its marks: `windsurf`, `cursor`, `copilot`
+    (`toolName`/`toolArgs`), else `claude` (Claude Code, Codex, Gemini CLI, VS Code's own, and
+    Cursor's events that do not come before a tool, which get no answer in Cursor's terms)."""
     if "agent_action_name" in event:
         return "windsurf"
-    if "cursor_version" in event or "workspace_roots" in event:
+    cursor = "cursor_version" in event or "workspace_roots" in event
+    if cursor and event.get("hook_event_name") in _CURSOR_EVENTS:
         return "cursor"
     return "copilot" if "toolName" in event else "claude"
 

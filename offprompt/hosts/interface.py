@@ -168,7 +168,7 @@ class Agent(ABC):
     # Said after "added …" for the project scope, when the agent needs a step from the person.
     project_note: ClassVar[str] = ""
     # Why the guard (DESIGN §14) is not installed for this agent; "" when it is supported.
-    unguarded: ClassVar[str] = "offprompt has no hook for this agent"
+    unguarded: ClassVar[str] = ""
     guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
     guard_note_project_only: ClassVar[bool] = False  # the note is about project hooks only
 
@@ -211,7 +211,7 @@ class Agent(ABC):
 
         gf = self.guard_file(scope, machine, project)
         if gf is None:
-            return Change(self.name, scope, None, "unsupported", f"not guarded: {self.unguarded}")
+            return Change(self.name, scope, None, "unsupported", self._not_guarded())
         try:
             outcome = guard_config.install(gf, server)
         except ConfigError as e:
@@ -226,13 +226,16 @@ class Agent(ABC):
             words += f" ({self.guard_note})"
         return Change(self.name, scope, gf.path, outcome, words)
 
+    def _not_guarded(self) -> str:
+        return f"not guarded: {self.unguarded or 'the agent has no hook file for this scope'}"
+
     def remove_guard(self, scope: Scope, machine: Machine, project: Path | None) -> Change:
         """Take out exactly what install_guard added."""
         from offprompt.hosts import guard_config
 
         gf = self.guard_file(scope, machine, project)
         if gf is None:
-            return Change(self.name, scope, None, "unsupported", f"not guarded: {self.unguarded}")
+            return Change(self.name, scope, None, "unsupported", self._not_guarded())
         try:
             outcome = guard_config.remove(gf, self._guard_prune(scope, machine, project))
         except ConfigError as e:

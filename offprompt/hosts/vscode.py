@@ -28,7 +28,6 @@ class VsCode(JsonAgent):
 
     name = "vscode"
     title = "VS Code"
-    unguarded = ""
     guard_note = "VS Code runs workspace hooks with chat.useHooks on, in a trusted workspace"
     guard_note_project_only = True
     section = "servers"

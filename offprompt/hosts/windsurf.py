@@ -25,7 +25,6 @@ class Windsurf(JsonAgent):
 
     name = "windsurf"
     title = "Windsurf"
-    unguarded = ""
     section = "mcpServers"
     project_file = None
     no_project_reason = (

@@ -17,6 +17,16 @@ from offprompt.hosts import guard_config, jsonc
 Run = Callable[..., Result]
 BOTH = ["--agent", "claude-code", "--agent", "codex"]
 GUARD = shlex.join(["/opt/offprompt/bin/offprompt", "guard"])
+# DESIGN §14's deny rules, written out: the code's own list is what is under test.
+DENY = [
+    "Read(./.env)",
+    "Read(./.env.local)",
+    "Read(./.env.*.local)",
+    "Read(./.env.development)",
+    "Read(./.env.production)",
+    "Read(./.env.staging)",
+    "Read(./.env.test)",
+]
 
 CLAUDE_SETTINGS = """{
   // the person's own settings
@@ -46,7 +56,7 @@ def test_init_adds_the_hook_and_deny_rules_claude_code_reads(run: Run, project: 
     assert 0 == result.exit_code, result.output
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert {
-        "permissions": {"deny": list(guard_config.DENY_RULES)},
+        "permissions": {"deny": DENY},
         "hooks": {
             "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": GUARD}]}]
         },
@@ -96,9 +106,7 @@ def test_init_keeps_the_persons_settings_and_adds_after_them(run: Run, project: 
     assert "// the person's own settings" in text
     settings = jsonc.parse(text).root.value
     assert isinstance(settings, dict)
-    assert ["Read(./.env)", "Bash(curl:*)", *guard_config.DENY_RULES] == settings["permissions"][
-        "deny"
-    ]
+    assert ["Read(./.env)", "Bash(curl:*)", *DENY] == settings["permissions"]["deny"]
     assert ["Bash", "*"] == [e["matcher"] for e in settings["hooks"]["PreToolUse"]]
     assert "opus" == settings["model"]
 
@@ -131,7 +139,7 @@ def test_init_updates_a_stale_guard_command(run: Run, project: Path) -> None:
             "hooks": [{"type": "command", "command": "/usr/local/bin/offprompt guard"}],
         }
     ] == settings["hooks"]["PreToolUse"]
-    assert list(guard_config.DENY_RULES) == settings["permissions"]["deny"]
+    assert DENY == settings["permissions"]["deny"]
 
 
 def test_no_guard_leaves_the_hooks_out(run: Run, project: Path) -> None:
@@ -377,3 +385,20 @@ def test_remove_keeps_the_empty_lists_the_person_had(
 
     assert middle != settings
     assert settings == (project / ".claude" / "settings.json").read_text()
+
+
+def test_init_puts_back_a_deny_rule_the_person_took_out(run: Run, project: Path) -> None:
+    """A deny rule deleted by hand since init: the next init says "updated" and adds it back,
+    once; the hook is left as it was."""
+    run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    path = project / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    settings["permissions"]["deny"].remove("Read(./.env.staging)")
+    path.write_text(json.dumps(settings, indent=2))
+
+    again = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+
+    assert f"claude-code: updated the guard in {path}" in again.stdout.splitlines()
+    after = json.loads(path.read_text())
+    assert sorted(DENY) == sorted(after["permissions"]["deny"])
+    assert 1 == len(after["hooks"]["PreToolUse"])

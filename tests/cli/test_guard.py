@@ -102,7 +102,10 @@ def assert_blocked(done: subprocess.CompletedProcess[bytes], name: str, canary: 
     assert (2, b"") == (done.returncode, done.stdout)
     assert 1 == len(err.splitlines()), err
     assert err.startswith("offprompt guard: blocked: ")
-    assert name in err
+    # This file (as the call named it, maybe with its folder), not another protected one.
+    exposed = re.match(r"offprompt guard: blocked: this would expose (.+?), which holds", err)
+    assert exposed is not None, err
+    assert exposed.group(1) == name or exposed.group(1).endswith("/" + name), err
     assert "secret_status" in err
     # The command to run instead names the file itself, ready to paste.
     assert re.search(f"`offprompt keys [^`{{}}]*{re.escape(name)}[^`{{}}]*`", err), err
@@ -291,25 +294,27 @@ def test_an_everyday_command_passes_in_the_real_process(project: Path) -> None:
 @pytest.mark.parametrize(
     ("raw", "blocked"),
     [
-        (b'{"tool_name": "Bash", "tool_input": {"command": "cat .env"', True),
-        (b'{"tool_name": "Bash", "tool_input": {"command": "cat README.md"', False),
-        (b"not json at all: cat .env.local", True),
-        (b"\xff\xfe garbage", False),
-        (b"", False),
-        (b'{"tool_name": "Bash", "tool_input": {"command": "cat \\".env"}}', True),
-        (b'{"tool_name": "Bash", "tool_input": {"command": "echo \\"unclosed"}}', False),
-        (b'{"tool_name": "Bash", "tool_input": "cat .env"}', True),
-        (b'["cat", ".env"]', True),
+        (b'{"tool_name": "Bash", "tool_input": {"command": "cat .env"', ".env"),
+        (b'{"tool_name": "Bash", "tool_input": {"command": "cat README.md"', None),
+        (b"not json at all: cat .env.local", ".env.local"),
+        (b"\xff\xfe garbage", None),
+        (b"", None),
+        (b'{"tool_name": "Bash", "tool_input": {"command": "cat \\".env"}}', ".env"),
+        (b'{"tool_name": "Bash", "tool_input": {"command": "echo \\"unclosed"}}', None),
+        (b'{"tool_name": "Bash", "tool_input": "cat .env"}', ".env"),
+        (b'["cat", ".env"]', ".env"),
+        # The journal's file by its name, in an event the rules cannot read.
+        (b'{"tool_name": "Bash", "tool_input": {"command": "cat service.json"', "service.json"),
     ],
 )
 def test_an_event_the_guard_cannot_read_blocks_only_when_it_names_a_protected_file(
-    project: Path, canary: str, raw: bytes, blocked: bool
+    project: Path, canary: str, raw: bytes, blocked: str | None
 ) -> None:
     """Malformed JSON, an unclosed quote, a wrong shape: fall back to the names in the text."""
     done = run_guard(None, raw=raw)
 
-    if blocked:
-        assert_blocked(done, ".env", canary)
+    if blocked is not None:
+        assert_blocked(done, blocked, canary)
     else:
         assert (0, b"", b"") == (done.returncode, done.stdout, done.stderr)
 

@@ -130,6 +130,8 @@ def assert_denied(dialect: str, done: subprocess.CompletedProcess[bytes], name: 
         assert {"permissionDecision": "deny", "permissionDecisionReason": why} == json.loads(
             done.stdout
         )
+    else:
+        assert b"" == done.stdout  # Gemini CLI reads stdout as JSON: nothing stray there
     assert_blocked(subprocess.CompletedProcess(done.args, done.returncode, b"", done.stderr),
                    name, canary)  # fmt: skip
     assert canary.encode() not in done.stdout

@@ -234,7 +234,7 @@ PEM_LEFT_BARE = (
     "  AB12CD=x\n"
     "-----END PRIVATE KEY-----\n"
     "B=2\n"
-    "QUOTED=\"-----BEGIN X-----\nabc=\n-----END X-----\"\n"
+    'QUOTED="-----BEGIN X-----\nabc=\n-----END X-----"\n'
     "C=3\n"
 )
 
