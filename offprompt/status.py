@@ -285,15 +285,11 @@ def _what(field: Field) -> str:
 
 
 def _looks_like(field: Field, value: str) -> str | None:
-    """The other credential whose distinctive prefix `value` has, named as the registry does."""
-    from offprompt.registry import catalog
+    """The other credential `value` looks like, named as the registry's hint names it."""
+    from offprompt.registry import rules
 
-    for known in catalog.known_prefixes():  # longest first
-        if value.startswith(known.prefix):
-            if (known.provider_id, known.credential) == (field.provider_id, field.credential):
-                return None
-            return f"{known.provider_name} {known.noun}"
-    return None
+    known = rules.looks_like(field, value)
+    return None if known is None else f"{known.provider_name} {known.noun}"
 
 
 def table(found: Report) -> list[str]:

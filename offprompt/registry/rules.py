@@ -98,14 +98,44 @@ def _recognised(value: str) -> str | None:
     return None
 
 
+def looks_like(field: Field, value: str) -> catalog.Known | None:
+    """The other credential `value` looks like, by its longest known prefix, when that tells
+    one apart from `field`'s own: one of the same provider, or the only owner of the prefix."""
+    if field.provider_id is None:
+        return None
+    best = _recognised(value)
+    if best is None:
+        return None
+    owners = [k for k in catalog.known_prefixes() if k.prefix == best]
+    if any(k.provider_id == field.provider_id and k.credential == field.credential for k in owners):
+        return None
+    same = [k for k in owners if k.provider_id == field.provider_id]
+    if len(same) == 1:
+        return same[0]
+    if not same and len(owners) == 1:
+        return owners[0]
+    return None
+
+
 def _hint(field: Field, value: str) -> str | None:
     """Names the credential `value` looks like when that is not `field`'s own.
 
     Set on a failing value, and on a passing one whose longest known prefix belongs to another
     credential (an Anthropic key starts with sk- too): advisory, it never blocks.
     """
-    if field.provider_id is None:
+    k = looks_like(field, value)
+    if k is None:
         return None
+    if k.provider_id == field.provider_id:
+        if k.url == field.url:
+            return (
+                f"That's the {k.provider_name} {k.noun}; use the {field.noun} from the same page."
+            )
+        return f"That's the {k.provider_name} {k.noun}; this field needs the {field.noun}."
+    return (
+        f"That looks like the {k.provider_name} {k.noun}; "
+        f"this field needs the {field.provider_name} {field.noun}."
+    )
     best = _recognised(value)
     if best is None:
         return None

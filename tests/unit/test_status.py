@@ -320,6 +320,17 @@ def test_the_wrong_credential_is_a_mismatch_named_in_registry_terms(
     assert str(len(value)) not in dumped(out)
 
 
+def test_the_credential_named_is_the_fields_own_providers(project: Path, canary: str) -> None:
+    """pk_live_ is the publishable key of Stripe and of Clerk alike: in CLERK_SECRET_KEY the
+    hint names Clerk's, as the registry's own check does."""
+    (project / ".env").write_text(f"CLERK_SECRET_KEY=pk_live_{canary}\n")
+
+    (key,) = answer(project)["keys"]  # type: ignore[misc]
+
+    assert key["check"] == "mismatch"
+    assert key["hint"].startswith("looks like the Clerk publishable key;")
+
+
 def test_a_mismatch_hint_holds_no_length_and_no_character(project: Path, canary: str) -> None:
     """A value failing the length and charset rules: the hint says the rules, never how long
     the value is or which character it holds (the registry's details would)."""
