@@ -22,7 +22,7 @@ MODEL_SAID = r"Done\. Fingerprint|Open this link|gave no fingerprint"
 
 
 @dataclass
-class ConfigChange:
+class Outcome:
     """One scenario's row: tabs by opener, whether the page loaded, what the model got and
     what the screen said after the write."""
 
@@ -46,11 +46,14 @@ class ConfigChange:
         print("OUTCOME " + json.dumps(asdict(self), ensure_ascii=False))
 
 
-def collect(world: World, outcome: ConfigChange) -> ConfigChange:
+def collect(world: World, outcome: Outcome) -> Outcome:
     """Fill in what the person's log and the model's requests say."""
     outcome.tabs = world.tabs()
     outcome.reachable = any(n.get("status") == 200 and n.get("form") for n in world.loads())
     writes = [w for w in world.writes() if w.get("post_status") == 200]
+    # Whatever the scenario, no page served after a write may show a value (the person's log
+    # checks the whole page body).
+    assert not any(w.get("echoed") for w in world.writes()), "a page after the write shows a value"
     if writes:
         outcome.page_fingerprint = writes[0]["fingerprint"]
         outcome.written_page = writes[0]["written_text"]
@@ -149,7 +152,7 @@ def choose(term: Terminal, label: str) -> None:
     raise RuntimeError(f"could not select {label!r}: {_options_line(term.screen())}")
 
 
-def after_write(term: Terminal, world: World, outcome: ConfigChange) -> None:
+def after_write(term: Terminal, world: World, outcome: Outcome) -> None:
     """Wait for the person's write; note the screen then; if the dialog still shows, press
     "I'm done, continue" as the Written page tells them to."""
     # Time enough for the longest rung (the dialog wait, then a browser's cold start).

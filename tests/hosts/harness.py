@@ -272,9 +272,6 @@ trust_level = "trusted"
         path = self.project / ".env"
         return dotenv_values(path).get(KEY) if path.exists() else None
 
-    def traffic(self) -> bytes:
-        return b"".join(p.read_bytes() for p in sorted(self.tee.glob("*.*")))
-
     def mcp_messages(self, suffix: str) -> list[dict[str, Any]]:
         out = []
         for path in sorted(self.tee.glob(f"*{suffix}")):

@@ -3,7 +3,6 @@ screen they would read. Every byte the TUI wrote is kept, to search for a value 
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -68,9 +67,6 @@ class Terminal:
                 raise TimeoutError(f"the screen never showed {what!r}; it shows:\n{shown}")
             time.sleep(0.05)
 
-    def shows(self, pattern: str) -> bool:
-        return re.search(pattern, self.screen()) is not None
-
     def press(self, *keys: str) -> None:
         for key in keys:
             self.child.send(KEYS.get(key, key))
@@ -81,6 +77,3 @@ class Terminal:
             self.child.terminate(force=True)
         self.child.close(force=True)
         self._reader.join(5)
-
-    def alive(self) -> bool:
-        return self.child.isalive() and os.path.exists(f"/proc/{self.pid}")

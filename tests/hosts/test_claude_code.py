@@ -12,7 +12,7 @@ from .drive import (
     DIALOG,
     DONE,
     MODEL_SAID,
-    ConfigChange,
+    Outcome,
     after_write,
     choose,
     claude_argv,
@@ -36,7 +36,7 @@ def test_print_mode_cancels_the_dialog_and_offprompt_opens_the_one_tab(
     env, config = world.claude()
     argv = claude_argv(claude, str(config), "-p", PROMPT)
     done = run(argv, env, world.project, timeout=90)
-    outcome = collect(world, ConfigChange("claude -p"))
+    outcome = collect(world, Outcome("claude -p"))
     outcome.final_screen = done.stdout
     outcome.show()
     sent = world.mcp_messages(".in")
@@ -57,30 +57,30 @@ def test_print_mode_cancels_the_dialog_and_offprompt_opens_the_one_tab(
 
 # -- the interactive terminal --------------------------------------------------------------------
 
-Person = Callable[[Terminal, World, ConfigChange], None]
+Person = Callable[[Terminal, World, Outcome], None]
 
 
-def open_at_once(term: Terminal, world: World, outcome: ConfigChange) -> None:
+def open_at_once(term: Terminal, world: World, outcome: Outcome) -> None:
     choose(term, "Open in browser")
     after_write(term, world, outcome)
 
 
-def open_after_3s(term: Terminal, world: World, outcome: ConfigChange) -> None:
+def open_after_3s(term: Terminal, world: World, outcome: Outcome) -> None:
     time.sleep(3)
     choose(term, "Open in browser")
     after_write(term, world, outcome)
 
 
-def ignore(term: Terminal, world: World, outcome: ConfigChange) -> None:
+def ignore(term: Terminal, world: World, outcome: Outcome) -> None:
     after_write(term, world, outcome)
 
 
-def done_first(term: Terminal, world: World, outcome: ConfigChange) -> None:
+def done_first(term: Terminal, world: World, outcome: Outcome) -> None:
     choose(term, DONE)
     after_write(term, world, outcome)
 
 
-def decline(term: Terminal, world: World, outcome: ConfigChange) -> None:
+def decline(term: Terminal, world: World, outcome: Outcome) -> None:
     """Declines; then, asked by the agent, changes their mind and pastes the link it shows."""
     choose(term, "Decline")
     soft_wait(term, "Open this link", 20)
@@ -95,17 +95,17 @@ def decline(term: Terminal, world: World, outcome: ConfigChange) -> None:
         soft_wait(term, r"Done\. Fingerprint", 15)
 
 
-def escape(term: Terminal, world: World, outcome: ConfigChange) -> None:
+def escape(term: Terminal, world: World, outcome: Outcome) -> None:
     term.press("esc")
     after_write(term, world, outcome)
 
 
-def run_claude_tui(world: World, person: Person, scenario: str) -> tuple[ConfigChange, bytes]:
+def run_claude_tui(world: World, person: Person, scenario: str) -> tuple[Outcome, bytes]:
     """Claude Code's TUI in a pty: the person types the prompt, meets the dialog, does what
     `person` does; the row of what happened and every byte the terminal showed."""
     env, config = world.claude()
     term = Terminal(claude_argv(tool_or_skip("claude"), str(config)), env, world.project)
-    outcome = ConfigChange(scenario)
+    outcome = Outcome(scenario)
     try:
         server_ready(world)
         type_prompt(term, world)
@@ -121,7 +121,7 @@ def run_claude_tui(world: World, person: Person, scenario: str) -> tuple[ConfigC
     return outcome, bytes(term.raw)
 
 
-def assert_dialog_said_what_design_says(outcome: ConfigChange) -> None:
+def assert_dialog_said_what_design_says(outcome: Outcome) -> None:
     """The dialog's message for one key (DESIGN §4), and the page's link in it."""
     assert f"offprompt is collecting {KEY}. Open the page to type it." in outcome.dialog
     assert "http://127.0.0.1:" in outcome.dialog

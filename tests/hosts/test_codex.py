@@ -6,7 +6,7 @@ import time
 from helpers import tool_or_skip
 
 from .conftest import MakeWorld
-from .drive import MODEL_SAID, ConfigChange, collect, server_ready, soft_wait, type_prompt
+from .drive import MODEL_SAID, Outcome, collect, server_ready, soft_wait, type_prompt
 from .harness import PROMPT, World, run
 from .terminal import Terminal
 
@@ -25,7 +25,7 @@ def test_exec_opens_the_one_tab_and_the_model_gets_the_fingerprint(
     world = make_world("openai")
     argv = [codex, "exec", "--skip-git-repo-check", PROMPT]
     done = run(argv, world.codex(), world.project, timeout=90)
-    outcome = collect(world, ConfigChange("codex exec"))
+    outcome = collect(world, Outcome("codex exec"))
     outcome.final_screen = done.stdout
     outcome.show()
     assert outcome.tabs == {"host": 0, "offprompt": 1}
@@ -49,7 +49,7 @@ def test_tui_shows_the_write_and_the_model_says_the_fingerprint(
     codex = tool_or_skip("codex")
     world = make_world("openai")
     term = Terminal([codex], world.codex(), world.project)
-    outcome = ConfigChange("Codex TUI")
+    outcome = Outcome("Codex TUI")
     try:
         server_ready(world)
         type_prompt(term, world)

@@ -5,7 +5,7 @@ and the value is only in `.env`."""
 from helpers import tool_or_skip
 
 from .conftest import MakeWorld
-from .drive import ConfigChange, collect
+from .drive import Outcome, collect
 from .harness import PROMPT, run
 
 
@@ -18,7 +18,7 @@ def test_gemini_opens_the_one_tab_and_the_model_gets_the_fingerprint(
     world = make_world("google")
     argv = [gemini, "-p", PROMPT, "--yolo"]
     done = run(argv, world.gemini(server=True), world.project, timeout=120)
-    outcome = collect(world, ConfigChange("gemini -p"))
+    outcome = collect(world, Outcome("gemini -p"))
     outcome.final_screen = done.stdout
     outcome.show()
     assert done.returncode == 0, done.stdout + done.stderr

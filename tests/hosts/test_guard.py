@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,10 +136,16 @@ def everyday_project(world: World) -> None:
         assert run(argv, {**world.env, **git}, world.project, timeout=30).returncode == 0
 
 
-def assert_none_blocked(model: ToolScript, count: int) -> None:
+def assert_none_blocked(world: World, model: ToolScript, count: int) -> None:
+    """Every call got a result, none the guard's or a deny rule's, and they ran: README's text
+    reached the model (`cat README.md`), and the commands that change the project did."""
     results = model.outputs()
     assert count == len(results)
     assert [] == [r for r in results if "offprompt guard" in r or DENIED in r]
+    assert any(README in r for r in results)
+    assert (world.project / ".env.sample").read_text() == f"{KEY}=\n"
+    assert (world.project / "build").is_dir()
+    assert (world.project / ".gitignore").read_text().endswith(".env\n.env\n")
 
 
 # -- Claude Code -----------------------------------------------------------------------------
@@ -207,20 +214,7 @@ def test_claude_code_lets_ordinary_work_through(make_world: MakeWorld, canary: s
     ]
     env = guarded_project(world, "claude-code")
     out = claude_run(world, env)
-    assert_none_blocked(model, len(model.calls))
-    assert_kept_out(world, out)
-
-
-def test_claude_code_lets_everyday_commands_through(make_world: MakeWorld, canary: str) -> None:
-    """The control: with the same guard, `cat README.md` runs and its output reaches the
-    model."""
-    world, model = make(make_world, "anthropic")
-    model.calls = [("Bash", {"command": "cat README.md", "description": "Read the readme"})]
-    env = guarded_project(world, "claude-code")
-    out = claude_run(world, env)
-    (result,) = model.outputs()
-    assert README in result
-    assert BLOCKED not in result
+    assert_none_blocked(world, model, len(model.calls))
     assert_kept_out(world, out)
 
 
@@ -254,19 +248,7 @@ def test_codex_lets_ordinary_work_through(make_world: MakeWorld, canary: str) ->
     model.calls = [("exec_command", {"cmd": c}) for c in EVERYDAY]
     env = guarded_project(world, "codex")
     out = codex_run(world, env)
-    assert_none_blocked(model, len(EVERYDAY))
-    assert_kept_out(world, out)
-
-
-def test_codex_lets_everyday_commands_through(make_world: MakeWorld, canary: str) -> None:
-    """The control: with the same hook, `cat README.md` runs and its output reaches the model."""
-    world, model = make(make_world, "openai")
-    model.calls = [("exec_command", {"cmd": "cat README.md"})]
-    env = guarded_project(world, "codex")
-    out = codex_run(world, env)
-    (result,) = model.outputs()
-    assert README in result
-    assert BLOCKED not in result
+    assert_none_blocked(world, model, len(EVERYDAY))
     assert_kept_out(world, out)
 
 
@@ -322,8 +304,7 @@ def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -
     ]
     env = guarded_project(world, "gemini")
     out = gemini_run(world, env)
-    assert_none_blocked(model, len(model.calls))
-    assert README in model.outputs()[0]
+    assert_none_blocked(world, model, len(model.calls))
     assert_kept_out(world, out)
 
 
@@ -372,8 +353,7 @@ def test_copilot_lets_ordinary_work_through(make_world: MakeWorld, canary: str) 
     ]
     env = guarded_project(world, "vscode")
     out = copilot_run(world, env)
-    assert_none_blocked(model, len(model.calls))
-    assert README in model.outputs()[0]
+    assert_none_blocked(world, model, len(model.calls))
     assert_kept_out(world, out)
 
 
@@ -404,3 +384,6 @@ def test_every_shell_route_to_the_value_is_blocked(
     assert len(SHELL_ATTACKS) == len(results)
     assert [] == [c for c, r in zip(SHELL_ATTACKS, results, strict=True) if BLOCKED not in r]
     assert_kept_out(world, out)
+    # `cp .env /tmp/x` prints nothing either way: it must not have run.
+    copy = Path("/tmp/x")
+    assert not copy.exists() or world.canary not in copy.read_text(errors="replace")

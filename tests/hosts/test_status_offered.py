@@ -1,9 +1,9 @@
 """Both real hosts accept secret_status's schemas and hand the model the tool with its
 description, and Codex the instructions that say to call it first (DESIGN §3, §12)."""
 
-import json
-
 from helpers import tool_or_skip
+
+from offprompt.server_app import INSTRUCTIONS
 
 from .conftest import MakeWorld
 from .drive import claude_argv
@@ -35,6 +35,8 @@ def test_codex_offers_secret_status_and_the_instructions(make_world: MakeWorld) 
     )
     assert done.returncode == 0, done.stderr
     (first, *_) = world.model.conversation()
-    sent = json.dumps(first.body)
-    assert "secret_status" in sent
-    assert "Call secret_status first" in sent
+    (ours,) = [t for t in first.body["tools"] if t.get("name") == "mcp__offprompt"]
+    assert ours["type"] == "namespace"
+    assert ours["description"] == INSTRUCTIONS
+    tools = {t.get("name"): t for t in ours["tools"]}
+    assert "before collect_secret" in tools["secret_status"]["description"]
