@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from offprompt.collect.request import CollectRequest, check_names
 from offprompt.collect.steps import Answer, Refused, Wait
@@ -83,7 +83,6 @@ class TerminalClient:
     modern = False
     url_elicitation = False
     can_send_requests = False
-    meta: Mapping[str, Any] = {}
 
     def __init__(self, err: TextIO) -> None:
         self._err = err
@@ -125,9 +124,9 @@ class UsageProblem(OffpromptError):
     """What is wrong with the command line; `offprompt collect` exits 2 with it."""
 
 
-def check_usage(ask: Ask, cwd: Path) -> tuple[CollectRequest, str]:
-    """The request `ask` makes, validated as an agent's would be, and its destination in the
-    project `cwd` as results show it.
+def check_usage(ask: Ask, cwd: Path) -> CollectRequest:
+    """The request `ask` makes, validated as an agent's would be, its destination included
+    (resolved in the project `cwd`).
 
     UsageProblem for anything wrong in the arguments (names, --file, --reason, --provider);
     ProjectError when `cwd` cannot be the project, which no argument can fix (exit 1).
@@ -155,10 +154,10 @@ def check_usage(ask: Ask, cwd: Path) -> tuple[CollectRequest, str]:
     except RefusedRequest as error:
         raise UsageProblem(_cli_terms(str(error), ask)) from None
     try:
-        shown = sinks.display_of(cwd, request.sink)
+        sinks.display_of(cwd, request.sink)
     except RefusedRequest as error:  # names the path itself, as an agent is told
         raise UsageProblem(str(error)) from None
-    return request, shown
+    return request
 
 
 def _shown(text: str) -> str:
@@ -193,7 +192,7 @@ async def _collect(
     asyncio.get_running_loop().set_exception_handler(log.asyncio_handler)
 
     try:
-        asked, _ = check_usage(ask, cwd)
+        asked = check_usage(ask, cwd)
     except UsageProblem as problem:
         err.write(f"offprompt: {problem}\n")
         return USAGE

@@ -123,6 +123,8 @@ class Collector:
     async def deliver(self, request: Request, client: Client) -> Step:
         """Get a new request's page to the person: generated keys at once, a remote request's
         sealed link, or the local ladder."""
+        # Every key made by offprompt, only to the file: no page (DESIGN §3.1). With `also`,
+        # the person sees on the page where values go before they leave.
         if not request.also and all(s.generate is not None for s in request.secrets):
             return await self._generate_only(request)
         if request.remote:

@@ -5,7 +5,7 @@ Building them imports aiohttp (the page server): do it on the first call that ne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -53,16 +53,15 @@ class Parts:
         settings: Settings,
         *,
         opener: Opener | None = None,
-        clock: Callable[[], float] | None = None,
     ) -> Parts:
-        """The real parts for `settings`; `opener` and `clock` may be replaced."""
+        """The real parts for `settings`; `opener` may be replaced."""
         from offprompt.journal import Journal
         from offprompt.page.server import PageServer
         from offprompt.requests import RequestStore
         from offprompt.submit import Submitter
         from offprompt.tunnel import Tunnel
 
-        store = RequestStore() if clock is None else RequestStore(clock=clock)
+        store = RequestStore()
         submitter = Submitter(store, Journal(settings.journal_path), env=settings.env)
         return cls(
             store=store,

@@ -40,12 +40,6 @@ class CollectRequest:
     def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.secrets)
 
-    @property
-    def generated_only(self) -> bool:
-        """Every key is made by offprompt and goes only to the file: no page opens (DESIGN
-        §3.1). With `also`, the person sees on the page where values go before they leave."""
-        return not self.also and all(s.generate is not None for s in self.secrets)
-
 
 def check_names(names: Sequence[str], *, most: int = MAX_NAMES) -> None:
     """1-`most` key names, each `NAME_PATTERN` and at most 128 characters, none twice (a

@@ -6,9 +6,8 @@ turns `Ask` into `input_required`; a terminal never gets one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from offprompt.requests import Request
@@ -41,9 +40,6 @@ class Client(Protocol):
     def can_send_requests(self) -> bool:
         """A legacy server→client request can be sent now."""
         ...
-
-    @property
-    def meta(self) -> Mapping[str, Any]: ...
 
     def progress(self, message: str) -> None: ...
 

@@ -48,10 +48,6 @@ class McpClient:
     def can_send_requests(self) -> bool:
         return self._ctx.peer.can_send_requests
 
-    @property
-    def meta(self) -> Mapping[str, Any]:
-        return self._ctx.meta
-
     def progress(self, message: str) -> None:
         self._ctx.progress(message)
 

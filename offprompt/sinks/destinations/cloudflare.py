@@ -94,4 +94,4 @@ class CloudflareDestination(Destination):
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
         env = f" --env {spec.env}" if spec.env is not None else ""
-        return f"wrangler secret put {' '.join(names)}{env}"
+        return f"{self.command} {' '.join(names)}{env}"

@@ -69,4 +69,4 @@ class FlyDestination(Destination):
         )
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
-        return f"fly secrets import ({', '.join(names)}) for app {link.ident}"
+        return f"{self.command} ({', '.join(names)}) for app {link.ident}"

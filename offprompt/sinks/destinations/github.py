@@ -80,4 +80,4 @@ class GithubDestination(Destination):
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
         env = f" --env {spec.environment}" if spec.environment is not None else ""
-        return f"gh secret set {' '.join(names)} --repo {link.ident}{env}"
+        return f"{self.command} {' '.join(names)} --repo {link.ident}{env}"

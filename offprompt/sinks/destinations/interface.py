@@ -79,6 +79,6 @@ class Destination(ABC):
         phrase the caller completes ("…: untick it", "…, so it was not sent")."""
         return None
 
+    @abstractmethod
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
-        """The command line the page shows (names and target only)."""
-        return self.command
+        """The command line the page shows (names and target only), from `command`."""

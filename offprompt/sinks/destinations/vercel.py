@@ -82,4 +82,4 @@ class VercelDestination(Destination):
         ]
 
     def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
-        return f"vercel env add {' '.join(names)} {' '.join(spec.environments)} --force"
+        return f"{self.command} {' '.join(names)} {' '.join(spec.environments)} --force"
