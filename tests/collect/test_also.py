@@ -210,12 +210,13 @@ async def test_sink_none_without_also_is_refused(also_session: Session) -> None:
 async def test_the_agent_cannot_name_a_repository(also_session: Session, project: Path) -> None:
     """The schema is closed: a repo, project or app field is a refusal, never a target."""
     link_all(project)
-    for entry in (
-        {"kind": "github", "repo": "evil/x"},
-        {"kind": "vercel", "environments": ["production"], "projectId": "prj_evil"},
-        {"kind": "fly", "app": "evil"},
+    for entry, field in (
+        ({"kind": "github", "repo": "evil/x"}, "repo"),
+        ({"kind": "vercel", "environments": ["production"], "projectId": "prj_evil"}, "projectId"),
+        ({"kind": "fly", "app": "evil"}, "app"),
     ):
-        assert refusal(await also_session.call("collect_secret", ask([entry])))
+        why = refusal(await also_session.call("collect_secret", ask([entry])))
+        assert f"also[0].{field} is not an allowed field" in why
 
 
 async def test_a_value_a_ticked_program_would_change_is_refused_before_any_write(

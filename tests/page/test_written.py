@@ -106,6 +106,12 @@ async def test_written_while_a_dialog_may_show_sends_the_person_back_to_it(
     req = make_request()  # the client is "Test Agent"
     req.delivery.dialog = True
     plain = await (await post(client, req, {"API_KEY": canary})).text()
+    marked = make_request()
+    marked.client = "<b>Agent</b>"
+    marked.delivery.dialog = True
+    escaped = await (await post(client, marked, {"API_KEY": canary})).text()
+    assert "Now go back to &lt;b&gt;Agent&lt;/b&gt; and confirm there" in escaped
+    assert "<b>Agent" not in escaped
     go_back = (
         "Now go back to Test Agent and confirm there (in Claude Code: “I'm done, "
         "continue”): it waits for that before it goes on."

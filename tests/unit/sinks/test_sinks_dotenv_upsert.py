@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from offprompt.errors import RefusedRequest, UnsafeValue
-from offprompt.sinks import dotenv
+from offprompt.sinks import dotenv, verify
 
 # (id, before, values, keep_if_present, after, added, replaced, kept)
 CASES = [
@@ -339,7 +339,9 @@ def test_python_dotenv_reads_new_values_exactly_and_every_other_key_unchanged(
     read = dotenv_values(new_path)  # what an app gets: defaults, interpolation on
     written = {n: v for n, v in values.items() if n not in result.kept}
     if any(read.get(n) != v for n, v in written.items()):
-        assert dotenv.bad_lines(before)  # the write is refused, naming that line
+        assert dotenv.bad_lines(before)
+        # ...and the write is refused, naming a line.
+        assert verify.hidden(result.text, before, written, ".env") is not None
         return
     # Uninterpolated, since `M=${A}` rightly changes with A.
     new_raw = dotenv_values(new_path, interpolate=False)
