@@ -232,8 +232,10 @@ def _installing(gf: GuardFile, text: str | None, entry: dict[str, object]) -> fi
 def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
     """Take out the hooks and the last copy of each deny rule `install` added. ConfigError.
 
-    A list left empty goes too, unless the text `install` would make from the file with that
-    list kept as `[]` is the file as it is: then the person had it, and it stays.
+    A list left empty goes too, with the objects it leaves empty, unless install, run on the
+    file with the list kept (or its object), gives the file as it is: then that is what the
+    person had. (A `version` init added to a hook file that lacked one stays: install on the
+    file with or without it reads the same, and Cursor wants it.)
     """
 
     def transform(text: str | None) -> files.Edit:
@@ -266,50 +268,50 @@ def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
             # The entry as the file holds it: what `install` would compare its own with.
             found, mine = next((path, m) for path, m in ours.items() if m)
             entry = (_list_at(root, found, gf.shown) or [])[mine[0]]
-            candidates = [_dropping(gf, new, expected, emptied, keep) for keep in _subsets(emptied)]
+            choices = _choices(emptied)
+            chosen = _dropping(gf, new, expected, choices[0])
         except jsonc.JsoncError as e:
             where = " and ".join(".".join(path) for path in gf.events)
             raise ConfigError(
                 f"offprompt could not edit {gf.shown} safely ({e}); take the offprompt guard"
                 f" hook out of {where} by hand. Nothing was changed."
             ) from None
-        chosen = candidates[0]
-        for candidate in candidates:
+        for choice in choices:
             try:
-                again = _installing(gf, candidate, entry)
-            except ConfigError:
+                candidate = _dropping(gf, new, expected, choice)
+                if _installing(gf, candidate, entry).text == text:
+                    chosen = candidate
+                    break
+            except (ConfigError, jsonc.JsoncError):
                 continue
-            if again.text == text:
-                chosen = candidate
-                break
         return files.Edit(chosen, "removed")
 
     return files.update(gf.path, gf.shown, transform, prune_dir)
 
 
-def _subsets(paths: list[tuple[str, ...]]) -> list[frozenset[tuple[str, ...]]]:
-    """Every choice of emptied lists to keep, keeping none first (what init made goes)."""
-    out: list[frozenset[tuple[str, ...]]] = [frozenset()]
-    for path in paths:
-        out += [keep | {path} for keep in out]
+# What remove does with a list it emptied: drop it and the objects it leaves empty (what
+# init made), drop it but keep its object (`{"hooks": {}}` was there), or keep it (`[]` was).
+_DROP, _DROP_LIST, _KEEP = "drop", "drop the list", "keep"
+Choice = tuple[tuple[tuple[str, ...], str], ...]
+
+
+def _choices(emptied: list[tuple[str, ...]]) -> list[Choice]:
+    """Every way of undoing the emptied lists, what init most often made first: all dropped."""
+    out: list[Choice] = [()]
+    for path in emptied:
+        out = [(*c, (path, mode)) for c in out for mode in (_DROP, _DROP_LIST, _KEEP)]
     return out
 
 
-def _dropping(
-    gf: GuardFile,
-    text: str,
-    expected: dict[str, Any],
-    emptied: list[tuple[str, ...]],
-    keep: frozenset[tuple[str, ...]],
-) -> str | None:
-    """`text` without the emptied lists not in `keep`; None when nothing is left of the file
-    (`{}`, or a hook file holding only the version it must carry)."""
+def _dropping(gf: GuardFile, text: str, expected: dict[str, Any], choice: Choice) -> str | None:
+    """`text` with the emptied lists undone as `choice` says; None when nothing is left of the
+    file (`{}`, or a hook file holding only the version it must carry)."""
     new = text
     expected = copy.deepcopy(expected)
-    for path in emptied:
-        if path in keep:
+    for path, mode in choice:
+        if mode == _KEEP:
             continue
-        new = jsonc.remove(new, path)
+        new = jsonc.remove(new, path, prune=mode == _DROP)
         parent = expected[path[0]]
         del parent[path[1]]
         if not parent and path[0] not in _keys(new):

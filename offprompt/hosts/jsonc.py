@@ -473,9 +473,10 @@ def set_value(text: str, path: Sequence[str], value: object) -> str:
     raise ValueError("an empty path")
 
 
-def remove(text: str, path: Sequence[str]) -> str:
-    """Take out every `path` member; then objects above it that this left empty (and free of
-    comments) go too, so removing what `set_value` added gives back the original text."""
+def remove(text: str, path: Sequence[str], *, prune: bool = True) -> str:
+    """Take out every `path` member; then, with `prune`, objects above it that this left empty
+    (and free of comments) go too, so removing what `set_value` added gives back the original
+    text."""
     doc = parse(text)
     if _walk(doc, path) is None:
         return text
@@ -487,7 +488,7 @@ def remove(text: str, path: Sequence[str]) -> str:
         if not indexes:
             break
         text = _delete(doc, parent, indexes[-1])
-    for depth in range(len(parent_path), 0, -1):
+    for depth in range(len(parent_path), 0, -1) if prune else ():
         doc = parse(text)
         node = _walk(doc, parent_path[:depth])
         if node is None or node.members != () or text[node.start + 1 : node.end - 1].strip():

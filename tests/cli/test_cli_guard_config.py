@@ -368,6 +368,8 @@ def test_a_cursor_hooks_file_that_is_not_json_fails_the_guard_only(run: Run, pro
         '{\n  "permissions": {"deny": []},\n  "hooks": {"PreToolUse": []}\n}\n',
         '{"permissions": {"deny": [], "allow": []}}\n',
         '{\n  // mine\n  "model": "opus",\n  "hooks": {"PreToolUse": [], "Stop": []}\n}\n',
+        '{"hooks": {}}\n',
+        '{"permissions": {}, "model": "opus"}\n',
     ],
 )
 def test_remove_keeps_the_empty_lists_the_person_had(
@@ -402,3 +404,26 @@ def test_init_puts_back_a_deny_rule_the_person_took_out(run: Run, project: Path)
     after = json.loads(path.read_text())
     assert sorted(DENY) == sorted(after["permissions"]["deny"])
     assert 1 == len(after["hooks"]["PreToolUse"])
+
+
+@pytest.mark.parametrize(
+    "hooks",
+    [
+        '{"version": 1, "hooks": {}}\n',
+        '{"version": 1, "hooks": {"beforeReadFile": []}}\n',
+    ],
+)
+def test_remove_gives_back_a_cursor_hooks_file_as_the_person_had_it(
+    run: Run, project: Path, hooks: str
+) -> None:
+    """An empty `hooks` object, or an empty list of one of the events init adds to: to the
+    byte."""
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "hooks.json").write_text(hooks)
+
+    run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+    middle = (project / ".cursor" / "hooks.json").read_text()
+    run("remove", "--agent", "cursor", "--project", str(project))
+
+    assert middle != hooks
+    assert hooks == (project / ".cursor" / "hooks.json").read_text()
