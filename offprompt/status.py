@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,11 +311,9 @@ def table(found: Report) -> list[str]:
     for name, state, check in rows:
         lines.append(f"{name:<{widths[0]}}  {state:<{widths[1]}}  {check}".rstrip())
     if found.missing:
-        lines.append(
-            f"{len(found.missing)} of {len(found.keys)} not set; to set them: "
-            f"offprompt collect {' '.join(found.missing)}"
-            + ("" if found.file == ".env" else f" --file {found.file}")
-        )
+        file = [] if found.file == ".env" else ["--file", found.file]
+        command = shlex.join(["offprompt", "collect", *found.missing, *file])
+        lines.append(f"{len(found.missing)} of {len(found.keys)} not set; to set them: {command}")
     else:
         lines.append("Every key is set.")
     return lines

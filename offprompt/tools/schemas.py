@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from offprompt.collect.request import NAME_PATTERN
+from offprompt.collect.request import MAX_NAME_LENGTH, MAX_NAMES, NAME_PATTERN
 from offprompt.registry import format_ids, provider_refs
+from offprompt.status import MAX_NAMES as STATUS_MAX_NAMES
 
 __all__ = [
     "NAME_PATTERN",
@@ -29,7 +30,7 @@ def collect_input() -> dict[str, Any]:
             "name": {
                 "type": "string",
                 "pattern": NAME_PATTERN,
-                "maxLength": 128,
+                "maxLength": MAX_NAME_LENGTH,
                 "description": "The environment variable name, e.g. STRIPE_SECRET_KEY.",
             },
             "generate": {
@@ -77,7 +78,7 @@ def collect_input() -> dict[str, Any]:
             "secrets": {
                 "type": "array",
                 "minItems": 1,
-                "maxItems": 12,
+                "maxItems": MAX_NAMES,
                 "items": secret,
                 "description": "Every key you need, all in one call.",
             },
@@ -215,9 +216,9 @@ def status_input() -> dict[str, Any]:
             "names": {
                 "type": "array",
                 "minItems": 1,
-                "maxItems": 64,
+                "maxItems": STATUS_MAX_NAMES,
                 "uniqueItems": True,
-                "items": {"type": "string", "pattern": NAME_PATTERN, "maxLength": 128},
+                "items": {"type": "string", "pattern": NAME_PATTERN, "maxLength": MAX_NAME_LENGTH},
                 "description": "The keys to look at. Default: every key of the example file "
                 "(.env.example, .env.sample, .env.template or .env.dist beside the file), else "
                 "every key the file sets.",

@@ -154,6 +154,10 @@ CLAUDE_ATTEMPTS: Calls = [
     ("Read", {"file_path": ".env"}),
     ("Grep", {"pattern": KEY, "path": ".env", "output_mode": "content"}),
     ("Bash", {"command": "cat .env", "description": "Show the env file"}),
+    # Over the whole folder: the hook passes these (no file named), the deny rules keep `.env`
+    # out of their results (without them, measured, the Grep printed `.env:1:KEY=value`).
+    ("Grep", {"pattern": KEY, "path": ".", "output_mode": "content"}),
+    ("Glob", {"pattern": "**/.env*"}),
 ]
 
 
@@ -182,22 +186,23 @@ def host_ran(world: World, argv: list[str], host_env: dict[str, str], env: dict[
 
 def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> None:
     """`claude -p` with the guard `offprompt init` installed: the Read of `.env` is refused by
-    the deny rules, Grep and `cat .env` by the hook with the guard's reason; the value is in
-    no request to the model."""
+    the deny rules, Grep and `cat .env` by the hook with the guard's reason, and a Grep or Glob
+    of the whole folder leaves `.env` out; the value is in no request to the model."""
     world, model = make(make_world, "anthropic")
     # Claude Code's file tools take absolute paths.
     model.calls = [
-        (name, {k: str(world.project / v) if v == ".env" else v for k, v in args.items()})
+        (name, {k: str(world.project / v) if v in (".env", ".") else v for k, v in args.items()})
         for name, args in CLAUDE_ATTEMPTS
     ]
     env = guarded_project(world, "claude-code")
     out = claude_run(world, env)
     results = model.outputs()
     print("RESULTS", json.dumps(results, indent=1))
-    read, grep, cat = results
+    read, grep, cat, folder_grep, glob = results
     assert DENIED in read
     assert f"PreToolUse:Grep hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in grep
     assert f"PreToolUse:Bash hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in cat
+    assert (folder_grep, glob) == ("No matches found", "No files found")
     assert_kept_out(world, out)
 
 
