@@ -136,24 +136,3 @@ def _hint(field: Field, value: str) -> str | None:
         f"That looks like the {k.provider_name} {k.noun}; "
         f"this field needs the {field.provider_name} {field.noun}."
     )
-    best = _recognised(value)
-    if best is None:
-        return None
-    owners = [k for k in catalog.known_prefixes() if k.prefix == best]
-    if any(k.provider_id == field.provider_id and k.credential == field.credential for k in owners):
-        return None
-    same = [k for k in owners if k.provider_id == field.provider_id]
-    if len(same) == 1:
-        k = same[0]
-        if k.url == field.url:
-            return (
-                f"That's the {k.provider_name} {k.noun}; use the {field.noun} from the same page."
-            )
-        return f"That's the {k.provider_name} {k.noun}; this field needs the {field.noun}."
-    if not same and len(owners) == 1:
-        k = owners[0]
-        return (
-            f"That looks like the {k.provider_name} {k.noun}; "
-            f"this field needs the {field.provider_name} {field.noun}."
-        )
-    return None
