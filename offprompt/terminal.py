@@ -131,8 +131,7 @@ def check_usage(ask: Ask, cwd: Path) -> CollectRequest:
     UsageProblem for anything wrong in the arguments (names, --file, --reason, --provider);
     ProjectError when `cwd` cannot be the project, which no argument can fix (exit 1).
     """
-    from offprompt import sinks
-    from offprompt.mcp import schema
+    from offprompt import schema, sinks
     from offprompt.tools import arguments as tool_arguments
     from offprompt.tools import schemas
 

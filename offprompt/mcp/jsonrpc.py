@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from offprompt.errors import OffpromptError
+from offprompt.schema import is_text
 
 JSON = dict[str, Any]
 RequestId = str | int
@@ -78,15 +79,6 @@ Message = Request | Notification | Response | Invalid | None
 def _valid_id(value: Any) -> bool:
     # bool is an int subclass in Python; JSON true/false is not a valid id.
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def is_text(value: str) -> bool:
-    """True when `value` can be encoded as UTF-8 (no lone surrogates)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def unreadable_text(value: Any, where: str, skip: str | None = None) -> str | None:

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from offprompt import schema
 from offprompt.mcp import jsonrpc as rpc
-from offprompt.mcp import schema
 from offprompt.mcp.jsonrpc import JSON, RequestId, RpcError
 from offprompt.mcp.revisions import (
     CACHE_TTL_MS,

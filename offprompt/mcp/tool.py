@@ -11,7 +11,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from offprompt.mcp.jsonrpc import JSON, RequestId, is_text
+from offprompt.mcp.jsonrpc import JSON, RequestId
+from offprompt.schema import is_text
 
 REFUSAL_PREFIX = "offprompt refused that request: "
 MODERN = "2026-07-28"

@@ -9,9 +9,8 @@ import jsonschema
 import pytest
 from helpers import assert_no_part
 
-from offprompt import status
+from offprompt import schema, status
 from offprompt.errors import RefusedRequest
-from offprompt.mcp import schema
 from offprompt.tools import schemas
 
 STRIPE_SECRET_HINT = (

@@ -4,9 +4,9 @@ from typing import Any
 
 import pytest
 
+from offprompt import schema
 from offprompt.collect.request import validate
 from offprompt.errors import RefusedRequest
-from offprompt.mcp import schema
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.tools.schemas import collect_input
 

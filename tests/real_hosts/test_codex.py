@@ -3,12 +3,15 @@ TUI in a pseudo-terminal (DESIGN §4: a local page goes straight to offprompt's 
 
 import time
 
+import pytest
 from helpers import tool_or_skip
 
 from .conftest import MakeWorld
 from .drive import MODEL_SAID, Outcome, collect, server_ready, soft_wait, type_prompt
 from .harness import PROMPT, World, run
 from .terminal import Terminal
+
+pytestmark = pytest.mark.real_hosts
 
 
 def elicitations(world: World) -> list[dict[str, object]]:

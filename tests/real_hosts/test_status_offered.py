@@ -1,6 +1,7 @@
 """Both real hosts accept secret_status's schemas and hand the model the tool with its
 description, and Codex the instructions that say to call it first (DESIGN §3, §12)."""
 
+import pytest
 from helpers import tool_or_skip
 
 from offprompt.server_app import INSTRUCTIONS
@@ -8,6 +9,8 @@ from offprompt.server_app import INSTRUCTIONS
 from .conftest import MakeWorld
 from .drive import claude_argv
 from .harness import PROMPT, run
+
+pytestmark = pytest.mark.real_hosts
 
 
 def test_claude_code_offers_secret_status_to_the_model(make_world: MakeWorld) -> None:

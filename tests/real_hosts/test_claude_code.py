@@ -25,6 +25,8 @@ from .drive import (
 from .harness import KEY, PROMPT, World, run
 from .terminal import Terminal
 
+pytestmark = pytest.mark.real_hosts
+
 
 def test_print_mode_cancels_the_dialog_and_offprompt_opens_the_one_tab(
     make_world: MakeWorld, canary: str

@@ -2,11 +2,14 @@
 tool call opens offprompt's one tab, the person writes, the model gets the page's fingerprint,
 and the value is only in `.env`."""
 
+import pytest
 from helpers import tool_or_skip
 
 from .conftest import MakeWorld
 from .drive import Outcome, collect
 from .harness import PROMPT, run
+
+pytestmark = pytest.mark.real_hosts
 
 
 def test_gemini_opens_the_one_tab_and_the_model_gets_the_fingerprint(

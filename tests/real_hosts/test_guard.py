@@ -19,6 +19,8 @@ from .conftest import MakeWorld
 from .harness import PY, ROOT, World, run
 from .model import ToolScript
 
+pytestmark = pytest.mark.real_hosts
+
 KEY = "STRIPE_SECRET_KEY"
 README = "guard-readme-marker-7f3a"
 BLOCKED = "offprompt guard: blocked: this would expose .env,"

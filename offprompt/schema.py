@@ -14,7 +14,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from offprompt.mcp.jsonrpc import is_text
+
+def is_text(value: str) -> bool:
+    """True when `value` can be encoded as UTF-8 (no lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
