@@ -6,7 +6,6 @@ matches, a link to a written file, a name inside code or an option (`--env-file=
 from __future__ import annotations
 
 import fnmatch
-import glob as globmod
 import os
 import re
 from collections.abc import Iterator
@@ -92,7 +91,9 @@ class Check:
 
 
 def _expand(pattern: str) -> Iterator[str]:
+    import glob  # only for a word with `*?[`: most calls have none, and the hook starts faster
+
     try:
-        yield from globmod.iglob(pattern)
+        yield from glob.iglob(pattern)
     except (OSError, ValueError, RecursionError):
         return

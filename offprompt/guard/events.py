@@ -9,7 +9,6 @@ what the hook already has (json, os, sys), for its speed.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -141,11 +140,14 @@ def answer(dialect: str, why: str | None) -> int:
             out = {"permission": "deny", "user_message": why, "agent_message": why}
     elif dialect == "copilot" and why is not None:
         out = {"permissionDecision": "deny", "permissionDecisionReason": why}
-    with contextlib.suppress(Exception):
+    # try/except rather than contextlib.suppress: contextlib costs the hook's start-up time.
+    try:
         if out is not None:
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()
         if why is not None:
             sys.stderr.write(why + "\n")
             sys.stderr.flush()
+    except Exception:  # noqa: S110 - a closed stdout or stderr: the exit code still answers
+        pass
     return 0 if why is None else 2
