@@ -148,7 +148,18 @@ def parse(args: list[Word]) -> GrepArgs:
         i += 1
     out.dynamic = any(a.dynamic for a in args if a.text.startswith("-"))
     out.operands = operands if pattern_given else operands[1:]
+    # `-e`/`-f` taken above as another option's argument (`-m -f FILE`) may still be one.
+    unsure = unsure or any(_gives_pattern(a.text) for a in args[:i])
     if not pattern_given and not unsure and first_operand is not None:
         others = [w for w in others if w is not first_operand]
     out.files = pattern_files + others
     return out
+
+
+def _gives_pattern(text: str) -> bool:
+    """`text` reads as an option giving the pattern (`-e`, `-f`, `--regexp=…`, `-eKEY`)."""
+    if text in ("-e", "-f", "--regexp", "--file"):
+        return True
+    if text.startswith(("--regexp=", "--file=")):
+        return True
+    return text.startswith(("-e", "-f")) and not text.startswith("--")
