@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from offprompt import bashlex
+
 __all__ = ["Command", "ShellSyntax", "Word", "scan"]
 
 # Deeper nesting than this is not a command a person or an agent writes by hand.
@@ -75,7 +77,7 @@ def scan(text: str, home: str, pwd: str) -> list[Command]:
 
 
 # `${NAME:-word}` and its kin (`-`, `=`, `:=`, `+`, `:+`): the word is what the shell may use.
-_DEFAULTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:?[-=+](.*)", re.DOTALL)
+_DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
 
 
 class _Lexer:
@@ -155,13 +157,11 @@ class _Lexer:
                     w.quoted = True
                 self.i += 2
             elif c == "'":
-                end = s.find("'", self.i + 1)
-                if end < 0:
-                    raise ShellSyntax("an open single quote")
+                end = _single_quote_end(s, self.i)
                 w = self._w()
-                w.text += s[self.i + 1 : end]
+                w.text += s[self.i + 1 : end - 1]
                 w.quoted = True
-                self.i = end + 1
+                self.i = end
             elif c == '"':
                 self.double_quoted()
             elif c == "$":
@@ -255,9 +255,9 @@ class _Lexer:
             if c == '"':
                 self.i += 1
                 return
-            if c == "\\" and self.i + 1 < len(s) and s[self.i + 1] in '$`"\\\n':
-                if s[self.i + 1] != "\n":
-                    w.text += s[self.i + 1]
+            escaped = bashlex.double_quoted_escape(s, self.i) if c == "\\" else None
+            if escaped is not None:
+                w.text += escaped  # "" for a line continuation
                 self.i += 2
             elif c == "$":
                 self.dollar(w)
@@ -311,16 +311,14 @@ class _Lexer:
                 w.text += m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.dynamic = True
         elif nxt == "'":
-            end = s.find("'", self.i + 2)
-            if end < 0:
-                raise ShellSyntax("an open $' quote")
-            w.text += s[self.i + 2 : end]
+            try:
+                end = bashlex.ansi_c_end(s, self.i + 1)
+            except bashlex.Unclosed:
+                raise ShellSyntax("an open $' quote") from None
+            w.text += s[self.i + 2 : end - 1]
             w.quoted = True
-            self.i = end + 1
-        elif nxt.isalpha() or nxt == "_":
-            j = self.i + 1
-            while j < len(s) and (s[j].isalnum() or s[j] == "_"):
-                j += 1
+            self.i = end
+        elif (j := bashlex.name_end(s, self.i + 1)) > self.i + 1:
             name = s[self.i + 1 : j]
             if name in ("HOME", "PWD"):
                 w.text += self.env.home if name == "HOME" else self.env.pwd
@@ -344,10 +342,7 @@ def _balanced(s: str, start: int, open_: str, close: str) -> tuple[str, int]:
             i += 2
             continue
         if c == "'":
-            end = s.find("'", i + 1)
-            if end < 0:
-                raise ShellSyntax("an open single quote")
-            i = end + 1
+            i = _single_quote_end(s, i)
             continue
         if c == '"':
             j = i + 1
@@ -365,3 +360,10 @@ def _balanced(s: str, start: int, open_: str, close: str) -> tuple[str, int]:
                 return s[start:i], i + 1
         i += 1
     raise ShellSyntax(f"an open {open_}")
+
+
+def _single_quote_end(s: str, i: int) -> int:
+    try:
+        return bashlex.single_quote_end(s, i)
+    except bashlex.Unclosed:
+        raise ShellSyntax("an open single quote") from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 
+from offprompt import bashlex
 from offprompt.guard import bash, grep, search
 from offprompt.guard.check import Check
 
@@ -33,7 +34,7 @@ _WRAPPERS = frozenset(
 )  # fmt: skip
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_ASSIGNMENT = re.compile(bashlex.NAME_PATTERN + r"\+?=")
 
 
 def script(check: Check, text: str) -> str | None:

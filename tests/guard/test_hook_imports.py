@@ -14,6 +14,7 @@ import pytest
 HOOK_MODULES = [
     "offprompt",
     "offprompt.__main__",
+    "offprompt.bashlex",
     "offprompt.errors",
     "offprompt.guard",
     "offprompt.guard.bash",
