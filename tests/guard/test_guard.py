@@ -394,40 +394,6 @@ def test_other_hook_events_pass(project: Path, capsysbinary: pytest.CaptureFixtu
     assert (b"", b"") == capsysbinary.readouterr()
 
 
-# -- speed: what the hook's process loads (DESIGN §14: ≤ 50 ms per call) ------------------------
-
-# Each costs the hook milliseconds on every tool call; none is needed to decide one.
-SLOW_IMPORTS = ("click", "typing", "dataclasses", "inspect", "datetime", "pathlib", "platformdirs")
-
-
-def test_the_hook_loads_no_slow_module(project: Path, tmp_path: Path) -> None:
-    """`python -m offprompt guard` deciding a call, with the journal in the user state dir (no
-    OFFPROMPT_STATE_DIR): none of the slow modules is imported."""
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("OFFPROMPT_STATE_DIR", "XDG_STATE_HOME")
-    }
-    env["HOME"] = str(tmp_path / "home")
-    script = (
-        "import runpy, sys; sys.argv = ['offprompt', 'guard']\n"
-        "try:\n    runpy.run_module('offprompt', run_name='__main__')\n"
-        "except SystemExit as e:\n    code = e.code\n"
-        f"print(code, sorted(m for m in {SLOW_IMPORTS!r} if m in sys.modules))\n"
-    )
-    for command in ("cat README.md", "cat .env"):
-        event = json.dumps(claude_event(project)("Bash", {"command": command}))
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            input=event.encode(),
-            capture_output=True,
-            env=env,
-            cwd=project,
-            timeout=30,
-            check=True,
-        )
-        code = 2 if command == "cat .env" else 0
-        assert done.stdout.decode().split("\n")[-2] == f"{code} []"
-
-
 @pytest.mark.parametrize(
     "variables",
     [{}, {"XDG_STATE_HOME": "{tmp}/xdg"}, {"XDG_STATE_HOME": ""}, {"OFFPROMPT_STATE_DIR": "~/s"}],
@@ -480,55 +446,3 @@ def test_a_write_only_to_destinations_protects_no_folder(
             guard.main(stdin=json.dumps(event).encode()),
             *capsysbinary.readouterr(),
         )
-
-
-# -- recursive searches in the shell ------------------------------------------------------------
-
-RECURSIVE = [
-    ("grep -r OPENAI .", ".env"),
-    ("grep -rn KEY", ".env"),
-    ("grep -R -i key ./", ".env"),
-    ("grep -d recurse KEY .", ".env"),
-    ("cd src && grep -rn KEY ..", ".env"),
-    ("grep -r --include='*' KEY .", ".env"),
-    ("grep -r --exclude='*.py' KEY .", ".env"),
-    # The journal's file: not hidden, not ignored (no repository here).
-    ("grep -r --exclude='.env*' KEY .", "config/service.json"),
-    ("rg KEY", "config/service.json"),
-    ("rg --hidden -g '!config' KEY", ".env"),
-    ("rg -uu KEY .", ".env"),
-]
-RECURSIVE_PASSING = [
-    "grep -rn API src/",
-    "grep -r --include='*.py' KEY .",
-    "grep -r --exclude='.env*' --exclude-dir=config KEY .",
-    "grep -r KEY src config/../src",
-    "rg KEY src",
-    "rg -g '!config' KEY",
-    "grep -n KEY README.md",
-    "git grep -n KEY",
-]
-
-
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize(("command", "name"), RECURSIVE)
-def test_a_recursive_search_that_opens_a_protected_file_is_blocked(
-    project: Path, canary: str, shape: str, command: str, name: str
-) -> None:
-    """grep -r (which reads every file under the folder) and rg (which skips hidden and
-    git-ignored files unless told otherwise), their filters weighed."""
-    event = SHAPES[shape](project)("Bash", {"command": command})
-
-    assert_blocked(run_guard(event), name, canary)
-
-
-@pytest.mark.parametrize("command", RECURSIVE_PASSING)
-def test_a_recursive_search_that_reaches_no_protected_file_passes(
-    project: Path, command: str, capsysbinary: pytest.CaptureFixture[bytes]
-) -> None:
-    """A folder without one, filters that leave them out, rg skipping the hidden .env."""
-    event = claude_event(project)("Bash", {"command": command})
-
-    code = guard.main(stdin=json.dumps(event).encode())
-
-    assert (0, b"", b"") == (code, *capsysbinary.readouterr())

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_guard import claude_event, written_project
 
 # The hook, its rules and its bash reader: nothing of the agents, the sinks, the journal's
 # reader, the protocol or click.
@@ -112,3 +113,36 @@ def test_a_read_tool_call_loads_no_more(tmp_path: Path) -> None:
 
     assert 0 == code
     assert HOOK_MODULES == [m for m in new if m.split(".")[0] == "offprompt"]
+
+
+# Each costs the hook milliseconds on every tool call; none is needed to decide one.
+SLOW_IMPORTS = ("click", "typing", "dataclasses", "inspect", "datetime", "pathlib", "platformdirs")
+
+
+def test_the_hook_loads_no_slow_module(tmp_path: Path, canary: str) -> None:
+    """`python -m offprompt guard` deciding a call, with the journal in the user state dir (no
+    OFFPROMPT_STATE_DIR): none of the slow modules is imported."""
+    project = written_project(tmp_path, canary)
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OFFPROMPT_STATE_DIR", "XDG_STATE_HOME")
+    }
+    env["HOME"] = str(tmp_path / "home")
+    script = (
+        "import runpy, sys; sys.argv = ['offprompt', 'guard']\n"
+        "try:\n    runpy.run_module('offprompt', run_name='__main__')\n"
+        "except SystemExit as e:\n    code = e.code\n"
+        f"print(code, sorted(m for m in {SLOW_IMPORTS!r} if m in sys.modules))\n"
+    )
+    for command in ("cat README.md", "cat .env"):
+        event = json.dumps(claude_event(project)("Bash", {"command": command}))
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=event.encode(),
+            capture_output=True,
+            env=env,
+            cwd=project,
+            timeout=30,
+            check=True,
+        )
+        code = 2 if command == "cat .env" else 0
+        assert done.stdout.decode().split("\n")[-2] == f"{code} []"
