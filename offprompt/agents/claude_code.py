@@ -15,7 +15,7 @@ from offprompt.agents.interface import (
     Scope,
     ServerCommand,
     found_by,
-    guard_file,
+    guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
 
@@ -34,7 +34,7 @@ class ClaudeCode(JsonAgent):
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # settings.json, not .mcp.json: hooks and permissions live there (project or user).
-        return guard_file(
+        return guard_file_for(
             scope,
             machine,
             project,

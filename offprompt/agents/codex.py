@@ -27,7 +27,7 @@ from offprompt.agents.interface import (
     ServerCommand,
     describe,
     found_by,
-    guard_file,
+    guard_file_for,
 )
 from offprompt.agents.json_agent import at_least, declared_command
 from offprompt.configedit import jsonc, tomltable
@@ -89,7 +89,7 @@ class Codex(Agent):
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # hooks.json beside config.toml: the same PreToolUse shape as Claude Code's, and a
         # file of its own, so config.toml's tables stay as they are.
-        return guard_file(
+        return guard_file_for(
             scope,
             machine,
             project,

@@ -17,7 +17,7 @@ from offprompt.agents.interface import (
     Scope,
     ServerCommand,
     found_by,
-    guard_file,
+    guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
 
@@ -42,7 +42,7 @@ class Cursor(JsonAgent):
     project_folder = ".cursor"
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
-        return guard_file(
+        return guard_file_for(
             scope,
             machine,
             project,

@@ -16,7 +16,7 @@ from offprompt.agents.interface import (
     Scope,
     ServerCommand,
     found_by,
-    guard_file,
+    guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent, at_least
 
@@ -39,7 +39,7 @@ class Gemini(JsonAgent):
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # The same settings.json as the server: its `hooks.BeforeTool` (matcher: a regex over
         # tool names; "*" is every tool). Exit 2 blocks the call, stderr is the reason.
-        return guard_file(
+        return guard_file_for(
             scope,
             machine,
             project,

@@ -191,7 +191,7 @@ class GuardFile:
         return {"matcher": self.matcher, "hooks": [hook]}
 
 
-def guard_file(
+def guard_file_for(
     scope: Scope,
     machine: Machine,
     project: Path | None,

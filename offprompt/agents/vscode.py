@@ -18,7 +18,7 @@ from offprompt.agents.interface import (
     Scope,
     ServerCommand,
     found_by,
-    guard_file,
+    guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
 
@@ -43,7 +43,7 @@ class VsCode(JsonAgent):
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # remove takes out the folders init made for the file, if they hold nothing else.
-        return guard_file(
+        return guard_file_for(
             scope,
             machine,
             project,

@@ -16,7 +16,7 @@ from offprompt.agents.interface import (
     Scope,
     ServerCommand,
     found_by,
-    guard_file,
+    guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
 
@@ -41,7 +41,7 @@ class Windsurf(JsonAgent):
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # Like its MCP servers, only for the user: every workspace gets the hook.
-        return guard_file(
+        return guard_file_for(
             scope,
             machine,
             project,
