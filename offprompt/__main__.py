@@ -23,7 +23,7 @@ def main() -> None:
 
 def _guard() -> int:
     try:
-        from offprompt.hosts.guard import main as guard_main
+        from offprompt.guard.hook import main as guard_main
     except BaseException:
         # A broken install must not let a read of .env through: block what names it (exit 2,
         # which hosts treat as "blocked"), let the rest pass.

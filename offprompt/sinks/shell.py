@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from offprompt import bashlex
+
 __all__ = ["BASH_OWN", "BASH_RUNS", "Assignment", "Command", "Problem", "Script", "analyze"]
 
 # Soundness over reach. The understood subset is what a .env holds: comments, blank lines, and
@@ -46,13 +48,11 @@ _BUILTINS = frozenset(
     " wait".split()
 )
 _ENDS_WORD = " \t\n;&|()<>"
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SPECIAL_PARAMETERS = "@*#?-$!0123456789"
+_ASSIGNMENT = re.compile(f"({bashlex.NAME_PATTERN})(\\+?)=")
 # `${NAME}` or `${NAME-word}` and its `:-`, `+`, `:+` kin; `word` holds no quote, expansion,
 # escape, brace or newline. Every other operator assigns (`=`, `:=`), stops the shell (`?`),
 # evaluates arithmetic (`:offset`, `[i]`) or expands further (`!`, `@P`).
-_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^{}'\"`$\\\n]*))?\}")
+_BRACED = re.compile(r"\$\{(" + bashlex.NAME_PATTERN + r")(?:(:?[-+])([^{}'\"`$\\\n]*))?\}")
 # Characters a literal value may not hold unquoted: tilde, glob and brace expansion.
 _EXPANDS = frozenset("~*?[]{}")
 
@@ -236,7 +236,7 @@ class _Reader:
         for op in operands:
             if m := _ASSIGNMENT.match(op.text):
                 found.append(_assignment(op, m))
-            elif _NAME.fullmatch(op.text) or _harmless(op):
+            elif bashlex.NAME.fullmatch(op.text) or _harmless(op):
                 continue
             elif op.text.startswith("-"):
                 raise _Stop(op.start, "an 'export' with an option")
@@ -263,12 +263,13 @@ class _Reader:
                 w.value.append(text[i + 1 : i + 2] or "\\")
                 i += 2
             elif c == "'":
-                close = text.find("'", i + 1)
-                if close == -1:
-                    raise _Stop(i, "an unclosed quote (a ' with no closing ')")
-                w.logical.append(text[i : close + 1])
-                w.value.append(text[i + 1 : close])
-                i = close + 1
+                try:
+                    end = bashlex.single_quote_end(text, i)
+                except bashlex.Unclosed:
+                    raise _Stop(i, "an unclosed quote (a ' with no closing ')") from None
+                w.logical.append(text[i:end])
+                w.value.append(text[i + 1 : end - 1])
+                i = end
             elif c == '"':
                 i = self._double_quoted(i, w)
             elif c == "$":
@@ -294,13 +295,13 @@ class _Reader:
                 w.logical.append('"')
                 return i + 1
             if c == "\\":
-                nxt = text[i + 1 : i + 2]
-                if nxt == "\n":
+                escaped = bashlex.double_quoted_escape(text, i)
+                if escaped == "":
                     i += 2
                     continue
-                if nxt and nxt in '$`"\\':
+                if escaped is not None:
                     w.logical.append(text[i : i + 2])
-                    w.value.append(nxt)
+                    w.value.append(escaped)
                     i += 2
                     continue
                 w.logical.append("\\")
@@ -319,7 +320,7 @@ class _Reader:
     def _dollar(self, i: int, w: _Word, *, quoted: bool) -> int:
         text = self.text
         # bash drops a line continuation before it reads what follows `$`: `$\<newline>(` is `$(`.
-        j = self._continued(i + 1)
+        j = bashlex.continued(text, i + 1)
         nxt = text[j : j + 1]
         if nxt == "(":
             if text.startswith("((", j):
@@ -341,17 +342,12 @@ class _Reader:
             return self._ansi_c(i, j, w)
         if not quoted and nxt == '"':
             raise _Stop(i, 'a $"..." translated string')
-        if nxt and (nxt in _SPECIAL_PARAMETERS or _NAME.match(nxt)):
-            m = _NAME.match(text, j)
-            return self._expanded(w, i, m.end() if m else j + 1)
+        if nxt and (nxt in bashlex.SPECIAL_PARAMETERS or bashlex.NAME.match(nxt)):
+            end = bashlex.name_end(text, j)
+            return self._expanded(w, i, end if end > j else j + 1)
         w.logical.append("$")
         w.value.append("$")
         return i + 1
-
-    def _continued(self, i: int) -> int:
-        while self.text.startswith("\\\n", i):
-            i += 2
-        return i
 
     def _expanded(self, w: _Word, start: int, end: int) -> int:
         w.logical.append(self.text[start:end])
@@ -359,16 +355,11 @@ class _Reader:
         return end
 
     def _ansi_c(self, start: int, quote: int, w: _Word) -> int:
-        text, n = self.text, self.n
-        i = quote + 1
-        while i < n:
-            if text[i] == "\\":
-                i += 2
-            elif text[i] == "'":
-                return self._expanded(w, start, i + 1)
-            else:
-                i += 1
-        raise _Stop(start, "an unclosed quote (a $' with no closing ')")
+        try:
+            end = bashlex.ansi_c_end(self.text, quote)
+        except bashlex.Unclosed:
+            raise _Stop(start, "an unclosed quote (a $' with no closing ')") from None
+        return self._expanded(w, start, end)
 
 
 def _assignment(w: _Word, m: re.Match[str]) -> Assignment:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from offprompt import disk, sinks
-from offprompt.hosts import files
+from offprompt.agents import files
 from offprompt.sinks import SinkSpec, atomic
 
 

@@ -1,0 +1,253 @@
+"""Reading and rewriting agents' config files: all or nothing, keeping the file's mode and owner.
+
+Not `sinks.atomic`: that one makes every file 0600 and is for secrets; a config file keeps the
+mode its owner gave it, and a symlinked config (dotfile managers) is written where it points.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from offprompt import disk
+from offprompt.agents.interface import ConfigChange, ConfigError
+
+__all__ = ["MAX_BYTES", "Edit", "read_text", "update"]
+
+# A config file this large is not a config file; refusing keeps a wrong path from loading a disk.
+MAX_BYTES = 32 * 1024 * 1024
+
+# Another program (the agent itself) may rewrite its config while we edit it: read, edit and
+# check again this many times before giving up.
+_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What a transform decided: the new text (None deletes the file) and what that means."""
+
+    text: str | None
+    outcome: ConfigChange
+
+
+def _target(path: Path, shown: str) -> Path:
+    """Where the bytes of `path` live: the file a symlink points to, else `path` itself."""
+    if not path.is_symlink():
+        return path
+    real = Path(os.path.realpath(path))
+    if not real.exists():
+        raise ConfigError(
+            f"{shown} is a symlink to {real}, which does not exist; create that file or remove"
+            " the link, then try again. Nothing was changed."
+        )
+    return real
+
+
+def _read(target: Path, shown: str) -> bytes | None:
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise ConfigError(
+            f"Could not read {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{shown} is not a regular file; nothing was changed.")
+    if st.st_size > MAX_BYTES:
+        raise ConfigError(f"{shown} is larger than 32 MiB; nothing was changed.")
+    try:
+        return target.read_bytes()
+    except OSError as e:
+        raise ConfigError(
+            f"Could not read {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
+
+
+def _decode(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"{shown} is not UTF-8 text; offprompt never rewrites a file it cannot read."
+        ) from None
+
+
+def read_text(path: Path, shown: str) -> str | None:
+    """The file's text, or None when there is none. ConfigError when it cannot be read."""
+    data = _read(_target(path, shown), shown)
+    return None if data is None else _decode(data, shown)
+
+
+def update(
+    path: Path,
+    shown: str,
+    transform: Callable[[str | None], Edit],
+    prune_dir: Path | None = None,
+) -> ConfigChange:
+    """Apply `transform` to the file's text (None when missing) and write the result atomically.
+
+    `transform` raises ConfigError to refuse. If the file changes between reading and replacing
+    it (the agent saved its config meanwhile), the edit is made again on the new text. When the
+    transform deletes the file and it sat in `prune_dir` (an agent's own folder such as .cursor),
+    that folder goes too if nothing else is left in it.
+    """
+    for _ in range(_ATTEMPTS):
+        target = _target(path, shown)
+        data = _read(target, shown)
+        edit = transform(None if data is None else _decode(data, shown))
+        if edit.outcome in ("unchanged", "absent", "unsupported"):
+            return edit.outcome
+        if edit.text is None:
+            if _delete(target, data, shown, prune_dir if target == path else None):
+                return edit.outcome
+        elif _replace(target, data, edit.text.encode("utf-8"), shown):
+            return edit.outcome
+    raise ConfigError(
+        f"{shown} kept changing while offprompt edited it (is the agent running and saving it?);"
+        " close the agent and try again. Nothing was changed."
+    )
+
+
+def _owner_for_new(folder: Path) -> tuple[int, int] | None:
+    """Under sudo, new files and folders go to whoever owns the nearest existing folder."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    probe = folder
+    while True:
+        try:
+            st = os.stat(probe)
+            return st.st_uid, st.st_gid
+        except OSError:
+            if probe.parent == probe:
+                return None
+            probe = probe.parent
+
+
+def _make_parents(folder: Path, shown: str) -> list[Path]:
+    missing: list[Path] = []
+    probe = folder
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"A part of {shown} is a file, not a folder; nothing was changed.")
+    owner = _owner_for_new(probe)
+    created: list[Path] = []
+    for dir_ in reversed(missing):
+        try:
+            dir_.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as e:
+            _remove_dirs(created)
+            raise ConfigError(
+                f"Could not create the folder for {shown} ({disk.reason(e)}); nothing was changed."
+            ) from None
+        created.append(dir_)
+        if owner is not None:
+            with contextlib.suppress(OSError):
+                os.chown(dir_, *owner)
+    return created
+
+
+def _remove_dirs(created: list[Path]) -> None:
+    for dir_ in reversed(created):
+        with contextlib.suppress(OSError):
+            dir_.rmdir()
+
+
+def _replace(target: Path, before: bytes | None, data: bytes, shown: str) -> bool:
+    """Write `data` to `target` through a temporary file; False if `target` changed meanwhile."""
+    created = _make_parents(target.parent, shown)
+    try:
+        st = os.stat(target) if before is not None else None
+    except OSError:
+        st = None
+    mode = stat.S_IMODE(st.st_mode) if st is not None else None
+    owner = (st.st_uid, st.st_gid) if st is not None else _owner_for_new(target.parent)
+    temp = target.parent / disk.config_temp_name(target.name)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        # A new file gets the usual 0666 minus the umask, like any file the agent would create.
+        fd = os.open(temp, flags | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as e:
+        _remove_dirs(created)
+        raise ConfigError(
+            f"Could not write {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
+    try:
+        try:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            if owner is not None and hasattr(os, "fchown") and os.geteuid() == 0:
+                with contextlib.suppress(OSError):
+                    os.fchown(fd, *owner)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if _peek(target) != before:
+            os.unlink(temp)
+            return False
+        os.replace(temp, target)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        _remove_dirs(created)
+        raise ConfigError(
+            f"Could not write {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        _remove_dirs(created)
+        raise
+    disk.fsync_directory(target.parent)
+    return True
+
+
+def _delete(target: Path, before: bytes | None, shown: str, prune_dir: Path | None) -> bool:
+    """Remove a file offprompt emptied, and its folder if that is now empty; False if changed."""
+    if _peek(target) != before:
+        return False
+    try:
+        target.unlink()
+    except FileNotFoundError:
+        return True
+    except OSError as e:
+        raise ConfigError(
+            f"Could not remove {shown} ({disk.reason(e)}); nothing was changed."
+        ) from None
+    # Folders like .cursor/ or .vscode/ (or .github/hooks/ up to .github/) that only held our
+    # file go too, so `remove` restores the project as `init` found it. A folder with anything
+    # else in it stays.
+    folder = target.parent
+    if prune_dir is not None and (folder == prune_dir or prune_dir in folder.parents):
+        while True:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            if folder == prune_dir:
+                break
+            folder = folder.parent
+    while not folder.is_dir():
+        folder = folder.parent
+    disk.fsync_directory(folder)
+    return True
+
+
+def _peek(target: Path) -> bytes | None:
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None

@@ -1,0 +1,301 @@
+"""The seam between `offprompt init`/`remove`/`agents` and each agent's config files.
+
+One `Agent` per host (claude_code.py, codex.py, …); the values they return are frozen dataclasses,
+among them the guard's hook file (`GuardFile`), which guard_install.py edits.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from offprompt.errors import OffpromptError
+
+__all__ = [
+    "SERVER_NAME",
+    "Agent",
+    "Change",
+    "ConfigChange",
+    "ConfigError",
+    "Declaration",
+    "GuardFile",
+    "Location",
+    "Machine",
+    "Presence",
+    "Scope",
+    "ServerCommand",
+]
+
+# The key of our entry in every agent's config (DESIGN §9).
+SERVER_NAME = "offprompt"
+
+Scope = Literal["project", "user"]
+
+# added/updated/unchanged (init), removed/absent (remove), unsupported (the agent has no config
+# for that scope), failed (the file could not be read, understood or written; nothing changed).
+ConfigChange = Literal[
+    "added", "updated", "unchanged", "removed", "absent", "unsupported", "failed"
+]
+
+
+class ConfigError(OffpromptError):
+    """An agent's config file could not be read, understood or written; it was left unchanged."""
+
+
+@dataclass(frozen=True)
+class ServerCommand:
+    """The command an agent runs to start `offprompt serve`."""
+
+    command: str
+    args: tuple[str, ...]
+
+    def argv(self) -> tuple[str, ...]:
+        return (self.command, *self.args)
+
+    def __str__(self) -> str:
+        return shlex.join(self.argv())
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the agents look at: HOME, the environment (PATH, XDG_*, CODEX_HOME…) and the OS.
+
+    Passed in rather than read from globals, so tests give each run its own fake machine.
+    """
+
+    home: Path
+    environ: Mapping[str, str] = field(repr=False)
+    platform: str  # sys.platform: "linux", "darwin", "win32"
+
+    @classmethod
+    def current(cls) -> Machine:
+        return cls(home=Path.home(), environ=dict(os.environ), platform=sys.platform)
+
+    def which(self, name: str) -> str | None:
+        """The program `name` on this machine's PATH, or None."""
+        return shutil.which(name, path=self.environ.get("PATH", os.defpath))
+
+    def env_path(self, name: str) -> Path | None:
+        """The environment variable `name` as an absolute path, or None when unset or relative."""
+        value = self.environ.get(name, "").strip()
+        if not value:
+            return None
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else None
+
+    def config_home(self) -> Path:
+        """Where Linux programs keep user settings: $XDG_CONFIG_HOME, else ~/.config."""
+        return self.env_path("XDG_CONFIG_HOME") or self.home / ".config"
+
+    def app_data(self) -> Path:
+        """Where desktop apps keep user data: %APPDATA%, ~/Library/Application Support, or
+        the XDG config home (Electron's rule, which VS Code follows)."""
+        if self.platform == "win32":
+            return self.env_path("APPDATA") or self.home / "AppData" / "Roaming"
+        if self.platform == "darwin":
+            return self.home / "Library" / "Application Support"
+        return self.config_home()
+
+    def shown(self, path: Path) -> str:
+        """`path` for a person: `~/…` under HOME, else as it is."""
+        try:
+            rest = path.relative_to(self.home)
+        except ValueError:
+            return str(path)
+        return "~" if rest == Path() else f"~{os.sep}{rest}"
+
+
+@dataclass(frozen=True)
+class Presence:
+    """Whether an agent seems installed, and the evidence (`claude on PATH`, `~/.codex exists`)."""
+
+    found: bool
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Location:
+    """The config file an agent reads for a scope, or why it has none (`path` None)."""
+
+    scope: Scope
+    path: Path | None
+    why_not: str | None = None
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """offprompt declared in one config file, with the command found there (None if unreadable)."""
+
+    agent: str
+    scope: Scope
+    path: Path
+    command: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Change:
+    """What `init` or `remove` did to one agent's config, with a sentence for the person."""
+
+    agent: str
+    scope: Scope
+    path: Path | None
+    outcome: ConfigChange
+    detail: str
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == "failed"
+
+
+@dataclass(frozen=True)
+class GuardFile:
+    """One host's settings file for the guard: where; the hook `events` it goes under
+    (`PreToolUse`; Gemini CLI's `BeforeTool`; Cursor's three `before…` events); the shape of
+    one entry; whether it takes Claude Code's deny rules; and `prune`, the folder init made for
+    it, which remove takes out again when nothing else is left in it.
+
+    Entries are nested (`{"matcher": …, "hooks": [{"type": "command", "command": …}]}`, the
+    Claude Code shape) unless `flat` gives a flat entry's keys in order, the command's key
+    holding None (Cursor: `(("command", None), ("failClosed", True))`). `version` is a top-level
+    `"version"` the file must carry (Cursor's and Copilot's hook files).
+    """
+
+    path: Path
+    shown: str
+    deny: bool = False
+    matcher: str | None = None
+    events: tuple[str, ...] = ("PreToolUse",)
+    flat: tuple[tuple[str, object], ...] | None = None
+    version: int | None = None
+    prune: Path | None = None
+
+    @property
+    def paths(self) -> tuple[tuple[str, str], ...]:
+        """Where each event's list of entries sits in the file: `("hooks", event)`."""
+        return tuple(("hooks", event) for event in self.events)
+
+    def entry(self, command: str) -> dict[str, object]:
+        """Our entry, running `command`."""
+        if self.flat is not None:
+            return {k: command if v is None else v for k, v in self.flat}
+        hook = {"type": "command", "command": command}
+        if self.matcher is None:
+            return {"hooks": [hook]}
+        return {"matcher": self.matcher, "hooks": [hook]}
+
+
+def guard_file_for(
+    scope: Scope,
+    machine: Machine,
+    project: Path | None,
+    *,
+    user: Path | None,
+    in_project: str | None,
+    user_prune: Path | None = None,
+    deny: bool = False,
+    matcher: str | None = None,
+    events: tuple[str, ...] = ("PreToolUse",),
+    flat: tuple[tuple[str, object], ...] | None = None,
+    version: int | None = None,
+) -> GuardFile | None:
+    """An agent's hook file for `scope`: `user` for the user scope, `in_project` (a path with
+    `/`) under the project, whose first folder remove prunes; None where the agent has none."""
+    if scope == "user":
+        if user is None:
+            return None
+        path, prune = user, user_prune
+    elif project is None or in_project is None:
+        return None
+    else:
+        path = project.joinpath(*in_project.split("/"))
+        prune = project / in_project.split("/")[0]
+    return GuardFile(
+        path,
+        machine.shown(path),
+        deny=deny,
+        matcher=matcher,
+        events=events,
+        flat=flat,
+        version=version,
+        prune=prune,
+    )
+
+
+class Agent(ABC):
+    """One agent host: where it keeps MCP servers, and how to add or take out ours.
+
+    `project` is the project folder for the project scope (ignored for the user scope). Methods
+    never raise for a config they cannot handle: `install`/`remove` answer a `failed` Change,
+    `declaration` raises ConfigError so `offprompt agents` can say which file is unreadable.
+    """
+
+    name: ClassVar[str]  # claude-code, codex, cursor, vscode, gemini, windsurf, zed
+    title: ClassVar[str]  # Claude Code, Codex, …
+    # Said after "added …" for the project scope, when the agent needs a step from the person.
+    project_note: ClassVar[str] = ""
+    # Why the guard (DESIGN §14) is not installed for this agent; "" when it is supported.
+    unguarded: ClassVar[str] = ""
+    guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
+    guard_note_project_only: ClassVar[bool] = False  # the note is about project hooks only
+
+    @abstractmethod
+    def presence(self, machine: Machine) -> Presence:
+        """Whether the agent is on this machine: its program on PATH or its user folder exists."""
+
+    @abstractmethod
+    def location(self, scope: Scope, machine: Machine, project: Path | None) -> Location:
+        """The config file for `scope`."""
+
+    @abstractmethod
+    def install(
+        self, scope: Scope, machine: Machine, project: Path | None, server: ServerCommand
+    ) -> Change:
+        """Declare offprompt (or bring our entry up to date), keeping everything else."""
+
+    @abstractmethod
+    def remove(self, scope: Scope, machine: Machine, project: Path | None) -> Change:
+        """Take our entry out, keeping everything else."""
+
+    @abstractmethod
+    def declaration(
+        self, scope: Scope, machine: Machine, project: Path | None
+    ) -> Declaration | None:
+        """Our entry in the config for `scope`, or None. ConfigError when it cannot be read."""
+
+    def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
+        """The settings file that takes the guard's hook for `scope`; None when unsupported."""
+        return None
+
+
+def describe(agent: Agent, outcome: ConfigChange, scope: Scope, shown: str) -> str:
+    """The words `init`/`remove` print for `outcome` on the config file `shown`."""
+    words = {
+        "added": f"added offprompt to {shown}",
+        "updated": f"updated offprompt in {shown}",
+        "unchanged": f"already there in {shown}",
+        "removed": f"removed offprompt from {shown}",
+        "absent": f"not declared in {shown}",
+    }.get(outcome, outcome)
+    if outcome == "added" and scope == "project" and agent.project_note:
+        words += f" ({agent.project_note})"
+    return words
+
+
+def found_by(machine: Machine, programs: tuple[str, ...], folders: tuple[Path, ...]) -> Presence:
+    """The usual rule: any of `programs` on PATH, or any of `folders` exists."""
+    for program in programs:
+        where = machine.which(program)
+        if where:
+            return Presence(True, f"{program} on PATH: {where}")
+    for folder in folders:
+        if folder.is_dir():
+            return Presence(True, f"{machine.shown(folder)} exists")
+    looked = [f"{p} on PATH" for p in programs] + [machine.shown(f) for f in folders]
+    return Presence(False, "no " + ", no ".join(looked))

@@ -1,0 +1,87 @@
+"""How bash reads quotes and `$`: the lexing both of offprompt's bash readers share, the .env
+analysis (sinks/shell.py) and the guard's command reader (guard/bash.py). What each does with a
+form it finds (follow it, stop, read it as a command) is theirs. Imports nothing of offprompt.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "DOUBLE_QUOTED_ESCAPES",
+    "NAME",
+    "NAME_PATTERN",
+    "SPECIAL_PARAMETERS",
+    "Unclosed",
+    "ansi_c_end",
+    "continued",
+    "double_quoted_escape",
+    "name_end",
+    "single_quote_end",
+]
+
+# A shell variable's name (bash's own rule: ASCII letters, digits and `_`, not a digit first).
+NAME_PATTERN = "[A-Za-z_][A-Za-z0-9_]*"
+NAME = re.compile(NAME_PATTERN)
+# What may follow `$` as a one-character parameter: `$@`, `$?`, `$1`…
+SPECIAL_PARAMETERS = "@*#?-$!0123456789"
+# Inside double quotes a backslash escapes only these (and a newline, which it removes).
+DOUBLE_QUOTED_ESCAPES = '$`"\\'
+
+
+class Unclosed(ValueError):
+    """A quote with no end: `offset` of its opening character, `quote` what opened it."""
+
+    def __init__(self, offset: int, quote: str) -> None:
+        super().__init__(f"an open {quote} quote")
+        self.offset = offset
+        self.quote = quote
+
+
+def single_quote_end(text: str, i: int) -> int:
+    """The index after the quote closing the `'…'` that opens at `i`: nothing inside is special,
+    not even a backslash. Unclosed when there is none."""
+    close = text.find("'", i + 1)
+    if close < 0:
+        raise Unclosed(i, "'")
+    return close + 1
+
+
+def ansi_c_end(text: str, quote: int) -> int:
+    """The index after the quote closing the `$'…'` whose `'` is at `quote`: a backslash
+    escapes the character after it (`$'it\\'s'`). Unclosed when there is none."""
+    i, n = quote + 1, len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == "'":
+            return i + 1
+        else:
+            i += 1
+    raise Unclosed(quote, "$'")
+
+
+def double_quoted_escape(text: str, i: int) -> str | None:
+    """What the backslash at `i`, inside double quotes, stands for: "" for a line continuation
+    (both characters go), the character after it when that is one of DOUBLE_QUOTED_ESCAPES, or
+    None when the backslash is an ordinary character there."""
+    nxt = text[i + 1 : i + 2]
+    if nxt == "\n":
+        return ""
+    if nxt and nxt in DOUBLE_QUOTED_ESCAPES:
+        return nxt
+    return None
+
+
+def continued(text: str, i: int) -> int:
+    """Past any line continuations (a backslash before a newline) at `i`: bash removes them
+    before it reads on, even between `$` and what follows."""
+    while text.startswith("\\\n", i):
+        i += 2
+    return i
+
+
+def name_end(text: str, i: int) -> int:
+    """The end of the variable name starting at `i`, or `i` when none starts there."""
+    m = NAME.match(text, i)
+    return m.end() if m else i

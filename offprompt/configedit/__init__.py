@@ -1,0 +1,3 @@
+"""Editors of agents' config files that keep every other byte: JSON with comments (jsonc.py
+reads, jsonc_edit.py edits) and TOML tables (tomltable.py). Import nothing of offprompt.
+"""

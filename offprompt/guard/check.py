@@ -1,0 +1,99 @@
+"""Does a name, as an agent wrote it, name a protected file? One event's context (where relative
+names start, what is protected) and the naming rules: relative or absolute, `~`, a glob that
+matches, a link to a written file, a name inside code or an option (`--env-file=.env`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterator
+
+from offprompt.guard.protected import Protected, glob_hits, is_dotenv
+
+__all__ = ["Check"]
+
+# Splits code and option words into the names inside them: `open('.env')`, `--env-file=.env`.
+_FRAGMENT_SPLIT = re.compile(r"[@\s'\"`(){},;=<>|&:+\\\0]+")
+
+
+class Check:
+    """One event's context: where relative names start, and what is protected; `dirs` holds
+    the cwd and the folders a `cd` in the command names."""
+
+    __slots__ = ("cwd", "dirs", "home", "protected")
+
+    def __init__(self, cwd: str, home: str, protected: Protected, dirs: list[str]) -> None:
+        self.cwd = cwd
+        self.home = home
+        self.protected = protected
+        self.dirs = dirs
+
+    def path(self, text: str, glob: bool = False, dynamic: bool = False) -> str | None:
+        """The protected file `text` names (as the agent wrote it, for the message), or None."""
+        text = text.strip()
+        if text.startswith("file://"):
+            text = text[len("file://") :]
+        if not text or text.endswith("/") or "\n" in text or "://" in text:
+            return None  # a folder, prose, or a remote URL: not a local file's name
+        base = text.rsplit("/", 1)[-1]
+        if is_dotenv(base):
+            return base
+        if glob:
+            hit = glob_hits(base)
+            if hit is not None:
+                return hit
+        if glob and not dynamic:
+            for folder in self.dirs:
+                for found in _expand(os.path.join(folder, os.path.expanduser(text))):
+                    name = os.path.basename(found)
+                    if is_dotenv(name) or self._written(found):
+                        return text
+        if not self.protected.written:
+            return None
+        if dynamic or "\0" in text or "$" in text:
+            return base if base in self.protected.written_names else None
+        if glob:
+            return text if self._written_glob(text) else None
+        for folder in self.dirs:
+            if self._written(os.path.join(folder, os.path.expanduser(text))):
+                return text
+        return None
+
+    def _written(self, path: str) -> bool:
+        written = self.protected.written
+        if os.path.normpath(path) in written:
+            return True
+        try:
+            return os.path.realpath(path) in written
+        except (OSError, ValueError):
+            return False
+
+    def _written_glob(self, pattern: str) -> bool:
+        for folder in self.dirs:
+            full = os.path.normpath(os.path.join(folder, os.path.expanduser(pattern)))
+            if any(fnmatch.fnmatchcase(p, full) for p in self.protected.written):
+                return True
+        return False
+
+    def fragments(self, text: str) -> str | None:
+        """A protected file named anywhere inside `text` (code, `--opt=FILE`, a patch)."""
+        hit = self.path(text)
+        if hit is not None:
+            return hit
+        for part in _FRAGMENT_SPLIT.split(text):
+            if part and part != text:
+                hit = self.path(part, glob=any(c in part for c in "*?["))
+                if hit is not None:
+                    return hit
+        return None
+
+
+def _expand(pattern: str) -> Iterator[str]:
+    import glob  # only for a word with `*?[`: most calls have none, and the hook starts faster
+
+    try:
+        yield from glob.iglob(pattern)
+    except (OSError, ValueError, RecursionError):
+        return

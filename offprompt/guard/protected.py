@@ -1,0 +1,56 @@
+"""What the guard keeps from the model: the dotenv names protected in any folder (the one list
+the installers' deny rules are made from), and the files the journal says offprompt wrote.
+
+Imports only fnmatch and os, for the hook's speed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable
+
+__all__ = ["DENY_RULES", "DOTENV_NAMES", "LOCAL_PATTERN", "Protected", "glob_hits", "is_dotenv"]
+
+# The dotenv files Claude Code's deny rules name (DESIGN §14), protected in any folder.
+DOTENV_NAMES = (
+    ".env",
+    ".env.local",
+    ".env.development",
+    ".env.production",
+    ".env.staging",
+    ".env.test",
+)
+LOCAL_PATTERN = ".env.*.local"
+# Claude Code's `permissions.deny` rules for those names, in the order init writes them.
+DENY_RULES = tuple(
+    f"Read(./{name})" for name in (*DOTENV_NAMES[:2], LOCAL_PATTERN, *DOTENV_NAMES[2:])
+)
+# Names a glob is tried against when no such file exists yet (`cat .e*` in an empty folder).
+_SAMPLES = (*DOTENV_NAMES, ".env.development.local", ".env.production.local", ".env.test.local")
+
+
+class Protected:
+    """What the guard keeps from the model: the dotenv names anywhere, and the files the
+    journal says offprompt wrote (absolute, normalised paths)."""
+
+    __slots__ = ("written", "written_names")
+
+    def __init__(self, files: Iterable[str] = ()) -> None:
+        self.written = frozenset(os.path.normpath(f) for f in files)
+        self.written_names = frozenset(os.path.basename(p) for p in self.written)
+
+
+def is_dotenv(name: str) -> bool:
+    """`name` (a file name, no folder) is one of the protected dotenv names."""
+    return name in DOTENV_NAMES or fnmatch.fnmatchcase(name, LOCAL_PATTERN)
+
+
+def glob_hits(pattern: str) -> str | None:
+    """A protected dotenv name the glob `pattern` (a file name, no folder) would match."""
+    if not pattern.startswith("."):
+        return None  # like bash, a glob reaches a dotfile only with a leading dot
+    for name in _SAMPLES:
+        if fnmatch.fnmatchcase(name, pattern):
+            return name
+    return None

@@ -1,0 +1,101 @@
+"""Searches that open every file under a folder (DESIGN §14: a read of a protected file by a
+tool given the folder, not the file): the hosts' search tools (Gemini CLI's and VS Code's
+`grep_search`, a folder Windsurf reads whole), and recursive `grep`/`rg` in a shell command.
+
+A search is blocked when a protected file under its folder is one it would open: for the tools
+and `rg`, one git does not ignore there (they skip what .gitignore names; `rg` also skips hidden
+files unless told not to); for `grep -r`, every one its `--include`/`--exclude` filters let in.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Mapping
+
+from offprompt.guard import disk
+from offprompt.guard.bash import Word
+from offprompt.guard.check import Check
+from offprompt.guard.grep import GrepArgs
+from offprompt.guard.protected import is_dotenv
+
+__all__ = ["shell", "tool"]
+
+# A search tool's file filter: Gemini CLI's `include_pattern` (`include` before), VS Code's.
+_INCLUDE_KEYS = ("include_pattern", "include", "includePattern")
+
+
+def tool(check: Check, tool_input: Mapping[str, object]) -> str | None:
+    """Gemini CLI's `grep_search` (and VS Code's, and a folder Windsurf reads whole) opens every
+    file under its folder (`dir_path`, else the cwd) that git does not ignore (`git grep
+    --untracked`, or a search that reads .gitignore), or every file with `no_ignore`. Blocks
+    when a protected file is among them."""
+    include = next((v for k in _INCLUDE_KEYS if (v := tool_input.get(k)) is not None), None)
+    path = tool_input.get("path")
+    if isinstance(path, str) and path:
+        check.cwd = os.path.join(check.cwd, path)  # the older `path` argument
+    hit = check.path(check.cwd)
+    if hit is not None:
+        return hit  # a dotenv file given as the folder
+    root = os.path.normpath(check.cwd)
+    found = _under(check, root)
+    if isinstance(include, str):
+        found = [f for f in found if disk.included(f, root, include)]
+    if found and tool_input.get("no_ignore") is not True:
+        found = disk.not_ignored(root, found)
+    if not found:
+        return None
+    return os.path.relpath(found[0], check.cwd)
+
+
+def _under(check: Check, root: str) -> list[str]:
+    """The protected files under `root`: the dotenv files the look finds, then the journal's."""
+    found = disk.dotenv_under(root, is_dotenv)
+    return found + sorted(
+        p for p in check.protected.written if p.startswith(root + os.sep) and p not in found
+    )
+
+
+def shell(check: Check, program: str, args: GrepArgs) -> str | None:
+    """A protected file that `grep -r …` or `rg …` (recursive by nature) would open under a
+    folder it is given (or the current one), or None. `args`: the words after the program."""
+    if program not in ("grep", "egrep", "fgrep", "rg") or args.dynamic:
+        return None
+    if program != "rg" and not args.recursive:
+        return None
+    folder = check.dirs[-1]  # after any `cd` earlier in the command
+    given: list[Word | None] = [*args.operands] or [None]  # none: the current folder
+    for word in given:
+        if word is not None and (word.dynamic or word.glob):
+            continue
+        name = os.path.expanduser(word.text) if word is not None else "."
+        root = os.path.normpath(os.path.join(folder, name))
+        if not os.path.isdir(root):
+            continue
+        found = [
+            f
+            for f in _under(check, root)
+            if _lets_in(f, root, args.includes, args.excludes, args.excluded_dirs)
+            and (program != "rg" or args.hidden or not _hidden(f, root))
+        ]
+        if program == "rg" and found and not args.no_ignore:
+            found = disk.not_ignored(root, found)
+        if found:
+            return os.path.relpath(found[0], check.cwd)
+    return None
+
+
+def _lets_in(
+    path: str, root: str, includes: list[str], excludes: list[str], dirs: list[str]
+) -> bool:
+    name = os.path.basename(path)
+    if includes and not any(fnmatch.fnmatchcase(name, g) for g in includes):
+        return False
+    if any(fnmatch.fnmatchcase(name, g) for g in excludes):
+        return False
+    parts = os.path.relpath(path, root).split(os.sep)[:-1]
+    return not any(fnmatch.fnmatchcase(part, g) for part in parts for g in dirs)
+
+
+def _hidden(path: str, root: str) -> bool:
+    return any(part.startswith(".") for part in os.path.relpath(path, root).split(os.sep))
