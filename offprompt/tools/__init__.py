@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-from offprompt.mcp.tool import Handler, InputRequired, Tool, ToolContext, ToolResult
+from offprompt.mcp.declaration import Tool
 
+TYPE_CHECKING = False  # not typing's: the first reply does without it (see mcp.jsonrpc)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from offprompt.mcp.declaration import Handler
+    from offprompt.mcp.tool import InputRequired, ToolContext, ToolResult
     from offprompt.tools.service import Service
 
 LISTING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "listing.json")

@@ -29,14 +29,13 @@ TOOLS = ["collect_secret", "await_secret", "cancel_secret", "secret_status"]
 ALLOWED = {
     "offprompt",
     "offprompt.errors",
-    "offprompt.log",
     "offprompt.schema",
     "offprompt.mcp",
     "offprompt.mcp.jsonrpc",
     "offprompt.mcp.revisions",
     "offprompt.mcp.server",
     "offprompt.mcp.stdio",
-    "offprompt.mcp.tool",
+    "offprompt.mcp.declaration",
     "offprompt.server_app",
     "offprompt.tools",
 }
