@@ -18,7 +18,7 @@ from offprompt.tunnel.binary import NoBinary, ensure
 from offprompt.tunnel.process import TunnelFailed, TunnelProcess
 
 if TYPE_CHECKING:
-    from offprompt.page.server import PageServer
+    from offprompt.page.loopback import PageServer
 
 __all__ = ["TUNNEL_SECONDS", "Tunnel", "TunnelLink"]
 
