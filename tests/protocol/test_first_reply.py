@@ -156,3 +156,52 @@ def test_a_third_party_import_on_the_path_is_caught(tmp_path: Path) -> None:
     _, loaded = _first_replies([sys.executable, "-c", serve], tmp_path)
     found = _unexpected(loaded[0], _baseline(tmp_path), ALLOWED | {"offprompt.__main__"})
     assert found == {"outside the standard library": ["click"]}
+
+
+NOT_FOR_A_LOCAL_LINK = {
+    "cryptography",  # sealing: remote requests only
+    "offprompt.crypto.seal",
+    "offprompt.registry",  # only a provider or format needs it
+    "offprompt.tunnel.binary",  # finding or fetching cloudflared: remote only
+    "offprompt.tunnel.process",
+}
+
+
+def test_a_first_local_collect_links_without_tunnel_seal_or_registry(
+    tmp_path: Path, project: Path
+) -> None:
+    """The cold path from a first collect_secret to its link loads nothing that a local
+    request of plain names does not need (aiohttp itself loads beside it, off the loop)."""
+    record = tmp_path / "modules"
+    env = dict(_env(record), OFFPROMPT_SANDBOX="0", BROWSER="false")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "offprompt", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=str(project),
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    args = {"secrets": [{"name": "API_KEY"}], "reason": "The tests need it."}
+    try:
+        for msg in (
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": LEGACY_INIT},
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "collect_secret", "arguments": args},
+            },
+        ):
+            proc.stdin.write(json.dumps(msg).encode() + b"\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+        at_link = set(record.read_text(encoding="utf-8").splitlines()[-1].split())
+    finally:
+        proc.stdin.close()
+        proc.wait(10)
+        proc.stdout.close()
+    assert "url" in answer["result"]["structuredContent"]
+    assert sorted(at_link & NOT_FOR_A_LOCAL_LINK) == []
