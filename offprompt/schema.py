@@ -11,8 +11,12 @@ newline, ECMAScript's (what hosts validate with) does not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
+
+# Not typing's: `is_text` is on the path to the first reply, which does without typing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 
 def is_text(value: str) -> bool:

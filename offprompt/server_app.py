@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from offprompt import __version__
 from offprompt.mcp.server import ServerInfo
 from offprompt.mcp.stdio import App
 from offprompt.tools import build
 
+TYPE_CHECKING = False  # not typing's: the first reply does without it (see mcp.jsonrpc)
 if TYPE_CHECKING:
     from offprompt.tools.service import Service
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from offprompt.collect.settings import Settings
-    from offprompt.page.server import PageServer
+    from offprompt.page.loopback import PageServer
     from offprompt.requests import RequestStore
     from offprompt.submit import Submitter
     from offprompt.tunnel import Tunnel
@@ -56,7 +56,7 @@ class Parts:
     ) -> Parts:
         """The real parts for `settings`; `opener` may be replaced."""
         from offprompt.journal import Journal
-        from offprompt.page.server import PageServer
+        from offprompt.page.loopback import PageServer
         from offprompt.requests import RequestStore
         from offprompt.submit import Submitter
         from offprompt.tunnel import Tunnel

@@ -9,14 +9,20 @@ inside `arguments` the tool's schema refuses it. Nothing sent can then fail to e
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
 
 from offprompt.errors import OffpromptError
 from offprompt.schema import is_text
 
-JSON = dict[str, Any]
-RequestId = str | int
+# This module is on the path to the first reply, which loads neither `typing` nor
+# `dataclasses` (a few ms each of a ~20 ms budget, DESIGN §2): types are for mypy only, and the
+# messages are plain slotted classes, made once by `classify` and only read after.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+    JSON: TypeAlias = dict[str, Any]
+    RequestId: TypeAlias = str | int
+    Message: TypeAlias = "Request | Notification | Response | Invalid | None"
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -43,37 +49,52 @@ class RpcError(OffpromptError):
         return err
 
 
-@dataclass(frozen=True)
 class Request:
+    __slots__ = ("id", "method", "params")
     id: RequestId
     method: str
     params: JSON | None
 
+    def __init__(self, id: RequestId, method: str, params: JSON | None) -> None:
+        self.id = id
+        self.method = method
+        self.params = params
 
-@dataclass(frozen=True)
+
 class Notification:
+    __slots__ = ("method", "params")
     method: str
     params: JSON | None
 
+    def __init__(self, method: str, params: JSON | None) -> None:
+        self.method = method
+        self.params = params
 
-@dataclass(frozen=True)
+
 class Response:
     """A client's answer to a request the server sent."""
 
+    __slots__ = ("error", "id", "result")
     id: RequestId
     result: Any
     error: JSON | None
 
+    def __init__(self, id: RequestId, result: Any, error: JSON | None) -> None:
+        self.id = id
+        self.result = result
+        self.error = error
 
-@dataclass(frozen=True)
+
 class Invalid:
     """A message to answer with an error (id is None when none could be read)."""
 
+    __slots__ = ("error", "id")
     id: RequestId | None
     error: RpcError
 
-
-Message = Request | Notification | Response | Invalid | None
+    def __init__(self, id: RequestId | None, error: RpcError) -> None:
+        self.id = id
+        self.error = error
 
 
 def _valid_id(value: Any) -> bool:

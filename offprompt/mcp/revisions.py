@@ -4,11 +4,12 @@ declares in each (the handshake era's `initialize`, 2026-07-28's per-request `_m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from offprompt.mcp import jsonrpc as rpc
-from offprompt.mcp.jsonrpc import JSON, RpcError
-from offprompt.mcp.tool import MODERN
+from offprompt.mcp.jsonrpc import RpcError
+
+TYPE_CHECKING = False  # not typing's: the first reply does without it (see jsonrpc)
+if TYPE_CHECKING:
+    from offprompt.mcp.jsonrpc import JSON
 
 __all__ = [
     "CACHE_TTL_MS",
@@ -16,6 +17,7 @@ __all__ = [
     "META_CAPS",
     "META_INFO",
     "META_VERSION",
+    "MODERN",
     "MODERN_VERSIONS",
     "SUPPORTED",
     "Era",
@@ -24,6 +26,7 @@ __all__ = [
     "modern_era",
 ]
 
+MODERN = "2026-07-28"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 MODERN_VERSIONS = (MODERN,)
 SUPPORTED = [MODERN, LEGACY_VERSIONS[0]]
@@ -33,23 +36,29 @@ META_INFO = "io.modelcontextprotocol/clientInfo"
 CACHE_TTL_MS = 300_000
 
 
-@dataclass
 class Legacy:
     """Connection state that `initialize` creates (the handshake era only)."""
 
-    version: str
-    capabilities: JSON
-    client_info: JSON
-    initialized: bool = False
+    __slots__ = ("capabilities", "client_info", "initialized", "version")
+
+    def __init__(
+        self, version: str, capabilities: JSON, client_info: JSON, initialized: bool = False
+    ) -> None:
+        self.version = version
+        self.capabilities = capabilities
+        self.client_info = client_info
+        self.initialized = initialized
 
 
-@dataclass(frozen=True)
 class Era:
     """How one request is to be served: its revision and the client's declarations."""
 
-    version: str
-    capabilities: JSON
-    client_info: JSON
+    __slots__ = ("capabilities", "client_info", "version")
+
+    def __init__(self, version: str, capabilities: JSON, client_info: JSON) -> None:
+        self.version = version
+        self.capabilities = capabilities
+        self.client_info = client_info
 
 
 def handshake(params: JSON) -> Legacy:

@@ -7,67 +7,84 @@ Knows nothing of files, values or the page.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
-
-from offprompt import schema
 from offprompt.mcp import jsonrpc as rpc
-from offprompt.mcp.jsonrpc import JSON, RequestId, RpcError
+from offprompt.mcp.jsonrpc import RpcError
 from offprompt.mcp.revisions import (
     CACHE_TTL_MS,
     META_CAPS,
     META_VERSION,
+    MODERN,
     SUPPORTED,
     Era,
     Legacy,
     handshake,
     modern_era,
 )
-from offprompt.mcp.tool import MODERN, ClientError, InputRequired, Tool, ToolContext, ToolResult
 
+# The first replies (`initialize`, `server/discover`, `tools/list`) load neither `typing`,
+# `dataclasses`, `logging` nor `asyncio` (DESIGN §2): what a tool call needs (its context, the
+# event loop, the schema check) is imported when one arrives, and types are for mypy only.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    # asyncio is imported only once a tool call needs it (see `Server.receive`).
     import asyncio
+    import logging
+    from collections.abc import Awaitable, Callable, Sequence
+    from typing import Any, Protocol, TypeAlias
 
+    from offprompt.mcp.declaration import Tool
+    from offprompt.mcp.jsonrpc import JSON, RequestId
     from offprompt.mcp.state import StateSealer
+    from offprompt.mcp.tool import ToolContext
 
-log = logging.getLogger("offprompt")
+    Work: TypeAlias = Callable[[], Awaitable[JSON]]
+
+    class Transport(Protocol):
+        """Lines in. `read` returns None at end of input."""
+
+        async def read(self) -> bytes | None: ...
+
+    class Writer(Protocol):
+        def write(self, data: bytes) -> None: ...
+
 
 EOF_GRACE = 0.5
 
-Work = Callable[[], Awaitable[JSON]]
+
+def default_logger() -> logging.Logger:
+    """The `offprompt` logger, imported only when there is something to say."""
+    import logging
+
+    return logging.getLogger("offprompt")
 
 
-class Transport(Protocol):
-    """Lines in. `read` returns None at end of input."""
-
-    async def read(self) -> bytes | None: ...
-
-
-class Writer(Protocol):
-    def write(self, data: bytes) -> None: ...
-
-
-@dataclass
-class _Call:
-    task: asyncio.Task[None]
-    cancelled: bool = False
-
-
-@dataclass(frozen=True)
 class ServerInfo:
-    name: str
-    version: str
-    instructions: str | None = None
-    title: str | None = None
+    """The server's identity and its instructions for the model."""
+
+    __slots__ = ("instructions", "name", "title", "version")
+
+    def __init__(
+        self, name: str, version: str, instructions: str | None = None, title: str | None = None
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.title = title
 
 
-@dataclass
+class _Call:
+    __slots__ = ("cancelled", "task")
+
+    def __init__(self, task: asyncio.Task[None]) -> None:
+        self.task = task
+        self.cancelled = False
+
+
 class _Outbound:
-    futures: dict[RequestId, asyncio.Future[Any]] = field(default_factory=dict)
-    next_id: int = 0
+    __slots__ = ("futures", "next_id")
+
+    def __init__(self) -> None:
+        self.futures: dict[RequestId, asyncio.Future[Any]] = {}
+        self.next_id = 0
 
 
 class Server:
@@ -85,8 +102,12 @@ class Server:
         *,
         progress_interval: float = 10.0,
         sealer: StateSealer | None = None,
+        logger: Callable[[], logging.Logger] = default_logger,
     ) -> None:
+        """`logger()` is called only when a line is to be logged (`offprompt serve` sets up its
+        stderr handler then)."""
         self._tools = {t.name: t for t in tools}
+        self._logger = logger
         self._info = info
         self._writer = writer
         self._progress_interval = progress_interval
@@ -165,7 +186,7 @@ class Server:
         try:
             return self._receive(line, loop_running)
         except Exception:  # the protocol boundary: never die on a message
-            log.error("unexpected error handling a message (%s)", _kind())
+            self._logger().error("unexpected error handling a message (%s)", _kind())
             return True
 
     def _receive(self, line: bytes, loop_running: bool) -> bool:
@@ -217,6 +238,8 @@ class Server:
         fut = self._out.futures.pop(response.id, None)
         if fut is None or fut.done():
             return
+        from offprompt.mcp.tool import ClientError
+
         if response.error is not None:
             fut.set_exception(ClientError(str(response.error.get("message", "error"))))
         else:
@@ -233,7 +256,7 @@ class Server:
             self._send(rpc.error(req.id, err))
             return
         except Exception:
-            log.error("internal error in %s (%s)", _short(req.method), _kind())
+            self._logger().error("internal error in %s (%s)", _short(req.method), _kind())
             self._send(rpc.error(req.id, RpcError(rpc.INTERNAL_ERROR, "Internal error")))
             return
         call = self._calls.get(req.id)
@@ -344,6 +367,8 @@ class Server:
         token = meta.get("progressToken")
         if not (isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool))):
             token = None
+        from offprompt.mcp.tool import ToolContext
+
         ctx = ToolContext(
             tool=name,
             revision=era.version,
@@ -379,6 +404,9 @@ class Server:
 
     async def _run_tool(self, tool: Tool, arguments: JSON, ctx: ToolContext) -> JSON:
         import asyncio
+
+        from offprompt import schema
+        from offprompt.mcp.tool import InputRequired, ToolResult
 
         problems = list(schema.errors(tool.input_schema, arguments))
         if problems:

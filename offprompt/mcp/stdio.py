@@ -1,7 +1,7 @@
 """The stdio side of `offprompt serve`: line framing, stdout hygiene, signals, exit.
 
 Lines are answered synchronously until the first tool call, so `initialize` and `tools/list`
-are answered before asyncio is imported; then the rest runs on an event loop.
+are answered before asyncio (or logging) is imported; then the rest runs on an event loop.
 """
 
 from __future__ import annotations
@@ -9,13 +9,19 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from types import FrameType
 
 from offprompt.mcp.server import Server, ServerInfo
-from offprompt.mcp.tool import Tool
+
+TYPE_CHECKING = False  # not typing's: the first reply does without it (see jsonrpc)
+if TYPE_CHECKING:
+    import logging
+    from collections.abc import Awaitable, Callable, Iterator, Sequence
+    from types import FrameType, TracebackType
+    from typing import TypeAlias
+
+    from offprompt.mcp.declaration import Tool
+
+    Hook: TypeAlias = Callable[[], Awaitable[None]]
 
 MAX_LINE = 4 * 1024 * 1024
 OVERSIZE = b"\x00oversize"  # not JSON: answered as a parse error, never dispatched
@@ -73,6 +79,7 @@ class ThreadTransport:
 
     def __init__(self, lines: Iterator[bytes]) -> None:
         import asyncio
+        import threading
 
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
@@ -91,16 +98,17 @@ class ThreadTransport:
         return await self._queue.get()
 
 
-Hook = Callable[[], Awaitable[None]]
-
-
-@dataclass
 class App:
     """What `serve` runs: the tools, the server's identity, and what to close at exit."""
 
-    tools: Sequence[Tool]
-    info: ServerInfo
-    on_close: list[Hook] = field(default_factory=list)
+    __slots__ = ("info", "on_close", "tools")
+
+    def __init__(
+        self, tools: Sequence[Tool], info: ServerInfo, on_close: list[Hook] | None = None
+    ) -> None:
+        self.tools = tools
+        self.info = info
+        self.on_close = on_close if on_close is not None else []
 
 
 class _Stop(BaseException):
@@ -122,14 +130,31 @@ def _protect_stdout() -> int:
     return proto
 
 
-def run(make_app: Callable[[], App]) -> int:
-    """Serve MCP on stdin/stdout until EOF, SIGINT or SIGTERM; returns the exit status (0)."""
+_logging = {"ready": False}
+
+
+def _logger() -> logging.Logger:
+    """The stderr logger, set up on first need: the first replies do without `logging`."""
     from offprompt import log
 
-    log.setup()
-    log.catch_uncaught()
+    if not _logging["ready"]:
+        log.setup()
+        log.catch_uncaught()
+        _logging["ready"] = True
+    return log.get()
+
+
+def _uncaught(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """Until logging is set up: set it up, then let its hook say it in one prefixed line."""
+    _logger()
+    sys.excepthook(exc_type, exc, tb)
+
+
+def run(make_app: Callable[[], App]) -> int:
+    """Serve MCP on stdin/stdout until EOF, SIGINT or SIGTERM; returns the exit status (0)."""
+    sys.excepthook = _uncaught
     app = make_app()
-    server = Server(app.tools, app.info, FdWriter(_protect_stdout()))
+    server = Server(app.tools, app.info, FdWriter(_protect_stdout()), logger=_logger)
     lines = iter(LineReader(0))
     old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
     first: bytes | None = None
@@ -147,6 +172,7 @@ def run(make_app: Callable[[], App]) -> int:
             signal.signal(s, handler)
     import asyncio
 
+    _logger()
     try:
         asyncio.run(_serve(app, server, lines, first))
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown: still quiet

@@ -1,21 +1,24 @@
-"""The seam between the protocol and the tools: what a tool declares, gets, and returns.
+"""The seam between the protocol and the tools: what a tool's handler gets and returns.
 
-A tool's handler receives validated arguments and a `ToolContext` that hides the difference
-between the two revisions as far as it honestly can (URL elicitation, progress, roots).
+A handler receives validated arguments and a `ToolContext` that hides the difference between
+the two revisions as far as it honestly can (URL elicitation, progress, roots). Loaded at the
+first tool call; what a tool declares for `tools/list` is in `declaration`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from offprompt.mcp.jsonrpc import JSON, RequestId
+from offprompt.mcp.revisions import MODERN
 from offprompt.schema import is_text
 
+if TYPE_CHECKING:
+    from offprompt.mcp.jsonrpc import JSON, RequestId
+
 REFUSAL_PREFIX = "offprompt refused that request: "
-MODERN = "2026-07-28"
 
 ElicitOutcome = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]
 
@@ -194,31 +197,3 @@ class ClientError(Exception):
 
     Outside the error root on purpose: ToolContext turns it into an elicitation outcome at once.
     """
-
-
-Handler = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult | InputRequired]]
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A tool as declared in `tools/list`, plus the handler that runs it."""
-
-    name: str
-    title: str
-    description: str
-    input_schema: JSON
-    output_schema: JSON | None
-    annotations: JSON
-    handler: Handler = field(repr=False)
-
-    def describe(self) -> JSON:
-        out: JSON = {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "annotations": self.annotations,
-        }
-        if self.output_schema is not None:
-            out["outputSchema"] = self.output_schema
-        return out

@@ -1,8 +1,9 @@
 """The loopback page where the person types values: server, guards and rendering (DESIGN §6).
 
-Imports aiohttp, so callers import this package lazily, on the first request that needs a page.
+`PageServer` (in `loopback`) binds its socket without aiohttp, so a link can go out first;
+the application in `server` imports aiohttp and is loaded when the page is to be served.
 """
 
-from offprompt.page.server import MAX_BODY, PageServer, PageSettings, create_app
+from offprompt.page.loopback import PageServer, PageSettings
 
-__all__ = ["MAX_BODY", "PageServer", "PageSettings", "create_app"]
+__all__ = ["PageServer", "PageSettings"]

@@ -1,14 +1,13 @@
-"""The loopback page server (DESIGN §6): app factory, guard middleware, the three routes, runner.
+"""The loopback page application (DESIGN §6): app factory, guard middleware, the three routes.
 
 It reads requests from the store and hands submissions to the Submitter; it never writes a file.
+`loopback.PageServer` binds the socket and serves this application on it.
 """
 
 import asyncio
 import logging
 import re
 import secrets
-import socket
-from dataclasses import dataclass
 from typing import Any, Final
 
 from aiohttp import web
@@ -23,30 +22,20 @@ from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
 from offprompt.page.guards import (
     fetch_site_allowed,
     host_allowed,
-    normalize_tunnel_host,
     origin_allowed,
     prefers_json,
 )
+from offprompt.page.loopback import PageSettings
 from offprompt.requests import Request, RequestStore
 from offprompt.submit import RequestClosed, Submitter, ValidationFailed
 
-__all__ = ["MAX_BODY", "PageServer", "PageSettings", "create_app"]
+__all__ = ["MAX_BODY", "create_app", "protocol_logger"]
 
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
 # A wrong nonce and a seal that does not open get this same answer (DESIGN §5).
 _NOT_THIS_PAGE: Final = "This form is out of date or was not made by this page. Reload it."
 
 _log = logging.getLogger("offprompt")
-
-
-@dataclass
-class PageSettings:
-    """What the guards accept besides loopback; changed while the server runs."""
-
-    tunnel_host: str | None = None
-    # A one-off `(token, answer)`: GET /r/<token> answers `answer`, so a GET through a tunnel
-    # can tell it reached this very server.
-    probe: tuple[str, str] | None = None
 
 
 STORE: Final = web.AppKey("store", RequestStore)
@@ -385,84 +374,9 @@ class _Redact(logging.Filter):
         return True
 
 
-def _protocol_logger() -> logging.Logger:
+def protocol_logger() -> logging.Logger:
+    """The logger aiohttp's protocol errors go to, with the token redacted."""
     logger = logging.getLogger("offprompt.page.http")
     if not any(isinstance(f, _Redact) for f in logger.filters):
         logger.addFilter(_Redact())
     return logger
-
-
-class PageServer:
-    """The page server of one process: started on first use, on 127.0.0.1 and a random port."""
-
-    def __init__(
-        self, store: RequestStore, submitter: Submitter, *, host: str = "127.0.0.1"
-    ) -> None:
-        self._host = host
-        self._settings = PageSettings()
-        self._app = create_app(store, submitter, settings=self._settings)
-        self._runner: web.AppRunner | None = None
-        self._port: int | None = None
-        self._lock = asyncio.Lock()
-
-    @property
-    def port(self) -> int | None:
-        """The bound port, or None before `start` and after `close`."""
-        return self._port
-
-    @property
-    def tunnel_host(self) -> str | None:
-        """The live tunnel's hostname, accepted by the Host and Origin checks (https)."""
-        return self._settings.tunnel_host
-
-    @tunnel_host.setter
-    def tunnel_host(self, host: str | None) -> None:
-        self._settings.tunnel_host = normalize_tunnel_host(host)
-
-    async def start(self) -> int:
-        """Bind and serve; returns the port. Calling it again returns the same port."""
-        async with self._lock:
-            if self._port is not None:
-                return self._port
-            runner = web.AppRunner(
-                self._app,
-                access_log=None,  # an access log would record every page token
-                logger=_protocol_logger(),
-                shutdown_timeout=1.0,
-            )
-            await runner.setup()
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            try:
-                sock.bind((self._host, 0))
-                site = web.SockSite(runner, sock)
-                await site.start()
-            except BaseException:
-                sock.close()
-                await runner.cleanup()
-                raise
-            self._runner = runner
-            self._port = int(sock.getsockname()[1])
-            _log.debug("page: serving on %s:%d", self._host, self._port)
-            return self._port
-
-    def url_for(self, request: Request, *, origin: str | None = None) -> str:
-        """The page link for `request` on this server, or through `origin` (a tunnel's)."""
-        if self._port is None:
-            raise RuntimeError("the page server is not started")
-        return f"{origin or f'http://{self._host}:{self._port}'}/r/{request.token}"
-
-    def probe_begin(self) -> tuple[str, str]:
-        """A one-off path and the body this server answers there, until `probe_end`."""
-        token, answer = secrets.token_hex(16), secrets.token_urlsafe(24)
-        self._settings.probe = (token, answer)
-        return f"/r/{token}", answer
-
-    def probe_end(self) -> None:
-        self._settings.probe = None
-
-    async def close(self) -> None:
-        """Stop serving; open connections get a second to finish. Safe to call twice."""
-        async with self._lock:
-            runner, self._runner, self._port = self._runner, None, None
-            if runner is not None:
-                await runner.cleanup()

@@ -1,7 +1,8 @@
 """The process's one cloudflared quick tunnel to the page server (DESIGN §5).
 
 Started on the first remote request and shared; its link is handed out only after a GET through
-it reached our own server. Imports aiohttp (for that GET), so it is imported lazily.
+it reached our own server. Finding or fetching cloudflared (`binary`), running it (`process`)
+and aiohttp (for that GET) are imported on the first remote request, not by a local one.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from offprompt.tunnel.binary import NoBinary, ensure
-from offprompt.tunnel.process import TunnelFailed, TunnelProcess
-
 if TYPE_CHECKING:
-    from offprompt.page.server import PageServer
+    from offprompt.page.loopback import PageServer
+    from offprompt.tunnel.process import TunnelProcess
 
 __all__ = ["TUNNEL_SECONDS", "Tunnel", "TunnelLink"]
 
@@ -68,6 +67,9 @@ class Tunnel:
         """
         if self._off:
             return TunnelLink(None, "OFFPROMPT_TUNNEL=off")
+        from offprompt.tunnel.binary import NoBinary
+        from offprompt.tunnel.process import TunnelFailed
+
         async with self._lock:
             if self.hostname is not None:
                 return TunnelLink(f"https://{self.hostname}")
@@ -82,6 +84,9 @@ class Tunnel:
             return TunnelLink(f"https://{host}")
 
     async def _start(self, page: PageServer) -> str:
+        from offprompt.tunnel.binary import ensure
+        from offprompt.tunnel.process import TunnelProcess
+
         binary = await ensure(self._env)
         port = await page.start()
         deadline = time.monotonic() + self._budget
@@ -131,6 +136,8 @@ async def _verify(
     import ssl
 
     import aiohttp
+
+    from offprompt.tunnel.process import TunnelFailed
 
     path, answer = page.probe_begin()
     url = f"https://{host}{path}"

@@ -9,7 +9,8 @@ from aiohttp.test_utils import TestClient
 from aiohttp.web import Application
 
 from offprompt.journal import Journal
-from offprompt.page import PageSettings, create_app
+from offprompt.page import PageSettings
+from offprompt.page.server import create_app
 from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.submit import Submitter

@@ -11,9 +11,10 @@ import subprocess
 import sys
 from typing import Any
 
+from offprompt.mcp.declaration import Tool
 from offprompt.mcp.server import ServerInfo
 from offprompt.mcp.stdio import App, run
-from offprompt.mcp.tool import ElicitOutcome, InputRequired, Tool, ToolContext, ToolResult
+from offprompt.mcp.tool import ElicitOutcome, InputRequired, ToolContext, ToolResult
 
 OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
 ELICIT_WAIT = float(os.environ.get("FIXTURE_ELICIT_WAIT", "2"))

@@ -2,6 +2,8 @@
 
 import signal
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import mcp_types.methods as methods
 import pytest
@@ -253,3 +255,62 @@ def test_offprompt_serve_answers_both_revisions(spawn) -> None:  # type: ignore[
     disc = w.request("server/discover", {"_meta": meta()})["result"]
     methods.validate_server_result("server/discover", "2026-07-28", disc)
     assert w.close() == 0
+
+
+def _awaiting_call(w: Wire) -> None:
+    """Leave the real server blocked in a tool call: a collect whose link comes back (no
+    browser opens), then an await_secret that waits for a page nobody submits."""
+    args = {"secrets": [{"name": "API_KEY"}], "reason": "The tests need it."}
+    first = w.request("tools/call", {"name": "collect_secret", "arguments": args})["result"]
+    request_id = first["structuredContent"]["request_id"]
+    assert first["structuredContent"]["status"] == "awaiting"
+    w.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "waiting",
+            "method": "tools/call",
+            "params": {"name": "await_secret", "arguments": {"request_id": request_id}},
+        }
+    )
+    time.sleep(0.3)
+
+
+SERVE_ENV = {"OFFPROMPT_SANDBOX": "0", "BROWSER": "false"}
+
+
+@pytest.mark.parametrize("busy", [False, True])
+def test_offprompt_serve_exits_promptly_and_quietly_on_eof(
+    spawn: Callable[..., Wire], project: Path, busy: bool
+) -> None:
+    """The real server: closing stdin ends it at once with status 0, after the first replies
+    only (before asyncio is running) or mid-call (page server up)."""
+    w = spawn(OFFPROMPT, env=SERVE_ENV, cwd=str(project))
+    w.initialize()
+    w.request("tools/list")
+    if busy:
+        _awaiting_call(w)
+    start = time.monotonic()
+    assert w.close() == 0
+    assert time.monotonic() - start < 2
+    err = w.wait_stderr()
+    assert "Traceback" not in err
+    assert all(line.startswith("offprompt: ") for line in err.splitlines()), err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("busy", [False, True])
+def test_offprompt_serve_exits_quietly_on_signals_without_eof(
+    spawn: Callable[..., Wire], project: Path, sig: signal.Signals, busy: bool
+) -> None:
+    """The real server: SIGINT (Claude Code) and SIGTERM (Codex) end it with status 0 and no
+    traceback, idle after the first replies or blocked in await_secret."""
+    w = spawn(OFFPROMPT, env=SERVE_ENV, cwd=str(project))
+    w.initialize()
+    w.request("tools/list")
+    if busy:
+        _awaiting_call(w)
+    w.proc.send_signal(sig)
+    assert w.proc.wait(3) == 0
+    err = w.wait_stderr()
+    assert "Traceback" not in err
+    assert "KeyboardInterrupt" not in err

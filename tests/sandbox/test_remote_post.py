@@ -17,7 +17,8 @@ from dotenv import dotenv_values
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.seal import SealKey, b64u_encode, plaintext, seal
 from offprompt.journal import Journal
-from offprompt.page import PageSettings, create_app
+from offprompt.page import PageSettings
+from offprompt.page.server import create_app
 from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.submit import Submitter

@@ -1,0 +1,146 @@
+"""The page server of one process (DESIGN §6): a loopback socket bound and listening at once,
+so a tool call's link goes out before aiohttp is even imported; the application serves it next.
+
+aiohttp and the application (`page.server`) load on a worker thread, so the event loop sends
+the link meanwhile; a browser that connects first waits in the socket's backlog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import secrets
+import socket
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from offprompt.page.guards import normalize_tunnel_host
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+    from offprompt.requests import Request, RequestStore
+    from offprompt.submit import Submitter
+
+__all__ = ["PageServer", "PageSettings"]
+
+_log = logging.getLogger("offprompt")
+_BACKLOG = 128
+
+
+@dataclass
+class PageSettings:
+    """What the guards accept besides loopback; changed while the server runs."""
+
+    tunnel_host: str | None = None
+    # A one-off `(token, answer)`: GET /r/<token> answers `answer`, so a GET through a tunnel
+    # can tell it reached this very server.
+    probe: tuple[str, str] | None = None
+
+
+class PageServer:
+    """The page server of one process: started on first use, on 127.0.0.1 and a random port."""
+
+    def __init__(
+        self, store: RequestStore, submitter: Submitter, *, host: str = "127.0.0.1"
+    ) -> None:
+        self._store = store
+        self._submitter = submitter
+        self._host = host
+        self._settings = PageSettings()
+        self._runner: web.AppRunner | None = None
+        self._serving: asyncio.Task[None] | None = None
+        self._port: int | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def port(self) -> int | None:
+        """The bound port, or None before `start` and after `close`."""
+        return self._port
+
+    @property
+    def tunnel_host(self) -> str | None:
+        """The live tunnel's hostname, accepted by the Host and Origin checks (https)."""
+        return self._settings.tunnel_host
+
+    @tunnel_host.setter
+    def tunnel_host(self, host: str | None) -> None:
+        self._settings.tunnel_host = normalize_tunnel_host(host)
+
+    async def start(self) -> int:
+        """Bind and listen; returns the port at once, and the page is served as soon as the
+        application is loaded (`serving`). Calling it again returns the same port."""
+        async with self._lock:
+            if self._port is not None:
+                return self._port
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                sock.bind((self._host, 0))
+                sock.listen(_BACKLOG)
+                sock.setblocking(False)
+            except BaseException:
+                sock.close()
+                raise
+            self._port = int(sock.getsockname()[1])
+            self._serving = asyncio.ensure_future(self._serve(sock))
+            _log.debug("page: listening on %s:%d", self._host, self._port)
+            return self._port
+
+    async def serving(self) -> None:
+        """Wait until the page is served (it is listening from `start` on)."""
+        if self._serving is None:
+            raise RuntimeError("the page server is not started")
+        await asyncio.shield(self._serving)
+
+    async def _serve(self, sock: socket.socket) -> None:
+        try:
+            # The import takes longer than everything else a first call does: off the loop.
+            server = await asyncio.to_thread(importlib.import_module, "offprompt.page.server")
+            from aiohttp import web
+
+            app = server.create_app(self._store, self._submitter, settings=self._settings)
+            runner = web.AppRunner(
+                app,
+                access_log=None,  # an access log would record every page token
+                logger=server.protocol_logger(),
+                shutdown_timeout=1.0,
+            )
+            await runner.setup()
+            try:
+                await web.SockSite(runner, sock).start()
+            except BaseException:
+                await runner.cleanup()
+                raise
+            self._runner = runner
+        except BaseException as exc:
+            sock.close()  # a browser gets "connection refused", not a page that never comes
+            if not isinstance(exc, asyncio.CancelledError):
+                _log.error("page: could not serve the page (%s)", type(exc).__name__)
+            raise
+
+    def url_for(self, request: Request, *, origin: str | None = None) -> str:
+        """The page link for `request` on this server, or through `origin` (a tunnel's)."""
+        if self._port is None:
+            raise RuntimeError("the page server is not started")
+        return f"{origin or f'http://{self._host}:{self._port}'}/r/{request.token}"
+
+    def probe_begin(self) -> tuple[str, str]:
+        """A one-off path and the body this server answers there, until `probe_end`."""
+        token, answer = secrets.token_hex(16), secrets.token_urlsafe(24)
+        self._settings.probe = (token, answer)
+        return f"/r/{token}", answer
+
+    def probe_end(self) -> None:
+        self._settings.probe = None
+
+    async def close(self) -> None:
+        """Stop serving; open connections get a second to finish. Safe to call twice."""
+        async with self._lock:
+            serving, self._serving, self._port = self._serving, None, None
+            if serving is not None:
+                # Let a start under way finish (the import cannot be stopped), then undo it.
+                await asyncio.gather(serving, return_exceptions=True)
+            runner, self._runner = self._runner, None
+            if runner is not None:
+                await runner.cleanup()
