@@ -16,8 +16,8 @@ from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
 from offprompt.errors import OffpromptError
 from offprompt.journal import Journal, JournalEntry
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import DestinationResult, GenerateSpec, SecretSpec, WriteOutcome
+from offprompt.store import RequestRecord, RequestStore
 
 __all__ = ["MAX_VALUE_BYTES", "RequestClosed", "Submitter", "ValidationFailed"]
 
@@ -118,7 +118,7 @@ class Submitter:
 
     async def submit(
         self,
-        request: Request,
+        request: RequestRecord,
         fields: Mapping[str, str],
         *,
         allow_tracked: bool = False,
@@ -158,7 +158,7 @@ class Submitter:
 
     async def _write(
         self,
-        request: Request,
+        request: RequestRecord,
         fields: Mapping[str, str],
         *,
         allow_tracked: bool,
@@ -198,7 +198,7 @@ class Submitter:
 
     async def _send(
         self,
-        request: Request,
+        request: RequestRecord,
         values: Mapping[str, str],
         outcome: WriteOutcome,
         ticked: frozenset[int],
@@ -227,7 +227,7 @@ class Submitter:
         return replace(outcome, destinations=sent)
 
     def _values(
-        self, request: Request, fields: Mapping[str, str], also: frozenset[int] = frozenset()
+        self, request: RequestRecord, fields: Mapping[str, str], also: frozenset[int] = frozenset()
     ) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
         """Values to write, names the page supplied, names the server generated (request order)."""
         errors: dict[str, list[str]] = {}
@@ -264,7 +264,7 @@ class Submitter:
             raise ValidationFailed(ordered)
         return values, tuple(supplied), tuple(server_made)
 
-    async def _record(self, request: Request, outcome: WriteOutcome) -> None:
+    async def _record(self, request: RequestRecord, outcome: WriteOutcome) -> None:
         # The file is written and the request closed: a journal that cannot be appended to is
         # reported, never turned into a failed write the person would retry.
         try:

@@ -23,7 +23,7 @@ from offprompt.errors import OffpromptError, ProjectError, RefusedRequest
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
     from offprompt.collect.settings import Settings
-    from offprompt.requests import Request, RequestStore
+    from offprompt.store import RequestRecord, RequestStore
 
 WRITTEN, ERROR, USAGE, CLOSED = 0, 1, 2, 3
 CLIENT = "offprompt-cli"
@@ -239,7 +239,7 @@ async def _collect(
     return _report(request, status, out, err)
 
 
-def _show_link(request: Request, *, opened: bool, err: TextIO) -> None:
+def _show_link(request: RequestRecord, *, opened: bool, err: TextIO) -> None:
     """The page's link (sealed for a remote request), whether our browser has it, and what a
     loopback link needs when there is no tunnel."""
     delivery = request.delivery
@@ -256,7 +256,9 @@ def _show_link(request: Request, *, opened: bool, err: TextIO) -> None:
         )
 
 
-async def _wait(store: RequestStore, request: Request, stop: asyncio.Event, err: TextIO) -> str:
+async def _wait(
+    store: RequestStore, request: RequestRecord, stop: asyncio.Event, err: TextIO
+) -> str:
     live = err.isatty()
     while request.status == "awaiting" and not stop.is_set():
         left = store.expires_in(request)
@@ -275,7 +277,7 @@ async def _wait(store: RequestStore, request: Request, stop: asyncio.Event, err:
     return request.status
 
 
-def _report(request: Request, status: str, out: TextIO, err: TextIO) -> int:
+def _report(request: RequestRecord, status: str, out: TextIO, err: TextIO) -> int:
     from offprompt.tools.results import headline
 
     outcome = request.outcome

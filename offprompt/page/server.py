@@ -27,7 +27,7 @@ from offprompt.page.guards import (
     origin_allowed,
     prefers_json,
 )
-from offprompt.requests import Request, RequestStore
+from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import RequestClosed, Submitter, ValidationFailed
 
 __all__ = ["MAX_BODY", "PageServer", "PageSettings", "create_app"]
@@ -85,7 +85,7 @@ def _refuse(status: int, text: str | None = None) -> Refusal:
     return Refusal(status, title, text or default)
 
 
-def _closed(request: Request) -> Refusal:
+def _closed(request: RequestRecord) -> Refusal:
     if request.status == "awaiting":  # claimed: a write is in progress right now
         return _refuse(409)
     text = {
@@ -187,7 +187,7 @@ def _kind(exc: BaseException) -> str:
 # -- handlers ----------------------------------------------------------------------------------
 
 
-def _lookup(request: web.Request) -> Request:
+def _lookup(request: web.Request) -> RequestRecord:
     """The request this URL names, or 404: unknown token, malformed token or any query."""
     if "?" in request.raw_path:
         raise _refuse(404)
@@ -200,7 +200,7 @@ def _lookup(request: web.Request) -> Request:
     return found
 
 
-async def _inspect(req: Request) -> tuple[sinks.Target | None, str | None]:
+async def _inspect(req: RequestRecord) -> tuple[sinks.Target | None, str | None]:
     try:
         target = await asyncio.to_thread(sinks.inspect_target, req.project, req.sink, req.names)
     except OffpromptError as exc:
@@ -209,7 +209,11 @@ async def _inspect(req: Request) -> tuple[sinks.Target | None, str | None]:
 
 
 async def _form(
-    request: web.Request, req: Request, *, status: int = 200, state: render.FormState | None = None
+    request: web.Request,
+    req: RequestRecord,
+    *,
+    status: int = 200,
+    state: render.FormState | None = None,
 ) -> web.Response:
     request[SEALED_PAGE] = req.remote
     target, problem = await _inspect(req)
@@ -310,7 +314,7 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     return _html(render.render_written(outcome, csp_nonce=request[CSP_NONCE], dialog_host=host))
 
 
-def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:
+def _unseal(req: RequestRecord, form: dict[str, str]) -> dict[str, str]:
     """A remote POST's fields as a plain POST would carry them, from its seal (DESIGN §5).
 
     The values crossed a tunnel, so only `nonce` and `sealed` may be sent (else 400); a seal
@@ -341,7 +345,7 @@ def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:
 
 async def _failed(
     request: web.Request,
-    req: Request,
+    req: RequestRecord,
     status: int,
     message: str | None = None,
     *,
@@ -445,7 +449,7 @@ class PageServer:
             _log.debug("page: serving on %s:%d", self._host, self._port)
             return self._port
 
-    def url_for(self, request: Request, *, origin: str | None = None) -> str:
+    def url_for(self, request: RequestRecord, *, origin: str | None = None) -> str:
         """The page link for `request` on this server, or through `origin` (a tunnel's)."""
         if self._port is None:
             raise RuntimeError("the page server is not started")

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from offprompt.mcp.tool import ToolResult
 
 if TYPE_CHECKING:
-    from offprompt.requests import Request
     from offprompt.spec import WriteOutcome
+    from offprompt.store import RequestRecord
 
 NEVER_OPEN = (
     "Do not open, print or read {file} or the values; to see which keys it holds and which are "
@@ -36,7 +36,7 @@ def headline(file: str, names: tuple[str, ...], kept: tuple[str, ...], fp: str |
 
 
 def build(
-    request: Request,
+    request: RequestRecord,
     *,
     url: str | None,
     expires_in: int,

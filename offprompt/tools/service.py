@@ -20,7 +20,7 @@ from offprompt.tools import arguments, results
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
-    from offprompt.requests import Request, RequestStore
+    from offprompt.store import RequestRecord, RequestStore
 
 ELICIT_KEY: Final = "offprompt_page"
 """Where a 2026-07-28 retry carries the answer to our URL elicitation (`inputResponses`)."""
@@ -143,7 +143,7 @@ class Service:
 
     # -- await_secret / cancel_secret -----------------------------------------------------------
 
-    def _known(self, args: dict[str, Any]) -> Request | ToolResult:
+    def _known(self, args: dict[str, Any]) -> RequestRecord | ToolResult:
         request = self.core.known(str(args["request_id"]))
         if request is None:
             return ToolResult.refused(

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from offprompt import log
+from offprompt import log, schema
 from offprompt.collect.request import validate
 from offprompt.errors import RefusedRequest
-from offprompt.mcp import jsonrpc, schema
+from offprompt.mcp import jsonrpc
 from offprompt.tools.schemas import collect_input, request_id_input
 
 SURROGATE = "\ud800"
