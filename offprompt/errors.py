@@ -17,6 +17,12 @@
     ├── NoBinary           no cloudflared to run, and what the person can do
     └── TunnelFailed       cloudflared ran but gave no working tunnel
 
+Every class drawn is defined here, except five that belong to one room and are only
+re-exported here, loaded on first use so that importing this module stays free: `Refusal`
+(`offprompt.page.server`), `RpcError` (`offprompt.mcp.jsonrpc`), `ConfigError` (the agents'
+config code), `NoBinary` and `TunnelFailed` (`offprompt.tunnel`). tests/unit/test_errors.py
+keeps this drawing true.
+
 Each is caught at a boundary (the protocol loop, the page middleware, the CLI) and turned into
 an answer. The few exceptions outside this tree are caught one step from where they are raised
 and turned into one of these; each says so in its docstring.
@@ -24,13 +30,80 @@ and turned into one of these; each says so in its docstring.
 Messages never contain a secret value: they name keys, paths and rules only.
 """
 
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from offprompt.hosts.interface import ConfigError
+    from offprompt.mcp.jsonrpc import RpcError
+    from offprompt.page.server import Refusal
+    from offprompt.tunnel.binary import NoBinary
+    from offprompt.tunnel.process import TunnelFailed
+
+__all__ = [
+    "ConfigError",
+    "FieldPath",
+    "NoBinary",
+    "NotLinked",
+    "OffpromptError",
+    "ProjectError",
+    "Refusal",
+    "RefusedRequest",
+    "RequestClosed",
+    "RpcError",
+    "TrackedFile",
+    "TunnelFailed",
+    "Unreadable",
+    "UnsafeValue",
+    "UsageProblem",
+    "ValidationFailed",
+    "WriteError",
+    "field_name",
+]
+
+FieldPath = tuple[str | int, ...]
+"""Where in a tool's arguments something is: `("secrets", 0, "provider")`; `()` is the whole."""
+
+
+def field_name(path: FieldPath) -> str:
+    """A field as an agent wrote it: `("secrets", 0, "provider")` → `secrets[0].provider`."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
 
 class OffpromptError(Exception):
     """Base of every error offprompt raises on purpose."""
 
 
 class RefusedRequest(OffpromptError):
-    """A tool call that offprompt refuses; the message says what to do instead."""
+    """A tool call that offprompt refuses; the message says what to do instead.
+
+    `field` is the argument the refusal is about (`()` when it is about the request as a whole
+    or its names); a refusal made with `about` starts with that field's name and `rest` is what
+    follows it, so a door that calls the field something else (the terminal's `--file`) can say
+    the same without rewriting the sentence.
+    """
+
+    def __init__(self, message: str, *, field: FieldPath = ()) -> None:
+        super().__init__(message)
+        self.field: FieldPath = field
+        self.rest: str = message
+
+    @classmethod
+    def about(cls, field: FieldPath, rest: str) -> RefusedRequest:
+        """The refusal of `field`: its name, then `rest` (which starts with a space or `:`)."""
+        refusal = cls(field_name(field) + rest, field=field)
+        refusal.rest = rest
+        return refusal
+
+
+class NotLinked(RefusedRequest):
+    """The project's own files do not link it to this destination; the message says which."""
 
 
 class WriteError(OffpromptError):
@@ -47,3 +120,49 @@ class TrackedFile(WriteError):
 
 class ProjectError(OffpromptError):
     """The project folder could not be determined or is not usable."""
+
+
+class Unreadable(OffpromptError):
+    """A file `secret_status` must read exists but cannot be read; nothing is guessed."""
+
+
+class RequestClosed(OffpromptError):
+    """The request was already written, cancelled or expired, or another write holds it."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"request {request_id} is closed; ask the agent for a new link")
+        self.request_id = request_id
+
+
+class ValidationFailed(OffpromptError):
+    """Some fields failed their rules; `errors` maps each field name to its reasons.
+
+    Reasons and the message name rules only, never a value.
+    """
+
+    def __init__(self, errors: Mapping[str, list[str]]) -> None:
+        self.errors: dict[str, list[str]] = {name: list(rs) for name, rs in errors.items()}
+        detail = "; ".join(f"{name}: {', '.join(rs)}" for name, rs in self.errors.items())
+        super().__init__(f"some values were not accepted ({detail})")
+
+
+class UsageProblem(OffpromptError):
+    """What is wrong with the command line; `offprompt collect` exits 2 with it."""
+
+
+# Drawn above, defined in their room: name → the module that defines it.
+_ELSEWHERE: Final[Mapping[str, str]] = {
+    "Refusal": "offprompt.page.server",
+    "RpcError": "offprompt.mcp.jsonrpc",
+    "ConfigError": "offprompt.hosts.interface",
+    "NoBinary": "offprompt.tunnel.binary",
+    "TunnelFailed": "offprompt.tunnel.process",
+}
+
+
+def __getattr__(name: str) -> type[OffpromptError]:
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    found: type[OffpromptError] = getattr(importlib.import_module(module), name)
+    return found

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from offprompt.collect.request import NAME_PATTERN
-from offprompt.collect.request import check_names as collect_names
-from offprompt.errors import OffpromptError, RefusedRequest, WriteError
+from offprompt.collect.request import NAME_PATTERN, check_names
+from offprompt.errors import RefusedRequest, Unreadable, WriteError
 from offprompt.spec import SinkSpec
 
 if TYPE_CHECKING:
@@ -27,7 +26,6 @@ __all__ = [
     "MAX_NAMES",
     "KeyState",
     "Report",
-    "Unreadable",
     "is_stand_in",
     "looks_like_name",
     "report",
@@ -38,8 +36,9 @@ EXAMPLES: Final = (".env.example", ".env.sample", ".env.template", ".env.dist")
 """The example files looked for beside the target, in this order; the first one there is used."""
 MAX_NAMES: Final = 64
 
-Status = Literal["missing", "empty", "placeholder", "set"]
-Check = Literal["ok", "mismatch"]
+KeyStatus = Literal["missing", "empty", "placeholder", "set"]
+"""What `secret_status` says of one key name (DESIGN §12)."""
+KeyCheck = Literal["ok", "mismatch"]
 
 _NAME: Final = re.compile(NAME_PATTERN)
 # The usual stand-ins a template ships with (DESIGN §12), matched case-insensitively against the
@@ -51,17 +50,13 @@ _STAND_INS: Final = re.compile(
 )
 
 
-class Unreadable(OffpromptError):
-    """A file `secret_status` must read exists but cannot be read; nothing is guessed."""
-
-
 @dataclass(frozen=True)
 class KeyState:
     """One name's status and, for a set name the registry knows, its check. Never a value."""
 
     name: str
-    status: Status
-    check: Check | None = None
+    status: KeyStatus
+    check: KeyCheck | None = None
     hint: str | None = None
 
     def to_json(self) -> dict[str, str]:
@@ -130,11 +125,6 @@ class Report:
         }
 
 
-def check_names(names: Sequence[str]) -> None:
-    """1-64 key names, each of the §3.1 pattern and at most 128 characters, none twice."""
-    collect_names(names, most=MAX_NAMES)
-
-
 def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> Report:
     """The status of `names` (else the example's keys, else the target's own) in `path`.
 
@@ -145,7 +135,7 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
     from offprompt.sinks import paths
 
     if names is not None:
-        check_names(names)
+        check_names(names, most=MAX_NAMES)  # 1-64 key names, each of DESIGN §3.1, none twice
     root = paths.real_project(project)
     try:
         target = paths.resolve_target(project, SinkSpec(kind="dotenv", path=path))

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
-from offprompt.spec import SecretSpec, SinkSpec, Status, WriteOutcome
+from offprompt.spec import RequestStatus, SecretSpec, SinkSpec, WriteOutcome
 
 if TYPE_CHECKING:
     from offprompt.crypto.seal import SealKey
@@ -95,7 +95,7 @@ class RequestRecord:
     client: str | None = None
     remote: bool = False
     expires_at: float
-    status: Status = "awaiting"
+    status: RequestStatus = "awaiting"
     claimed: bool = False
     outcome: WriteOutcome | None = None
     closed_at: float | None = None
@@ -268,7 +268,7 @@ class RequestStore:
 
     # A timeout here is an answer ("still awaiting"), not an error, so asyncio.timeout() would
     # not fit: hence the timeout parameters.
-    async def wait(self, request: RequestRecord, timeout: float) -> Status:
+    async def wait(self, request: RequestRecord, timeout: float) -> RequestStatus:
         """The status once it leaves awaiting, or `awaiting` after `timeout` seconds.
 
         Wakes on complete, cancel, close_all and on the TTL passing (real clock), or when any
@@ -311,7 +311,7 @@ class RequestStore:
             if not future.done() and not future.get_loop().is_closed():
                 future.set_result(None)
 
-    def _close(self, request: RequestRecord, status: Status, at: float) -> None:
+    def _close(self, request: RequestRecord, status: RequestStatus, at: float) -> None:
         request.status = status
         request.claimed = False
         request.closed_at = at

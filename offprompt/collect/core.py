@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.settings import REMOTE_TTL, Settings
 from offprompt.collect.steps import Answer, Ask, Client, Refused, Report, Step, Wait
-from offprompt.errors import OffpromptError, ProjectError, RefusedRequest, TrackedFile
+from offprompt.errors import NotLinked, OffpromptError, ProjectError, RefusedRequest, TrackedFile
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
@@ -97,7 +97,7 @@ class Collector:
             # Linked or refused here, before any page: the agent cannot send a value anywhere
             # the project's own files do not already point to (DESIGN §13).
             also = destinations.plan(project, ask.also, ask.names, env=self.settings.env)
-        except destinations.NotLinked as err:  # the project's files, not the arguments
+        except NotLinked as err:  # the project's files, not the arguments
             return Refused(str(err), "project")
         except RefusedRequest as err:
             return Refused(str(err), "arguments")

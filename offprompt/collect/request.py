@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from offprompt.errors import RefusedRequest
+from offprompt.errors import FieldPath, RefusedRequest
 from offprompt.spec import DestinationSpec, GenerateSpec, SecretSpec, SinkSpec
 
 __all__ = ["MAX_NAMES", "NAME_PATTERN", "CollectRequest", "check_names", "validate"]
@@ -65,7 +65,7 @@ def validate(args: Mapping[str, Any]) -> CollectRequest:
     schema cannot say."""
     entries: list[Mapping[str, Any]] = list(args["secrets"])
     check_names([str(e["name"]) for e in entries])
-    _check_controls("reason", args["reason"], allowed="\t\n\r")
+    _check_controls(("reason",), args["reason"], allowed="\t\n\r")
     secrets: list[SecretSpec] = []
     for i, entry in enumerate(entries):
         secrets.append(_secret(i, entry))
@@ -99,12 +99,13 @@ def _also(raw: Any) -> tuple[DestinationSpec, ...]:
 def _secret(i: int, entry: Mapping[str, Any]) -> SecretSpec:
     name = str(entry["name"])
     if "caption" in entry:
-        _check_controls(f"secrets[{i}].caption", entry["caption"], allowed="")
+        _check_controls(("secrets", i, "caption"), entry["caption"], allowed="")
     chosen = [k for k in ("generate", "provider", "format") if k in entry]
     if len(chosen) > 1:
-        raise RefusedRequest(
-            f"secrets[{i}] ({name}) sets {' and '.join(chosen)}; use at most one of "
-            "generate, provider and format per key."
+        raise RefusedRequest.about(
+            ("secrets", i),
+            f" ({name}) sets {' and '.join(chosen)}; use at most one of generate, provider and "
+            "format per key.",
         )
     if "provider" in entry or "format" in entry:
         _check_ref(name, entry.get("provider"), entry.get("format"))
@@ -144,14 +145,15 @@ def _sink(raw: Mapping[str, Any], count: int) -> SinkSpec:
     return SinkSpec(kind=kind, path=path or ".env")
 
 
-def _check_controls(field: str, text: str, *, allowed: str) -> None:
+def _check_controls(field: FieldPath, text: str, *, allowed: str) -> None:
     """Refuse control characters (NUL, escape sequences, ...) in text shown to the person: the
     page would show them differently from what the agent wrote, or not at all."""
     if any(unicodedata.category(ch) == "Cc" and ch not in allowed for ch in text):
         kept = " other than tabs and line breaks" if allowed else ""
-        raise RefusedRequest(
-            f"{field} must not contain control characters{kept} (NUL, escape sequences...); "
-            "write plain text."
+        raise RefusedRequest.about(
+            field,
+            f" must not contain control characters{kept} (NUL, escape sequences...); "
+            "write plain text.",
         )
 
 

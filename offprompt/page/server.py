@@ -16,7 +16,13 @@ from aiohttp.typedefs import Handler
 
 from offprompt import sinks
 from offprompt.crypto.tokens import parse_fp_key, same
-from offprompt.errors import OffpromptError, TrackedFile, UnsafeValue
+from offprompt.errors import (
+    OffpromptError,
+    RequestClosed,
+    TrackedFile,
+    UnsafeValue,
+    ValidationFailed,
+)
 from offprompt.page import render
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
@@ -28,7 +34,7 @@ from offprompt.page.guards import (
     prefers_json,
 )
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import RequestClosed, Submitter, ValidationFailed
+from offprompt.submit import Submitter
 
 __all__ = ["MAX_BODY", "PageServer", "PageSettings", "create_app"]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from offprompt.collect.core import Collector
 from offprompt.collect.settings import Settings
 from offprompt.collect.steps import Answer, Ask, Refused, Report, Step, Wait
-from offprompt.errors import ProjectError, RefusedRequest
+from offprompt.errors import ProjectError, RefusedRequest, Unreadable
 from offprompt.mcp.tool import InputRequired, ToolContext, ToolResult
 from offprompt.tools import arguments, results
 
@@ -178,6 +178,6 @@ class Service:
             cwd = self._cwd or Path.cwd()
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
             found = status.report(project, str(args.get("path", ".env")), args.get("names"))
-        except (RefusedRequest, ProjectError, status.Unreadable) as err:
+        except (RefusedRequest, ProjectError, Unreadable) as err:
             return ToolResult.refused(str(err))
         return ToolResult.of(found.to_json())

@@ -12,14 +12,14 @@ from playwright.sync_api import Browser, BrowserContext
 
 from offprompt.crypto.seal import SealKey
 from offprompt.sinks import destinations
-from offprompt.spec import DestinationSpec, SecretSpec, SinkSpec
+from offprompt.spec import FlySpec, GithubSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord
 
 from .conftest import LiveServer
 
 pytestmark = pytest.mark.browser
 
-SPECS = (DestinationSpec(kind="github"), DestinationSpec(kind="fly"))
+SPECS = (GithubSpec(), FlySpec())
 
 
 @pytest.fixture

@@ -14,13 +14,13 @@ from offprompt.crypto.seal import SealKey, plaintext, seal
 from offprompt.journal import Journal
 from offprompt.page.server import create_app
 from offprompt.sinks import destinations
-from offprompt.spec import DestinationSpec, SecretSpec, SinkSpec
+from offprompt.spec import FlySpec, GithubSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
 
 Client = TestClient[aiohttp.web.Request, aiohttp.web.Application]
 JSON = {"Accept": "application/json"}
-SPECS = (DestinationSpec(kind="github"), DestinationSpec(kind="fly"))
+SPECS = (GithubSpec(), FlySpec())
 
 
 @pytest.fixture
