@@ -25,7 +25,7 @@ __all__ = [
     "EXAMPLES",
     "MAX_NAMES",
     "KeyState",
-    "Report",
+    "StatusReport",
     "is_stand_in",
     "looks_like_name",
     "report",
@@ -69,7 +69,7 @@ class KeyState:
 
 
 @dataclass(frozen=True)
-class Report:
+class StatusReport:
     """The answer for one target: where it is, which example named the keys, and each key."""
 
     file: str
@@ -125,7 +125,7 @@ class Report:
         }
 
 
-def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> Report:
+def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> StatusReport:
     """The status of `names` (else the example's keys, else the target's own) in `path`.
 
     `path` resolves as a dotenv sink's (DESIGN §8). Raises RefusedRequest for names or a path
@@ -154,7 +154,7 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
         # Names as dotenv.keys gives them: never a line of a value read as a key.
         names = example_names if example is not None else held_names
     keys = tuple(_state(n, held, example_values) for n in names)
-    return Report(file=shown, exists=exists, example=example, keys=keys)
+    return StatusReport(file=shown, exists=exists, example=example, keys=keys)
 
 
 def _read(path: Path, shown: str) -> tuple[dict[str, str] | None, tuple[str, ...]]:
@@ -283,7 +283,7 @@ def _looks_like(field: Field, value: str) -> str | None:
     return None if known is None else f"{known.provider_name} {known.noun}"
 
 
-def table(found: Report) -> list[str]:
+def table(found: StatusReport) -> list[str]:
     """`offprompt status` for a person: where, then one row per key, then what to do."""
     source = f"keys from {found.example}" if found.example else None
     head = found.file + ("" if found.exists else " (no such file)")
