@@ -56,7 +56,7 @@ class Client(Protocol):
 class Ask:
     """Ask the client to show `url` in a URL elicitation and retry with the answer (2026-07-28).
 
-    `request_id` goes into the sealed requestState, which lives `ttl` seconds."""
+    `request_id` goes into the signed (HMAC) requestState, which lives `ttl` seconds."""
 
     request_id: str
     url: str
