@@ -32,10 +32,8 @@ Messages never contain a secret value: they name keys, paths and rules only.
 
 from __future__ import annotations
 
-# Only modules Python has loaded before ours: the guard hook imports this module, and its
-# test counts `typing` and `dataclasses` among the slow ones.
-import importlib
-from collections.abc import Mapping
+# No imports: the guard hook and the first reply load this module, and each import would add
+# to their time (the hook's test counts `typing` and `dataclasses` among the slow ones).
 
 # The five re-exported classes are left out: `import *` would load their rooms.
 __all__ = [
@@ -130,7 +128,7 @@ class ValidationFailed(OffpromptError):
     Reasons and the message name rules only, never a value.
     """
 
-    def __init__(self, errors: Mapping[str, list[str]]) -> None:
+    def __init__(self, errors: dict[str, list[str]]) -> None:
         self.errors: dict[str, list[str]] = {name: list(rs) for name, rs in errors.items()}
         detail = "; ".join(f"{name}: {', '.join(rs)}" for name, rs in self.errors.items())
         super().__init__(f"some values were not accepted ({detail})")
@@ -141,7 +139,7 @@ class UsageProblem(OffpromptError):
 
 
 # Drawn above, defined in their room: name → the module that defines it.
-_ELSEWHERE: Mapping[str, str] = {
+_ELSEWHERE: dict[str, str] = {
     "Refusal": "offprompt.page.server",
     "RpcError": "offprompt.mcp.jsonrpc",
     "ConfigError": "offprompt.hosts.interface",
@@ -151,6 +149,8 @@ _ELSEWHERE: Mapping[str, str] = {
 
 
 def __getattr__(name: str) -> type[OffpromptError]:
+    import importlib
+
     module = _ELSEWHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
