@@ -162,7 +162,7 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     wrong usage, 4 something missing.
     """
     from offprompt import status as key_status
-    from offprompt.errors import ProjectError, RefusedRequest
+    from offprompt.errors import ProjectError, RefusedRequest, Unreadable
 
     file = ".env"
     names = list(args)
@@ -172,7 +172,7 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
         found = key_status.report(Path.cwd(), file, names or None)
     except RefusedRequest as e:
         raise click.UsageError(str(e).replace("The sink path", "FILE", 1)) from None
-    except (ProjectError, key_status.Unreadable) as e:
+    except (ProjectError, Unreadable) as e:
         fatal(str(e))
     if as_json:
         click.echo(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
@@ -263,21 +263,21 @@ def collect(
     cancelled (Ctrl-C cancels).
     """
     from offprompt import log, terminal
-    from offprompt.errors import ProjectError
+    from offprompt.errors import ProjectError, UsageProblem
 
     log.setup(default="warning")  # the page server's warnings, prefixed; not its info lines
 
-    ask = terminal.Ask(
+    ask = terminal.CommandLine(
         names=names,
         file=file,
-        reason=reason or terminal.Ask.reason,
+        reason=reason or terminal.CommandLine.reason,
         providers=_provider_pairs(providers),
         timeout=timeout,
         also=also,
     )
     try:
         terminal.check_usage(ask, Path.cwd())
-    except terminal.UsageProblem as problem:
+    except UsageProblem as problem:
         raise click.UsageError(str(problem)) from None
     except ProjectError:
         pass  # not a usage error: `run` says so and exits 1

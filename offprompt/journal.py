@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     # Only for from_outcome's signature: `offprompt guard` reads the journal on every tool
     # call and must not load the request store to do it.
-    from offprompt.requests import Request
     from offprompt.spec import WriteOutcome
+    from offprompt.store import RequestRecord
 
 __all__ = ["Journal", "JournalEntry", "default_path"]
 
@@ -71,7 +71,7 @@ class JournalEntry:
 
     @classmethod
     def from_outcome(
-        cls, request: Request, outcome: WriteOutcome, at: datetime | None = None
+        cls, request: RequestRecord, outcome: WriteOutcome, at: datetime | None = None
     ) -> JournalEntry:
         """The entry for `request` finished with `outcome`, at `at` (default: now)."""
         return cls(

@@ -5,13 +5,16 @@ sinks. Holds names and settings only, never a secret value.
 """
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
+# Each literal is defined once, here; the tools' schemas take their enums from these.
 Encoding = Literal["base64url", "base64", "hex"]
 SinkKind = Literal["dotenv", "file", "none"]
 DestinationKind = Literal["github", "vercel", "cloudflare", "fly"]
-Status = Literal["awaiting", "written", "expired", "cancelled"]
+RequestStatus = Literal["awaiting", "written", "expired", "cancelled"]
+"""Where a collect request is in its life (the store's state machine, results' `status`)."""
 SendStatus = Literal["sent", "failed", "skipped"]
+"""What happened at one `also` destination."""
 
 
 @dataclass(frozen=True)
@@ -50,15 +53,40 @@ class SinkSpec:
 
 
 @dataclass(frozen=True)
-class DestinationSpec:
-    """One more place the values go (DESIGN §13); the target itself comes from the project's
-    files, never from here. `environment`: GitHub's; `environments`: Vercel's (≥1);
-    `env`: a wrangler environment."""
+class GithubSpec:
+    """GitHub Actions secrets of the project's repository; `environment`: one of its deployment
+    environments, else the repository's own secrets."""
 
-    kind: DestinationKind
+    kind: ClassVar[Literal["github"]] = "github"
     environment: str | None = None
-    environments: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VercelSpec:
+    """Vercel environment variables of the linked project, in each of `environments` (≥1)."""
+
+    kind: ClassVar[Literal["vercel"]] = "vercel"
+    environments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CloudflareSpec:
+    """Cloudflare Workers secrets of the configured worker; `env`: a wrangler environment."""
+
+    kind: ClassVar[Literal["cloudflare"]] = "cloudflare"
     env: str | None = None
+
+
+@dataclass(frozen=True)
+class FlySpec:
+    """Fly.io secrets of the app fly.toml names; nothing to choose."""
+
+    kind: ClassVar[Literal["fly"]] = "fly"
+
+
+DestinationSpec = GithubSpec | VercelSpec | CloudflareSpec | FlySpec
+"""One more place the values go (DESIGN §13), one frozen spec per kind: only what the entry may
+choose. The target itself comes from the project's files, never from here."""
 
 
 @dataclass(frozen=True)
@@ -101,3 +129,17 @@ class WriteOutcome:
     fingerprint: str | None = None
     destinations: tuple[DestinationResult, ...] = ()
     """One per `also` entry, in its order (DESIGN §13)."""
+
+    def headline(self, *, fingerprint: bool = True) -> str:
+        """The result's first line (DESIGN §3.2), said by both doors: `Wrote 1 value to .env ·
+        fingerprint …`, `.env already held NAME`, or `Sent 2 values, no file written`."""
+        written = len(self.names) - len(self.kept)
+        fp = self.fingerprint if fingerprint else None
+        count = f"{written} value" if written == 1 else f"{written} values"
+        if not self.file:  # the `none` sink: no file, only the `also` destinations
+            line = f"Sent {count}, no file written"
+        elif written == 0:
+            return f"{self.file} already held {', '.join(self.kept)}"
+        else:
+            line = f"Wrote {count} to {self.file}"
+        return f"{line} · fingerprint {fp}" if fp else line

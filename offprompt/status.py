@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from offprompt.collect.request import NAME_PATTERN
-from offprompt.collect.request import check_names as collect_names
-from offprompt.errors import OffpromptError, RefusedRequest, WriteError
+from offprompt.collect.request import NAME_PATTERN, check_names
+from offprompt.errors import RefusedRequest, Unreadable, WriteError
 from offprompt.spec import SinkSpec
 
 if TYPE_CHECKING:
@@ -26,8 +25,7 @@ __all__ = [
     "EXAMPLES",
     "MAX_NAMES",
     "KeyState",
-    "Report",
-    "Unreadable",
+    "StatusReport",
     "is_stand_in",
     "looks_like_name",
     "report",
@@ -38,8 +36,9 @@ EXAMPLES: Final = (".env.example", ".env.sample", ".env.template", ".env.dist")
 """The example files looked for beside the target, in this order; the first one there is used."""
 MAX_NAMES: Final = 64
 
-Status = Literal["missing", "empty", "placeholder", "set"]
-Check = Literal["ok", "mismatch"]
+KeyStatus = Literal["missing", "empty", "placeholder", "set"]
+"""What `secret_status` says of one key name (DESIGN §12)."""
+KeyCheck = Literal["ok", "mismatch"]
 
 _NAME: Final = re.compile(NAME_PATTERN)
 # The usual stand-ins a template ships with (DESIGN §12), matched case-insensitively against the
@@ -51,17 +50,13 @@ _STAND_INS: Final = re.compile(
 )
 
 
-class Unreadable(OffpromptError):
-    """A file `secret_status` must read exists but cannot be read; nothing is guessed."""
-
-
 @dataclass(frozen=True)
 class KeyState:
     """One name's status and, for a set name the registry knows, its check. Never a value."""
 
     name: str
-    status: Status
-    check: Check | None = None
+    status: KeyStatus
+    check: KeyCheck | None = None
     hint: str | None = None
 
     def to_json(self) -> dict[str, str]:
@@ -74,7 +69,7 @@ class KeyState:
 
 
 @dataclass(frozen=True)
-class Report:
+class StatusReport:
     """The answer for one target: where it is, which example named the keys, and each key."""
 
     file: str
@@ -130,12 +125,7 @@ class Report:
         }
 
 
-def check_names(names: Sequence[str]) -> None:
-    """1-64 key names, each of the §3.1 pattern and at most 128 characters, none twice."""
-    collect_names(names, most=MAX_NAMES)
-
-
-def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> Report:
+def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> StatusReport:
     """The status of `names` (else the example's keys, else the target's own) in `path`.
 
     `path` resolves as a dotenv sink's (DESIGN §8). Raises RefusedRequest for names or a path
@@ -145,7 +135,7 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
     from offprompt.sinks import paths
 
     if names is not None:
-        check_names(names)
+        check_names(names, most=MAX_NAMES)  # 1-64 key names, each of DESIGN §3.1, none twice
     root = paths.real_project(project)
     try:
         target = paths.resolve_target(project, SinkSpec(kind="dotenv", path=path))
@@ -164,7 +154,7 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
         # Names as dotenv.keys gives them: never a line of a value read as a key.
         names = example_names if example is not None else held_names
     keys = tuple(_state(n, held, example_values) for n in names)
-    return Report(file=shown, exists=exists, example=example, keys=keys)
+    return StatusReport(file=shown, exists=exists, example=example, keys=keys)
 
 
 def _read(path: Path, shown: str) -> tuple[dict[str, str] | None, tuple[str, ...]]:
@@ -293,7 +283,7 @@ def _looks_like(field: Field, value: str) -> str | None:
     return None if known is None else f"{known.provider_name} {known.noun}"
 
 
-def table(found: Report) -> list[str]:
+def table(found: StatusReport) -> list[str]:
     """`offprompt status` for a person: where, then one row per key, then what to do."""
     source = f"keys from {found.example}" if found.example else None
     head = found.file + ("" if found.exists else " (no such file)")

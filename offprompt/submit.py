@@ -14,12 +14,12 @@ from typing import Final
 from offprompt import sinks
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
-from offprompt.errors import OffpromptError
+from offprompt.errors import OffpromptError, RequestClosed, ValidationFailed
 from offprompt.journal import Journal, JournalEntry
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import DestinationResult, GenerateSpec, SecretSpec, WriteOutcome
+from offprompt.store import RequestRecord, RequestStore
 
-__all__ = ["MAX_VALUE_BYTES", "RequestClosed", "Submitter", "ValidationFailed"]
+__all__ = ["MAX_VALUE_BYTES", "Submitter"]
 
 MAX_VALUE_BYTES: Final = 16 * 1024
 """The longest value accepted, in UTF-8 bytes."""
@@ -32,26 +32,6 @@ NOT_TEXT: Final = "Not valid text: it holds a lone UTF-16 surrogate"
 _BLANKS: Final = " \t\r\n"
 
 _log = logging.getLogger("offprompt")
-
-
-class RequestClosed(OffpromptError):
-    """The request was already written, cancelled or expired, or another write holds it."""
-
-    def __init__(self, request_id: str) -> None:
-        super().__init__(f"request {request_id} is closed; ask the agent for a new link")
-        self.request_id = request_id
-
-
-class ValidationFailed(OffpromptError):
-    """Some fields failed their rules; `errors` maps each field name to its reasons.
-
-    Reasons and the message name rules only, never a value.
-    """
-
-    def __init__(self, errors: Mapping[str, list[str]]) -> None:
-        self.errors: dict[str, list[str]] = {name: list(rs) for name, rs in errors.items()}
-        detail = "; ".join(f"{name}: {', '.join(rs)}" for name, rs in self.errors.items())
-        super().__init__(f"some values were not accepted ({detail})")
 
 
 def _is_blank(value: str) -> bool:
@@ -118,7 +98,7 @@ class Submitter:
 
     async def submit(
         self,
-        request: Request,
+        request: RequestRecord,
         fields: Mapping[str, str],
         *,
         allow_tracked: bool = False,
@@ -158,7 +138,7 @@ class Submitter:
 
     async def _write(
         self,
-        request: Request,
+        request: RequestRecord,
         fields: Mapping[str, str],
         *,
         allow_tracked: bool,
@@ -198,7 +178,7 @@ class Submitter:
 
     async def _send(
         self,
-        request: Request,
+        request: RequestRecord,
         values: Mapping[str, str],
         outcome: WriteOutcome,
         ticked: frozenset[int],
@@ -227,7 +207,7 @@ class Submitter:
         return replace(outcome, destinations=sent)
 
     def _values(
-        self, request: Request, fields: Mapping[str, str], also: frozenset[int] = frozenset()
+        self, request: RequestRecord, fields: Mapping[str, str], also: frozenset[int] = frozenset()
     ) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
         """Values to write, names the page supplied, names the server generated (request order)."""
         errors: dict[str, list[str]] = {}
@@ -264,7 +244,7 @@ class Submitter:
             raise ValidationFailed(ordered)
         return values, tuple(supplied), tuple(server_made)
 
-    async def _record(self, request: Request, outcome: WriteOutcome) -> None:
+    async def _record(self, request: RequestRecord, outcome: WriteOutcome) -> None:
         # The file is written and the request closed: a journal that cannot be appended to is
         # reported, never turned into a failed write the person would retry.
         try:

@@ -8,29 +8,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import signal
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from offprompt.collect.request import CollectRequest, check_names
 from offprompt.collect.steps import Answer, Refused, Wait
-from offprompt.errors import OffpromptError, ProjectError, RefusedRequest
+from offprompt.errors import FieldPath, OffpromptError, ProjectError, RefusedRequest, UsageProblem
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
     from offprompt.collect.settings import Settings
-    from offprompt.requests import Request, RequestStore
+    from offprompt.schema import Violation
+    from offprompt.store import RequestRecord, RequestStore
 
 WRITTEN, ERROR, USAGE, CLOSED = 0, 1, 2, 3
 CLIENT = "offprompt-cli"
 
 
 @dataclass(frozen=True)
-class Ask:
+class CommandLine:
     """What the person asked for on the command line."""
 
     names: tuple[str, ...]
@@ -57,7 +57,7 @@ def also_entry(text: str) -> dict[str, object]:
     return entry
 
 
-def arguments(ask: Ask) -> dict[str, object]:
+def arguments(ask: CommandLine) -> dict[str, object]:
     """The same arguments an agent would pass to collect_secret."""
     providers = ask.providers or {}
     secrets: list[dict[str, str]] = []
@@ -100,7 +100,7 @@ class TerminalClient:
 
 
 def run(
-    ask: Ask,
+    ask: CommandLine,
     *,
     cwd: Path,
     out: TextIO = sys.stdout,
@@ -120,11 +120,7 @@ def run(
         return CLOSED
 
 
-class UsageProblem(OffpromptError):
-    """What is wrong with the command line; `offprompt collect` exits 2 with it."""
-
-
-def check_usage(ask: Ask, cwd: Path) -> CollectRequest:
+def check_usage(ask: CommandLine, cwd: Path) -> CollectRequest:
     """The request `ask` makes, validated as an agent's would be, its destination included
     (resolved in the project `cwd`).
 
@@ -132,8 +128,8 @@ def check_usage(ask: Ask, cwd: Path) -> CollectRequest:
     ProjectError when `cwd` cannot be the project, which no argument can fix (exit 1).
     """
     from offprompt import schema, sinks
-    from offprompt.tools import arguments as tool_arguments
-    from offprompt.tools import schemas
+    from offprompt.collect.request import validate
+    from offprompt.collect.schema import request_schema
 
     # The names first, in the core's words: argv gives names only, and the schema's pattern
     # message would say less to a person.
@@ -145,13 +141,13 @@ def check_usage(ask: Ask, cwd: Path) -> CollectRequest:
     if unknown:
         raise UsageProblem(f"--provider names {_shown(unknown[0])}, which is not a NAME asked for")
     args = arguments(ask)
-    problems = list(schema.errors(schemas.collect_input(), args))
+    problems = list(schema.violations(request_schema(), args))
     if problems:
-        raise UsageProblem("; ".join(_cli_terms(p, ask) for p in problems[:5]))
+        raise UsageProblem("; ".join(_said_of(p, ask) for p in problems[:5]))
     try:
-        request = tool_arguments.collect_request(args)
+        request = validate(args)
     except RefusedRequest as error:
-        raise UsageProblem(_cli_terms(str(error), ask)) from None
+        raise UsageProblem(_refused(error, ask)) from None
     try:
         sinks.display_of(cwd, request.sink)
     except RefusedRequest as error:  # names the path itself, as an agent is told
@@ -165,25 +161,59 @@ def _shown(text: str) -> str:
     return repr(text)
 
 
-def _cli_terms(message: str, ask: Ask) -> str:
-    """A tool-argument message in the command line's terms (`secrets[0].name` → NAME 'X')."""
-    for i, name in enumerate(ask.names):
-        message = message.replace(f"secrets[{i}].provider", f"--provider for {name}")
-        message = message.replace(f"secrets[{i}].name", f"NAME {_shown(name)}")
-    for i, text in reversed(list(enumerate(ask.also))):
-        message = re.sub(rf"\balso\[{i}\](\.[a-z]+)?", f"--also {_shown(text)}", message)
-    # From argv, bytes that are not UTF-8 are what arrives as lone surrogates.
-    message = message.replace(
-        "must be valid Unicode text (it holds a lone surrogate)", "must be UTF-8 text"
-    )
-    for field, option in (("reason ", "--reason "), ("sink.path ", "--file ")):
-        if message.startswith(field):
-            message = option + message[len(field) :]
-    return message
+# What the command line calls each field of the arguments it builds (`arguments`): the field's
+# path with its indexes left out, the longest that matches. `{name}` is the NAME of that
+# `secrets` entry (`{quoted_name}` quoted), `{also}` the `--also` value that made that `also`
+# entry, quoted.
+OPTIONS: Final[Mapping[tuple[str, ...], str]] = {
+    ("secrets", "name"): "NAME {quoted_name}",
+    ("secrets", "provider"): "--provider for {name}",
+    ("reason",): "--reason",
+    ("sink", "path"): "--file",
+    ("also",): "--also {also}",
+}
+# A rule the command line says in its own words: argv's bytes that are not UTF-8 are what
+# arrives as lone surrogates.
+RULES: Final[Mapping[str, str]] = {"text": "must be UTF-8 text"}
+
+
+def _option(path: FieldPath, ask: CommandLine) -> str | None:
+    """The command line's name for the field at `path`, or None when it has none (a field the
+    terminal never sets, or an entry's option said of the whole list)."""
+    keys = tuple(part for part in path if isinstance(part, str))
+    index = next((part for part in path if isinstance(part, int)), None)
+    words: dict[str, str] = {}
+    if index is not None and keys[:1] == ("secrets",) and index < len(ask.names):
+        words = {"name": ask.names[index], "quoted_name": _shown(ask.names[index])}
+    elif index is not None and keys[:1] == ("also",) and index < len(ask.also):
+        words = {"also": _shown(ask.also[index])}
+    for end in range(len(keys), 0, -1):
+        template = OPTIONS.get(keys[:end])
+        if template is not None:
+            try:
+                return template.format(**words)
+            except KeyError:  # `also must have at most 4 entries`: no one --also to name
+                return None
+    return None
+
+
+def _said_of(problem: Violation, ask: CommandLine) -> str:
+    """A schema violation in the command line's terms: its option, then the rule."""
+    option = _option(problem.path, ask)
+    if option is None:
+        return str(problem)
+    return f"{option} {RULES.get(problem.keyword, problem.rule)}"
+
+
+def _refused(error: RefusedRequest, ask: CommandLine) -> str:
+    """A refusal of the core in the command line's terms: its option, then what the core said
+    after the field's name."""
+    option = _option(error.field, ask) if error.field else None
+    return str(error) if option is None else option + error.rest
 
 
 async def _collect(
-    ask: Ask, cwd: Path, out: TextIO, err: TextIO, settings: Settings, parts: Parts | None
+    ask: CommandLine, cwd: Path, out: TextIO, err: TextIO, settings: Settings, parts: Parts | None
 ) -> int:
     from offprompt import log, project, sinks
     from offprompt.collect.core import Collector
@@ -239,7 +269,7 @@ async def _collect(
     return _report(request, status, out, err)
 
 
-def _show_link(request: Request, *, opened: bool, err: TextIO) -> None:
+def _show_link(request: RequestRecord, *, opened: bool, err: TextIO) -> None:
     """The page's link (sealed for a remote request), whether our browser has it, and what a
     loopback link needs when there is no tunnel."""
     delivery = request.delivery
@@ -256,7 +286,9 @@ def _show_link(request: Request, *, opened: bool, err: TextIO) -> None:
         )
 
 
-async def _wait(store: RequestStore, request: Request, stop: asyncio.Event, err: TextIO) -> str:
+async def _wait(
+    store: RequestStore, request: RequestRecord, stop: asyncio.Event, err: TextIO
+) -> str:
     live = err.isatty()
     while request.status == "awaiting" and not stop.is_set():
         left = store.expires_in(request)
@@ -275,12 +307,10 @@ async def _wait(store: RequestStore, request: Request, stop: asyncio.Event, err:
     return request.status
 
 
-def _report(request: Request, status: str, out: TextIO, err: TextIO) -> int:
-    from offprompt.tools.results import headline
-
+def _report(request: RequestRecord, status: str, out: TextIO, err: TextIO) -> int:
     outcome = request.outcome
     if status == "written" and outcome is not None:
-        out.write(headline(outcome.file, request.names, outcome.kept, None) + "\n")
+        out.write(outcome.headline(fingerprint=False) + "\n")
         out.write("\n".join(request.names) + "\n")
         if outcome.fingerprint:
             out.write(f"Fingerprint {outcome.fingerprint}\n")

@@ -25,8 +25,8 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from offprompt.journal import Journal
 from offprompt.page import PageServer
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
 
 T = TypeVar("T")
@@ -85,7 +85,7 @@ class Live:
         return folder
 
     def url(self, project: Path, *, ttl: float = 300, client: str = "claude-code") -> str:
-        async def make() -> Request:
+        async def make() -> RequestRecord:
             return self.store.create(SECRETS, SinkSpec(), project, REASON, ttl=ttl, client=client)
 
         return self.server.url_for(self.call(make()))

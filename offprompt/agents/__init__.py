@@ -13,7 +13,6 @@ from offprompt.agents.interface import (
     SERVER_NAME,
     Agent,
     Change,
-    ConfigError,
     Declaration,
     Location,
     Machine,
@@ -24,6 +23,7 @@ from offprompt.agents.interface import (
 from offprompt.agents.vscode import VsCode
 from offprompt.agents.windsurf import Windsurf
 from offprompt.agents.zed import Zed
+from offprompt.errors import ConfigError
 
 __all__ = [
     "AGENTS",

@@ -17,7 +17,6 @@ from offprompt.agents.interface import (
     SERVER_NAME,
     Agent,
     Change,
-    ConfigError,
     Declaration,
     GuardFile,
     Location,
@@ -31,6 +30,7 @@ from offprompt.agents.interface import (
 )
 from offprompt.agents.json_agent import at_least, declared_command
 from offprompt.configedit import jsonc, tomltable
+from offprompt.errors import ConfigError
 
 # Codex gives a stdio server only HOME, LANG, LC_ALL, LOGNAME, PATH, SHELL, TERM and USER
 # (reference/hosts-observed.md). Without these offprompt would think a Linux desktop is headless

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from offprompt import disk
-from offprompt.agents.interface import ConfigChange, ConfigError
+from offprompt.agents.interface import ConfigChange
+from offprompt.errors import ConfigError
 
 __all__ = ["MAX_BYTES", "Edit", "read_text", "update"]
 

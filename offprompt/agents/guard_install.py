@@ -21,13 +21,13 @@ from offprompt.agents.interface import (
     Agent,
     Change,
     ConfigChange,
-    ConfigError,
     GuardFile,
     Machine,
     Scope,
     ServerCommand,
 )
 from offprompt.configedit import jsonc, jsonc_edit
+from offprompt.errors import ConfigError
 from offprompt.guard.protected import DENY_RULES
 
 __all__ = [

@@ -16,14 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from offprompt.errors import OffpromptError
-
 __all__ = [
     "SERVER_NAME",
     "Agent",
     "Change",
     "ConfigChange",
-    "ConfigError",
     "Declaration",
     "GuardFile",
     "Location",
@@ -43,10 +40,6 @@ Scope = Literal["project", "user"]
 ConfigChange = Literal[
     "added", "updated", "unchanged", "removed", "absent", "unsupported", "failed"
 ]
-
-
-class ConfigError(OffpromptError):
-    """An agent's config file could not be read, understood or written; it was left unchanged."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from offprompt.agents.interface import (
     SERVER_NAME,
     Agent,
     Change,
-    ConfigError,
     Declaration,
     Location,
     Machine,
@@ -24,6 +23,7 @@ from offprompt.agents.interface import (
     describe,
 )
 from offprompt.configedit import jsonc, jsonc_edit
+from offprompt.errors import ConfigError
 
 __all__ = ["JsonAgent", "at_least", "declared_command"]
 

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.settings import REMOTE_TTL, Settings
 from offprompt.collect.steps import Answer, Ask, Client, Refused, Report, Step, Wait
-from offprompt.errors import OffpromptError, ProjectError, RefusedRequest, TrackedFile
+from offprompt.errors import NotLinked, OffpromptError, ProjectError, RefusedRequest, TrackedFile
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
     from offprompt.collect.request import CollectRequest
-    from offprompt.requests import Request, RequestStore
+    from offprompt.store import RequestRecord, RequestStore
 
 __all__ = ["STATE_TTL", "UNSEEN_HTTP_CLIENTS", "Collector"]
 
@@ -86,7 +86,7 @@ class Collector:
         project: Path,
         client: str | None,
         ttl: float | None = None,
-    ) -> Request | Refused:
+    ) -> RequestRecord | Refused:
         """The open request for `ask` in `project`, remote or local as the environment says;
         `ttl` replaces the default lifetime (local: OFFPROMPT_TTL, remote: 30 min)."""
         from offprompt import sinks
@@ -97,7 +97,7 @@ class Collector:
             # Linked or refused here, before any page: the agent cannot send a value anywhere
             # the project's own files do not already point to (DESIGN §13).
             also = destinations.plan(project, ask.also, ask.names, env=self.settings.env)
-        except destinations.NotLinked as err:  # the project's files, not the arguments
+        except NotLinked as err:  # the project's files, not the arguments
             return Refused(str(err), "project")
         except RefusedRequest as err:
             return Refused(str(err), "arguments")
@@ -120,7 +120,7 @@ class Collector:
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))
         return request
 
-    async def deliver(self, request: Request, client: Client) -> Step:
+    async def deliver(self, request: RequestRecord, client: Client) -> Step:
         """Get a new request's page to the person: generated keys at once, a remote request's
         sealed link, or the local ladder."""
         # Every key made by offprompt, only to the file: no page (DESIGN §3.1). With `also`,
@@ -131,7 +131,7 @@ class Collector:
             return await self._remote(request, client)
         return await self._ladder(request, client, None)
 
-    async def resume(self, request: Request, client: Client, answer: Answer | None) -> Step:
+    async def resume(self, request: RequestRecord, client: Client, answer: Answer | None) -> Step:
         """A 2026-07-28 retry after an `Ask`: the host has left its dialog. `answer` is what
         the retry carried; None (it carried nothing for us) asks again."""
         request.delivery.dialog = False
@@ -146,7 +146,7 @@ class Collector:
             client.elicitation_complete(request.id)
         return Report(request, opened=True)
 
-    async def _generate_only(self, request: Request) -> Step:
+    async def _generate_only(self, request: RequestRecord) -> Step:
         try:
             await self.parts.submitter.submit(request, {})
         except TrackedFile as err:
@@ -163,17 +163,17 @@ class Collector:
 
     # -- an existing request --------------------------------------------------------------------
 
-    def known(self, request_id: str) -> Request | None:
+    def known(self, request_id: str) -> RequestRecord | None:
         return self.store.get(request_id)
 
-    async def await_(self, request: Request, client: Client) -> Report:
+    async def await_(self, request: RequestRecord, client: Client) -> Report:
         """Wait up to OFFPROMPT_AWAIT_SECONDS for the write (await_secret)."""
         if request.status == "awaiting":
             client.progress(f"Waiting for the person to fill in {', '.join(request.names)}")
             await self.store.wait(request, timeout=self.settings.await_seconds)
         return Report(request)
 
-    def cancel(self, request: Request) -> bool:
+    def cancel(self, request: RequestRecord) -> bool:
         """Close an awaiting request; False while the person's submit is being written."""
         return request.status != "awaiting" or self.store.cancel(request)
 
@@ -185,7 +185,7 @@ class Collector:
             return False
         return url.startswith("https://") or client.name not in UNSEEN_HTTP_CLIENTS
 
-    async def _ladder(self, request: Request, client: Client, answer: Answer | None) -> Step:
+    async def _ladder(self, request: RequestRecord, client: Client, answer: Answer | None) -> Step:
         """The host's dialog, else our browser, else the link; one tab at most."""
         if request.status != "awaiting" or request.remote:
             return Report(request)
@@ -199,7 +199,7 @@ class Collector:
             return await self._modern(request, url, answer)
         return await self._legacy(request, url, client)
 
-    async def _modern(self, request: Request, url: str, answer: Answer | None) -> Step:
+    async def _modern(self, request: RequestRecord, url: str, answer: Answer | None) -> Step:
         """2026-07-28: ask, then the retry's answer decides."""
         delivery = request.delivery
         if answer is None:
@@ -220,7 +220,7 @@ class Collector:
         # `claude -p`) or a malformed answer: step 2, which skips a page that is open already.
         return await self._browser(request, url, elicited=False)
 
-    async def _legacy(self, request: Request, url: str, client: Client) -> Step:
+    async def _legacy(self, request: RequestRecord, url: str, client: Client) -> Step:
         """2025-11-25: elicitation/create, answered within OFFPROMPT_ELICIT_WAIT_MS or not."""
         answer = await client.elicit_url(
             url=url,
@@ -237,7 +237,7 @@ class Collector:
         # or an error: it is gone. Either way step 2, unless the page was opened meanwhile.
         return await self._browser(request, url, elicited=answer == "timeout")
 
-    def _declined(self, request: Request) -> Report:
+    def _declined(self, request: RequestRecord) -> Report:
         """DESIGN §4.1: no tab, ever; the request stays open and the agent asks the person."""
         request.delivery.declined = True
         if request.status != "awaiting":
@@ -245,7 +245,7 @@ class Collector:
         request.delivery.hand_out = True
         return Report(request, declined=True)
 
-    async def _browser(self, request: Request, url: str, *, elicited: bool) -> Step:
+    async def _browser(self, request: RequestRecord, url: str, *, elicited: bool) -> Step:
         """Step 2 (skipped when the page is open already), then wait; step 3 when it fails."""
         if request.status != "awaiting":
             return Report(request)
@@ -255,7 +255,7 @@ class Collector:
         request.delivery.hand_out = True
         return Report(request)
 
-    async def _dialog_wait(self, request: Request, url: str) -> None:
+    async def _dialog_wait(self, request: RequestRecord, url: str) -> None:
         """Step 2 for a 2026-07-28 dialog that got no retry and the page no visit in time."""
         await asyncio.sleep(self.settings.dialog_wait)
         delivery = request.delivery
@@ -263,7 +263,7 @@ class Collector:
             log.info("request %s: no answer to the dialog, nobody on the page", request.id)
             await asyncio.shield(self._opening(request, url))
 
-    def _opening(self, request: Request, url: str) -> asyncio.Task[bool]:
+    def _opening(self, request: RequestRecord, url: str) -> asyncio.Task[bool]:
         """The one attempt to open the browser for `request` (started on first call), so the
         dialog wait, a retry and a late answer never open two tabs."""
         delivery = request.delivery
@@ -271,7 +271,7 @@ class Collector:
             delivery.opener = asyncio.ensure_future(self._open(request, url))
         return delivery.opener
 
-    async def _open(self, request: Request, url: str) -> bool:
+    async def _open(self, request: RequestRecord, url: str) -> bool:
         delivery = request.delivery
         # Checked when the opener runs, not when it was asked for: a decline or a visit may
         # have arrived in between. A remote request never runs the opener (DESIGN §5).
@@ -287,7 +287,7 @@ class Collector:
 
     # -- remote: a sealed link, at once (DESIGN §5) ----------------------------------------------
 
-    async def _remote(self, request: Request, client: Client) -> Step:
+    async def _remote(self, request: RequestRecord, client: Client) -> Step:
         """Key pair, page server, tunnel (or why not), then the link to hand out."""
         from offprompt.crypto.seal import SealKey
 
@@ -314,7 +314,7 @@ class Collector:
             self._spawn(self._offer(request, url, client))
         return Report(request)
 
-    async def _offer(self, request: Request, url: str, client: Client) -> None:
+    async def _offer(self, request: RequestRecord, url: str, client: Client) -> None:
         """Legacy URL elicitation of a remote link, sent without waiting for the answer; the
         completion notice follows the write."""
         ask = self._spawn(self._elicit_remote(request, url, client))
@@ -323,7 +323,7 @@ class Collector:
         if status == "written":
             client.elicitation_complete(request.id)
 
-    async def _elicit_remote(self, request: Request, url: str, client: Client) -> None:
+    async def _elicit_remote(self, request: RequestRecord, url: str, client: Client) -> None:
         answer = await client.elicit_url(
             url=url,
             message=_message(request.names),

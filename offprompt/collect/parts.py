@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from offprompt.collect.settings import Settings
     from offprompt.page.loopback import PageServer
-    from offprompt.requests import RequestStore
+    from offprompt.store import RequestStore
     from offprompt.submit import Submitter
     from offprompt.tunnel import Tunnel
 
@@ -57,7 +57,7 @@ class Parts:
         """The real parts for `settings`; `opener` may be replaced."""
         from offprompt.journal import Journal
         from offprompt.page.loopback import PageServer
-        from offprompt.requests import RequestStore
+        from offprompt.store import RequestStore
         from offprompt.submit import Submitter
         from offprompt.tunnel import Tunnel
 

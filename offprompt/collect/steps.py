@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from offprompt.requests import Request
+    from offprompt.store import RequestRecord
 
 __all__ = ["Answer", "Ask", "Client", "Refused", "Report", "Step", "Wait"]
 
@@ -56,7 +56,7 @@ class Client(Protocol):
 class Ask:
     """Ask the client to show `url` in a URL elicitation and retry with the answer (2026-07-28).
 
-    `request_id` goes into the sealed requestState, which lives `ttl` seconds."""
+    `request_id` goes into the signed (HMAC) requestState, which lives `ttl` seconds."""
 
     request_id: str
     url: str
@@ -70,7 +70,7 @@ class Wait:
 
     `elicited`: a legacy URL elicitation was sent, so the client hears when it completed."""
 
-    request: Request
+    request: RequestRecord
     elicited: bool = False
 
 
@@ -81,7 +81,7 @@ class Report:
     `opened`: the page is known to be with the person; `declined`: the person just declined
     the host's dialog (DESIGN §4.1)."""
 
-    request: Request
+    request: RequestRecord
     opened: bool = False
     declined: bool = False
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from offprompt.errors import OffpromptError
-from offprompt.schema import is_text
+from offprompt.errors import RpcError
+from offprompt.utf8 import is_text
 
 # This module is on the path to the first reply, which loads neither `typing` nor
 # `dataclasses` (a few ms each of a ~20 ms budget, DESIGN §2): types are for mypy only, and the
@@ -31,22 +31,6 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 MISSING_CLIENT_CAPABILITY = -32021  # 2026-07-28
 UNSUPPORTED_PROTOCOL_VERSION = -32022  # 2026-07-28
-
-
-class RpcError(OffpromptError):
-    """An error answered to the peer as a JSON-RPC error object."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_json(self) -> JSON:
-        err: JSON = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            err["data"] = self.data
-        return err
 
 
 class Request:

@@ -4,8 +4,8 @@ declares in each (the handshake era's `initialize`, 2026-07-28's per-request `_m
 
 from __future__ import annotations
 
+from offprompt.errors import RpcError
 from offprompt.mcp import jsonrpc as rpc
-from offprompt.mcp.jsonrpc import RpcError
 
 TYPE_CHECKING = False  # not typing's: the first reply does without it (see jsonrpc)
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ Knows nothing of files, values or the page.
 
 from __future__ import annotations
 
+from offprompt.errors import RpcError
 from offprompt.mcp import jsonrpc as rpc
-from offprompt.mcp.jsonrpc import RpcError
 from offprompt.mcp.revisions import (
     CACHE_TTL_MS,
     META_CAPS,

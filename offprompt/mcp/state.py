@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from offprompt.mcp.jsonrpc import INVALID_PARAMS, RpcError
+from offprompt.errors import RpcError
+from offprompt.mcp.jsonrpc import INVALID_PARAMS
 
 _VERSION = "s1"
 _MAX_LEN = 8192

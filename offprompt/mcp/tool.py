@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from offprompt.mcp.revisions import MODERN
-from offprompt.schema import is_text
+from offprompt.utf8 import is_text
 
 if TYPE_CHECKING:
     from offprompt.mcp.jsonrpc import JSON, RequestId

@@ -20,7 +20,7 @@ from offprompt.page.guards import normalize_tunnel_host
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from offprompt.requests import Request, RequestStore
+    from offprompt.store import RequestRecord, RequestStore
     from offprompt.submit import Submitter
 
 __all__ = ["PageServer", "PageSettings"]
@@ -119,7 +119,7 @@ class PageServer:
                 _log.error("page: could not serve the page (%s)", type(exc).__name__)
             raise
 
-    def url_for(self, request: Request, *, origin: str | None = None) -> str:
+    def url_for(self, request: RequestRecord, *, origin: str | None = None) -> str:
         """The page link for `request` on this server, or through `origin` (a tunnel's)."""
         if self._port is None:
             raise RuntimeError("the page server is not started")

@@ -16,9 +16,9 @@ from offprompt.page.fields import FieldView, field_html, field_view, page_data
 from offprompt.page.markdown import render_markdown
 from offprompt.page.text import counted, esc, minutes, visible
 from offprompt.page.written import fingerprint_emoji, outcome_json, written_section
-from offprompt.requests import Request
 from offprompt.sinks import Target
 from offprompt.spec import WriteOutcome
+from offprompt.store import RequestRecord
 
 __all__ = [
     "FormState",
@@ -69,7 +69,7 @@ def _home_relative(path: Path) -> str:
     return text
 
 
-def _header(request: Request) -> str:
+def _header(request: RequestRecord) -> str:
     who = display_name(request.client)
     asking = counted(len(request.secrets), "value")
     folder = visible(str(request.project))
@@ -93,7 +93,7 @@ _KIND_NAMES: Final = {
 }
 
 
-def _also(request: Request) -> str:
+def _also(request: RequestRecord) -> str:
     """One ticked checkbox per `also` destination (DESIGN §13), with the program and target it
     will use, and a missing program said now, before the submit. `form="collect"` puts the
     boxes in the form from here, so a plain post carries `also.<i>=1` for each ticked one."""
@@ -126,7 +126,9 @@ def _also(request: Request) -> str:
     )
 
 
-def _destination(request: Request, target: Target | None, dest: str, problem: str | None) -> str:
+def _destination(
+    request: RequestRecord, target: Target | None, dest: str, problem: str | None
+) -> str:
     if request.sink.kind == "none":
         return (
             '<section class="dest" aria-labelledby="dest-h"><h2 id="dest-h">Where it goes</h2>'
@@ -198,7 +200,7 @@ def _tracked(dest: str, *, show: bool) -> str:
     )
 
 
-def _submit_text(request: Request, dest: str) -> str:
+def _submit_text(request: RequestRecord, dest: str) -> str:
     if request.sink.kind == "none":
         return "Send"
     also = " and send" if request.also else ""
@@ -206,7 +208,7 @@ def _submit_text(request: Request, dest: str) -> str:
 
 
 def render_form(
-    request: Request,
+    request: RequestRecord,
     target: Target | None,
     *,
     csp_nonce: str,

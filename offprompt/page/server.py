@@ -15,7 +15,14 @@ from aiohttp.typedefs import Handler
 
 from offprompt import sinks
 from offprompt.crypto.tokens import parse_fp_key, same
-from offprompt.errors import OffpromptError, TrackedFile, UnsafeValue
+from offprompt.errors import (
+    OffpromptError,
+    Refusal,
+    RequestClosed,
+    TrackedFile,
+    UnsafeValue,
+    ValidationFailed,
+)
 from offprompt.page import render
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
@@ -26,8 +33,8 @@ from offprompt.page.guards import (
     prefers_json,
 )
 from offprompt.page.loopback import PageSettings
-from offprompt.requests import Request, RequestStore
-from offprompt.submit import RequestClosed, Submitter, ValidationFailed
+from offprompt.store import RequestRecord, RequestStore
+from offprompt.submit import Submitter
 
 __all__ = ["MAX_BODY", "create_app", "protocol_logger"]
 
@@ -44,16 +51,6 @@ SETTINGS: Final = web.AppKey("settings", PageSettings)
 CSP_NONCE: Final = web.RequestKey("csp_nonce", str)
 WANTS_JSON: Final = web.RequestKey("wants_json", bool)
 SEALED_PAGE: Final = web.RequestKey("sealed_page", bool)
-
-
-class Refusal(OffpromptError):
-    """An answer other than 200, raised by a handler and rendered by the middleware."""
-
-    def __init__(self, status: int, title: str, text: str) -> None:
-        super().__init__(f"{status} {title}")
-        self.status = status
-        self.title = title
-        self.text = text
 
 
 _DEFAULTS: Final[dict[int, tuple[str, str]]] = {
@@ -74,7 +71,7 @@ def _refuse(status: int, text: str | None = None) -> Refusal:
     return Refusal(status, title, text or default)
 
 
-def _closed(request: Request) -> Refusal:
+def _closed(request: RequestRecord) -> Refusal:
     if request.status == "awaiting":  # claimed: a write is in progress right now
         return _refuse(409)
     text = {
@@ -176,7 +173,7 @@ def _kind(exc: BaseException) -> str:
 # -- handlers ----------------------------------------------------------------------------------
 
 
-def _lookup(request: web.Request) -> Request:
+def _lookup(request: web.Request) -> RequestRecord:
     """The request this URL names, or 404: unknown token, malformed token or any query."""
     if "?" in request.raw_path:
         raise _refuse(404)
@@ -189,7 +186,7 @@ def _lookup(request: web.Request) -> Request:
     return found
 
 
-async def _inspect(req: Request) -> tuple[sinks.Target | None, str | None]:
+async def _inspect(req: RequestRecord) -> tuple[sinks.Target | None, str | None]:
     try:
         target = await asyncio.to_thread(sinks.inspect_target, req.project, req.sink, req.names)
     except OffpromptError as exc:
@@ -198,7 +195,11 @@ async def _inspect(req: Request) -> tuple[sinks.Target | None, str | None]:
 
 
 async def _form(
-    request: web.Request, req: Request, *, status: int = 200, state: render.FormState | None = None
+    request: web.Request,
+    req: RequestRecord,
+    *,
+    status: int = 200,
+    state: render.FormState | None = None,
 ) -> web.Response:
     request[SEALED_PAGE] = req.remote
     target, problem = await _inspect(req)
@@ -299,7 +300,7 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     return _html(render.render_written(outcome, csp_nonce=request[CSP_NONCE], dialog_host=host))
 
 
-def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:
+def _unseal(req: RequestRecord, form: dict[str, str]) -> dict[str, str]:
     """A remote POST's fields as a plain POST would carry them, from its seal (DESIGN §5).
 
     The values crossed a tunnel, so only `nonce` and `sealed` may be sent (else 400); a seal
@@ -330,7 +331,7 @@ def _unseal(req: Request, form: dict[str, str]) -> dict[str, str]:
 
 async def _failed(
     request: web.Request,
-    req: Request,
+    req: RequestRecord,
     status: int,
     message: str | None = None,
     *,

@@ -19,8 +19,8 @@ __all__ = ["FileSink"]
 class FileSink(LocalFileSink):
     kind = "file"
 
-    def check_names(self, names: Sequence[str]) -> None:
-        super().check_names(names)
+    def check_takes(self, names: Sequence[str]) -> None:
+        super().check_takes(names)
         if len(names) != 1:
             raise RefusedRequest("A file sink holds exactly one secret; ask for one name.")
 

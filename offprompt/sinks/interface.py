@@ -61,7 +61,7 @@ class Sink(ABC):
     kind: ClassVar[SinkKind]
 
     @abstractmethod
-    def check_names(self, names: Sequence[str]) -> None:
+    def check_takes(self, names: Sequence[str]) -> None:
         """Raise RefusedRequest unless this kind can take exactly these names."""
 
     @abstractmethod

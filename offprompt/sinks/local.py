@@ -28,7 +28,7 @@ class LocalFileSink(Sink):
     git, the folder lock and cleanup are the same for all.
     """
 
-    def check_names(self, names: Sequence[str]) -> None:
+    def check_takes(self, names: Sequence[str]) -> None:
         if not names:
             raise RefusedRequest("No secret was named; name at least one.")
         if len(set(names)) != len(names):
@@ -61,7 +61,7 @@ class LocalFileSink(Sink):
         """Write `values` to `path`, its folder existing and locked; raise WriteError to refuse."""
 
     def inspect(self, project: Path, spec: SinkSpec, names: Sequence[str]) -> Target:
-        self.check_names(names)
+        self.check_takes(names)
         path = resolve_target(project, spec)
         shown = display(real_project(project), path)
         problem: str | None = None
@@ -103,7 +103,7 @@ class LocalFileSink(Sink):
         keep_if_present: frozenset[str],
         allow_tracked: bool,
     ) -> WriteResult:
-        self.check_names(tuple(values))
+        self.check_takes(tuple(values))
         path = resolve_target(project, spec)
         root = real_project(project)
         shown = display(root, path)

@@ -15,7 +15,7 @@ __all__ = ["NoneSink"]
 class NoneSink(Sink):
     kind = "none"
 
-    def check_names(self, names: Sequence[str]) -> None:
+    def check_takes(self, names: Sequence[str]) -> None:
         return None  # names are checked with the request; nothing here stores them
 
     def check_values(self, values: Mapping[str, str]) -> dict[str, str]:

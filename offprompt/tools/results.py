@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from offprompt.mcp.tool import ToolResult
 
 if TYPE_CHECKING:
-    from offprompt.requests import Request
     from offprompt.spec import WriteOutcome
+    from offprompt.store import RequestRecord
 
 NEVER_OPEN = (
     "Do not open, print or read {file} or the values; to see which keys it holds and which are "
@@ -20,23 +20,8 @@ NEVER_OPEN = (
 )
 
 
-def _count(n: int) -> str:
-    return f"{n} value" if n == 1 else f"{n} values"
-
-
-def headline(file: str, names: tuple[str, ...], kept: tuple[str, ...], fp: str | None) -> str:
-    written = len(names) - len(kept)
-    if not file:  # the `none` sink: no file, only the `also` destinations
-        line = f"Sent {_count(written)}, no file written"
-        return f"{line} · fingerprint {fp}" if fp else line
-    if written == 0:
-        return f"{file} already held {', '.join(kept)}"
-    line = f"Wrote {_count(written)} to {file}"
-    return f"{line} · fingerprint {fp}" if fp else line
-
-
 def build(
-    request: Request,
+    request: RequestRecord,
     *,
     url: str | None,
     expires_in: int,
@@ -90,7 +75,7 @@ def build(
         out["destinations"] = [d.to_dict() for d in outcome.destinations]
     first = None
     if status == "written" and outcome is not None:
-        first = headline(outcome.file, request.names, outcome.kept, outcome.fingerprint)
+        first = outcome.headline()
     return ToolResult.of(out, headline=first)
 
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Final
 from offprompt.collect.core import Collector
 from offprompt.collect.settings import Settings
 from offprompt.collect.steps import Answer, Ask, Refused, Report, Step, Wait
-from offprompt.errors import ProjectError, RefusedRequest
+from offprompt.errors import ProjectError, RefusedRequest, Unreadable
 from offprompt.mcp.tool import InputRequired, ToolContext, ToolResult
 from offprompt.tools import arguments, results
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
-    from offprompt.requests import Request, RequestStore
+    from offprompt.store import RequestRecord, RequestStore
 
 ELICIT_KEY: Final = "offprompt_page"
 """Where a 2026-07-28 retry carries the answer to our URL elicitation (`inputResponses`)."""
@@ -143,7 +143,7 @@ class Service:
 
     # -- await_secret / cancel_secret -----------------------------------------------------------
 
-    def _known(self, args: dict[str, Any]) -> Request | ToolResult:
+    def _known(self, args: dict[str, Any]) -> RequestRecord | ToolResult:
         request = self.core.known(str(args["request_id"]))
         if request is None:
             return ToolResult.refused(
@@ -178,6 +178,6 @@ class Service:
             cwd = self._cwd or Path.cwd()
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
             found = status.report(project, str(args.get("path", ".env")), args.get("names"))
-        except (RefusedRequest, ProjectError, status.Unreadable) as err:
+        except (RefusedRequest, ProjectError, Unreadable) as err:
             return ToolResult.refused(str(err))
         return ToolResult.of(found.to_json())

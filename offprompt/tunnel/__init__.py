@@ -67,8 +67,7 @@ class Tunnel:
         """
         if self._off:
             return TunnelLink(None, "OFFPROMPT_TUNNEL=off")
-        from offprompt.tunnel.binary import NoBinary
-        from offprompt.tunnel.process import TunnelFailed
+        from offprompt.errors import NoBinary, TunnelFailed
 
         async with self._lock:
             if self.hostname is not None:
@@ -137,7 +136,7 @@ async def _verify(
 
     import aiohttp
 
-    from offprompt.tunnel.process import TunnelFailed
+    from offprompt.errors import TunnelFailed
 
     path, answer = page.probe_begin()
     url = f"https://{host}{path}"

@@ -24,13 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
-from offprompt.errors import OffpromptError
+from offprompt.errors import NoBinary
 
 __all__ = [
     "DEFAULT_BASE",
     "PINS",
     "RELEASE",
-    "NoBinary",
     "Pin",
     "cache_dir",
     "ensure",
@@ -74,10 +73,6 @@ PINS: Final[Mapping[tuple[str, str], Pin]] = {
     ("windows", "amd64"): Pin("cloudflared-windows-amd64.exe", None),
     ("windows", "arm64"): Pin("cloudflared-windows-arm64.exe", None),
 }
-
-
-class NoBinary(OffpromptError):
-    """No cloudflared to run; the message says why and what the person can do."""
 
 
 def platform_key(system: str | None = None, machine: str | None = None) -> tuple[str, str]:

@@ -13,9 +13,9 @@ import subprocess
 from pathlib import Path
 from typing import Any, Final
 
-from offprompt.errors import OffpromptError
+from offprompt.errors import TunnelFailed
 
-__all__ = ["TunnelFailed", "TunnelProcess", "parse_hostname"]
+__all__ = ["TunnelProcess", "parse_hostname"]
 
 _log = logging.getLogger("offprompt")
 
@@ -27,10 +27,6 @@ _URL_LINE: Final = re.compile(
 )
 _MAX_LINE: Final = 8192
 STOP_GRACE: Final = 2.0
-
-
-class TunnelFailed(OffpromptError):
-    """cloudflared did not give a working tunnel; the message says what happened."""
 
 
 def parse_hostname(line: str) -> str | None:

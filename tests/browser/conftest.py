@@ -12,8 +12,8 @@ from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwr
 
 from offprompt.journal import Journal
 from offprompt.page import PageServer
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
 
 T = TypeVar("T")
@@ -41,8 +41,8 @@ class LiveServer:
         sink: SinkSpec | None = None,
         ttl: float = 300,
         client: str | None = "Browser Test Agent",
-    ) -> Request:
-        async def make() -> Request:
+    ) -> RequestRecord:
+        async def make() -> RequestRecord:
             return self.store.create(
                 secrets or (SecretSpec("API_KEY"),),
                 sink or SinkSpec(),
@@ -54,13 +54,13 @@ class LiveServer:
 
         return self.call(make())
 
-    def cancel(self, request: Request) -> bool:
+    def cancel(self, request: RequestRecord) -> bool:
         async def cancel() -> bool:
             return self.store.cancel(request)
 
         return self.call(cancel())
 
-    def url(self, request: Request) -> str:
+    def url(self, request: RequestRecord) -> str:
         return self.server.url_for(request)
 
     @property

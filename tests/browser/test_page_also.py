@@ -11,15 +11,15 @@ from fake_programs import FakePrograms, link_all
 from playwright.sync_api import Browser, BrowserContext
 
 from offprompt.crypto.seal import SealKey
-from offprompt.requests import Request
 from offprompt.sinks import destinations
-from offprompt.spec import DestinationSpec, SecretSpec, SinkSpec
+from offprompt.spec import FlySpec, GithubSpec, SecretSpec, SinkSpec
+from offprompt.store import RequestRecord
 
 from .conftest import LiveServer
 
 pytestmark = pytest.mark.browser
 
-SPECS = (DestinationSpec(kind="github"), DestinationSpec(kind="fly"))
+SPECS = (GithubSpec(), FlySpec())
 
 
 @pytest.fixture
@@ -33,11 +33,11 @@ def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakePrograms:
 
 def create(
     live: LiveServer, fakes: FakePrograms, *, remote: bool = False, sink: SinkSpec | None = None
-) -> Request:
+) -> RequestRecord:
     link_all(live.project)
     planned = destinations.plan(live.project, SPECS, ["API_KEY"], env=fakes.env())
 
-    async def make() -> Request:
+    async def make() -> RequestRecord:
         req = live.store.create(
             [SecretSpec("API_KEY")],
             sink or SinkSpec(),

@@ -1,6 +1,6 @@
 """`offprompt serve` whose 2026-07-28 requestState lives FLOWS_STATE_TTL seconds.
 
-The product seals states for an hour and offers no knob; a test of their expiry needs less.
+The product signs states for an hour and offers no knob; a test of their expiry needs less.
 """
 
 import os

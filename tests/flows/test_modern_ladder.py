@@ -35,7 +35,7 @@ CLOSE_ALONE = "You can close this tab."
 
 
 def first_request_id(first: Any) -> str:
-    """The request id sealed in an input_required's requestState (signed, not secret)."""
+    """The request id carried in an input_required's requestState (signed, not secret)."""
     head = first.request_state.partition(".")[0]
     body = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
     return str(body["d"]["request_id"])

@@ -11,8 +11,8 @@ from aiohttp.web import Application
 from offprompt.journal import Journal
 from offprompt.page import PageSettings
 from offprompt.page.server import create_app
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
 
 AiohttpClient = Callable[[Application], Awaitable[TestClient]]
@@ -56,8 +56,10 @@ async def client(
 
 
 @pytest.fixture
-def make_request(store: RequestStore, project: Path) -> Callable[..., Request]:
-    def make(*secrets: SecretSpec, sink: SinkSpec | None = None, reason: str = "Needed") -> Request:
+def make_request(store: RequestStore, project: Path) -> Callable[..., RequestRecord]:
+    def make(
+        *secrets: SecretSpec, sink: SinkSpec | None = None, reason: str = "Needed"
+    ) -> RequestRecord:
         return store.create(
             secrets or (SecretSpec("API_KEY"),),
             sink or SinkSpec(),
@@ -70,7 +72,7 @@ def make_request(store: RequestStore, project: Path) -> Callable[..., Request]:
     return make
 
 
-def path_of(request: Request) -> str:
+def path_of(request: RequestRecord) -> str:
     return f"/r/{request.token}"
 
 

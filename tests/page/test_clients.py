@@ -6,8 +6,8 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from offprompt.page.clients import KNOWN_HOSTS, UNKNOWN, display_name
-from offprompt.requests import RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestStore
 
 from .conftest import path_of
 

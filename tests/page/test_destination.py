@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient
 
-from offprompt.requests import Request
 from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestRecord
 
 from .conftest import path_of
 
-MakeRequest = Callable[..., Request]
+MakeRequest = Callable[..., RequestRecord]
 
 
 def git(project: Path, *args: str) -> None:
@@ -29,7 +29,7 @@ def states(body: str) -> list[str]:
     return re.findall(r"<li class=\"[a-z]+\">(.*?)</li>", block.group(1))
 
 
-async def page(client: TestClient, req: Request) -> str:
+async def page(client: TestClient, req: RequestRecord) -> str:
     return await (await client.get(path_of(req))).text()
 
 

@@ -9,15 +9,15 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from offprompt.page.fields import initials
-from offprompt.requests import Request
 from offprompt.spec import GenerateSpec, SecretSpec
+from offprompt.store import RequestRecord
 
 from .conftest import path_of
 
-MakeRequest = Callable[..., Request]
+MakeRequest = Callable[..., RequestRecord]
 
 
-async def page(client: TestClient, req: Request) -> str:
+async def page(client: TestClient, req: RequestRecord) -> str:
     return await (await client.get(path_of(req))).text()
 
 

@@ -8,11 +8,11 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from offprompt.page import PageSettings
-from offprompt.requests import Request, RequestStore
+from offprompt.store import RequestRecord, RequestStore
 
 from .conftest import FakeClock, path_of
 
-MakeRequest = Callable[..., Request]
+MakeRequest = Callable[..., RequestRecord]
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ import pytest
 
 from offprompt.journal import Journal
 from offprompt.page import PageServer, loopback
-from offprompt.requests import RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestStore
 from offprompt.submit import Submitter
 
 APPLICATION = "offprompt.page.server"

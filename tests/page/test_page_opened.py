@@ -4,13 +4,13 @@ from collections.abc import Callable
 
 from aiohttp.test_utils import TestClient
 
-from offprompt.requests import Request
+from offprompt.store import RequestRecord
 
 from .conftest import path_of
 
 
 async def test_get_of_the_page_records_that_it_was_opened(
-    client: TestClient, make_request: Callable[..., Request]
+    client: TestClient, make_request: Callable[..., RequestRecord]
 ) -> None:
     """A served GET of the form sets `delivery.page_opened`."""
     req = make_request()
@@ -19,7 +19,7 @@ async def test_get_of_the_page_records_that_it_was_opened(
 
 
 async def test_head_and_status_do_not_count_as_opened(
-    client: TestClient, make_request: Callable[..., Request]
+    client: TestClient, make_request: Callable[..., RequestRecord]
 ) -> None:
     """A HEAD (a prefetch, not a browser showing it) and the status poll leave it unopened."""
     req = make_request()
@@ -29,7 +29,7 @@ async def test_head_and_status_do_not_count_as_opened(
 
 
 async def test_refused_get_does_not_count_as_opened(
-    client: TestClient, make_request: Callable[..., Request]
+    client: TestClient, make_request: Callable[..., RequestRecord]
 ) -> None:
     """A GET the guards refuse (wrong Host) never reached a page: still unopened."""
     req = make_request()

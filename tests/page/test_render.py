@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient
 
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
 
 from .conftest import csp_nonce, path_of
 
-MakeRequest = Callable[..., Request]
+MakeRequest = Callable[..., RequestRecord]
 
 
 def track(project: Path, name: str) -> None:

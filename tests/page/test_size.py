@@ -4,8 +4,8 @@ from pathlib import Path
 
 from aiohttp.test_utils import TestClient
 
-from offprompt.requests import RequestStore
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+from offprompt.store import RequestStore
 
 from .conftest import path_of
 

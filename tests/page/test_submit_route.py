@@ -16,12 +16,12 @@ from helpers import bash_reads
 from offprompt.crypto.fingerprint import EMOJI, fingerprint
 from offprompt.crypto.tokens import encode_fp_key, new_fp_key
 from offprompt.journal import Journal
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
 
 from .conftest import FakeClock, path_of
 
-MakeRequest = Callable[..., Request]
+MakeRequest = Callable[..., RequestRecord]
 JSON = {"Accept": "application/json"}
 
 
@@ -30,7 +30,7 @@ def env(project: Path, name: str = ".env") -> dict[str, str | None]:
 
 
 async def post(
-    client: TestClient, req: Request, fields: dict[str, str], **kwargs: object
+    client: TestClient, req: RequestRecord, fields: dict[str, str], **kwargs: object
 ) -> aiohttp.ClientResponse:
     return await client.post(path_of(req), data={"nonce": req.nonce, **fields}, **kwargs)  # type: ignore[arg-type]
 

@@ -8,18 +8,21 @@ from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 
 from offprompt.crypto.fingerprint import EMOJI
-from offprompt.requests import Request
 from offprompt.spec import GenerateSpec, SecretSpec
+from offprompt.store import RequestRecord
 
 from .conftest import path_of
 
-MakeRequest = Callable[..., Request]
+MakeRequest = Callable[..., RequestRecord]
 NAMES = dict(EMOJI)
 JSON = {"Accept": "application/json"}
 
 
 async def post(
-    client: TestClient, req: Request, fields: dict[str, str], headers: dict[str, str] | None = None
+    client: TestClient,
+    req: RequestRecord,
+    fields: dict[str, str],
+    headers: dict[str, str] | None = None,
 ) -> ClientResponse:
     return await client.post(path_of(req), data={"nonce": req.nonce, **fields}, headers=headers)
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from offprompt.errors import NoBinary
 from offprompt.tunnel import binary
-from offprompt.tunnel.binary import NoBinary, Pin, ensure, fetch, locate, platform_key
+from offprompt.tunnel.binary import Pin, ensure, fetch, locate, platform_key
 
 PROGRAM = b"#!/bin/sh\necho fake cloudflared\n"
 

@@ -13,14 +13,14 @@ from pytest_aiohttp import AiohttpClient
 from offprompt.crypto.seal import SealKey, plaintext, seal
 from offprompt.journal import Journal
 from offprompt.page.server import create_app
-from offprompt.requests import Request, RequestStore
 from offprompt.sinks import destinations
-from offprompt.spec import DestinationSpec, SecretSpec, SinkSpec
+from offprompt.spec import FlySpec, GithubSpec, SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
 
 Client = TestClient[aiohttp.web.Request, aiohttp.web.Application]
 JSON = {"Accept": "application/json"}
-SPECS = (DestinationSpec(kind="github"), DestinationSpec(kind="fly"))
+SPECS = (GithubSpec(), FlySpec())
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ async def client(
     return await aiohttp_client(create_app(store, submitter))
 
 
-def remote(store: RequestStore, project: Path, fakes: FakePrograms) -> Request:
+def remote(store: RequestStore, project: Path, fakes: FakePrograms) -> RequestRecord:
     link_all(project)
     planned = destinations.plan(project, SPECS, ["API_KEY"], env=fakes.env())
     req = store.create(
@@ -51,7 +51,7 @@ def remote(store: RequestStore, project: Path, fakes: FakePrograms) -> Request:
     return req
 
 
-async def post_sealed(client: Client, req: Request, clear: bytes) -> dict[str, object]:
+async def post_sealed(client: Client, req: RequestRecord, clear: bytes) -> dict[str, object]:
     key = req.delivery.seal_key
     assert key is not None
     box = seal(key.public_point, clear, token=req.token, nonce=req.nonce)

@@ -19,8 +19,8 @@ from offprompt.crypto.seal import SealKey, b64u_encode, plaintext, seal
 from offprompt.journal import Journal
 from offprompt.page import PageSettings
 from offprompt.page.server import create_app
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
 
 Client = TestClient[web.Request, web.Application]
@@ -46,7 +46,7 @@ async def client(
     return await aiohttp_client(create_app(store, Submitter(store, journal), settings=settings))
 
 
-def remote(store: RequestStore, project: Path, *names: str) -> Request:
+def remote(store: RequestStore, project: Path, *names: str) -> RequestRecord:
     """A remote request with its key pair, as the service makes one."""
     req = store.create(
         [SecretSpec(n) for n in names or ("API_KEY",)],
@@ -60,19 +60,22 @@ def remote(store: RequestStore, project: Path, *names: str) -> Request:
     return req
 
 
-def key_of(req: Request) -> SealKey:
+def key_of(req: RequestRecord) -> SealKey:
     key = req.delivery.seal_key
     assert key is not None
     return key
 
 
-def sealed(req: Request, values: dict[str, str], **kw: object) -> str:
+def sealed(req: RequestRecord, values: dict[str, str], **kw: object) -> str:
     clear = plaintext(values, **kw)  # type: ignore[arg-type]
     return seal(key_of(req).public_point, clear, token=req.token, nonce=req.nonce)
 
 
 async def post(
-    client: Client, req: Request, fields: dict[str, str], headers: dict[str, str] | None = None
+    client: Client,
+    req: RequestRecord,
+    fields: dict[str, str],
+    headers: dict[str, str] | None = None,
 ) -> aiohttp.ClientResponse:
     return await client.post(f"/r/{req.token}", data=fields, headers=headers or JSON)
 
@@ -186,7 +189,7 @@ def _flip(part: str) -> str:
     return alphabet[(alphabet.index(part[0]) + 1) % 64] + part[1:]
 
 
-TAMPER: dict[str, Callable[[str, Request, Request], str]] = {
+TAMPER: dict[str, Callable[[str, RequestRecord, RequestRecord], str]] = {
     "version": lambda s, r, o: "v2" + s[2:],
     "page point": lambda s, r, o: ".".join(
         [s.split(".")[0], _flip(s.split(".")[1]), *s.split(".")[2:]]

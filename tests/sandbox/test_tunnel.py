@@ -13,7 +13,7 @@ import pytest
 
 from offprompt.journal import Journal
 from offprompt.page import PageServer
-from offprompt.requests import RequestStore
+from offprompt.store import RequestStore
 from offprompt.submit import Submitter
 from offprompt.tunnel import Tunnel, TunnelLink
 from offprompt.tunnel.process import parse_hostname

@@ -75,3 +75,44 @@ def test_an_exception_outside_the_root_says_why_it_stays_private() -> None:
         and not any(PRIVATE.search(c.__doc__ or "") for c in cls.__mro__)
     }
     assert set() == outside
+
+
+def test_every_drawn_class_is_in_offprompt_errors_under_its_drawn_parent() -> None:
+    """Each name the docstring draws is an OffpromptError class defined in `offprompt.errors`
+    (not only re-exported there), whose base is the drawn parent."""
+    wrong = {}
+    for name, parent in _drawn_tree().items():
+        cls = getattr(errors, name, None)
+        if not (inspect.isclass(cls) and issubclass(cls, OffpromptError)):
+            wrong[name] = "not an OffpromptError class in offprompt.errors"
+        elif cls.__module__ != "offprompt.errors":
+            wrong[name] = f"defined in {cls.__module__}"
+        elif cls.__bases__[0] is not getattr(errors, parent):
+            wrong[name] = f"its base is {cls.__bases__[0].__name__}, not {parent}"
+    assert {} == wrong
+
+
+def test_offprompt_errors_imports_no_other_module_of_the_package() -> None:
+    """Importing the error root loads nothing else of offprompt (the first reply's path and the
+    guard hook load it, DESIGN §2)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, offprompt.errors\n"
+        "print(sorted(m for m in sys.modules if m.startswith('offprompt')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert "['offprompt', 'offprompt.errors']" == loaded.stdout.strip()
+
+
+def test_a_refusal_about_a_field_starts_with_its_name_and_keeps_the_rest() -> None:
+    """`RefusedRequest.about` names the field as an agent wrote it, and keeps what follows."""
+    refusal = errors.RefusedRequest.about(("secrets", 2, "provider"), " must be one of: a, b")
+    assert ("secrets[2].provider must be one of: a, b", ("secrets", 2, "provider")) == (
+        str(refusal),
+        refusal.field,
+    )
+    assert " must be one of: a, b" == refusal.rest

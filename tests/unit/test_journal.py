@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from offprompt.journal import Journal, JournalEntry, default_path
-from offprompt.requests import RequestStore
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
+from offprompt.store import RequestStore
 
 FIELDS = ["at", "project", "file", "names", "kept", "fingerprint", "client", "request_id"]
 

@@ -10,7 +10,7 @@ import pytest
 from helpers import assert_no_part
 
 from offprompt import schema, status
-from offprompt.errors import RefusedRequest
+from offprompt.errors import RefusedRequest, Unreadable
 from offprompt.tools import schemas
 
 STRIPE_SECRET_HINT = (
@@ -219,7 +219,7 @@ def test_a_folder_at_the_path_is_unreadable(project: Path) -> None:
     """A folder where the file should be is refused as unreadable, never read as empty."""
     (project / ".env").mkdir()
 
-    with pytest.raises(status.Unreadable, match=r"\.env is a folder"):
+    with pytest.raises(Unreadable, match=r"\.env is a folder"):
         status.report(project)
 
 
@@ -227,7 +227,7 @@ def test_a_fifo_at_the_path_is_unreadable_without_blocking(project: Path) -> Non
     """A FIFO (which root can open as well as anyone) is refused, not waited on."""
     os.mkfifo(project / ".env")
 
-    with pytest.raises(status.Unreadable, match=r"\.env exists but cannot be read"):
+    with pytest.raises(Unreadable, match=r"\.env exists but cannot be read"):
         status.report(project, names=["API_KEY"])
 
 
@@ -235,7 +235,7 @@ def test_a_file_that_is_not_utf8_is_unreadable(project: Path, canary: str) -> No
     """Bytes that are not UTF-8 are refused; the message holds no byte of them."""
     (project / ".env").write_bytes(b"API_KEY=" + canary.encode() + b"\xff\n")
 
-    with pytest.raises(status.Unreadable) as caught:
+    with pytest.raises(Unreadable) as caught:
         status.report(project)
 
     assert "not UTF-8" in str(caught.value)
@@ -246,7 +246,7 @@ def test_an_unreadable_example_is_refused(project: Path) -> None:
     """The example file is read as strictly as the target: a FIFO there is refused."""
     os.mkfifo(project / ".env.example")
 
-    with pytest.raises(status.Unreadable, match=r"\.env\.example exists but cannot be read"):
+    with pytest.raises(Unreadable, match=r"\.env\.example exists but cannot be read"):
         status.report(project)
 
 
@@ -256,7 +256,7 @@ def test_an_example_linked_out_of_the_project_is_not_read(project: Path, tmp_pat
     outside.write_text("SOMEONE_ELSES_KEY=\n")
     (project / ".env.example").symlink_to(outside)
 
-    with pytest.raises(status.Unreadable, match="not a file inside the project"):
+    with pytest.raises(Unreadable, match="not a file inside the project"):
         status.report(project)
 
 

@@ -11,16 +11,11 @@ from dotenv import dotenv_values
 
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
-from offprompt.errors import TrackedFile, WriteError
+from offprompt.errors import RequestClosed, TrackedFile, ValidationFailed, WriteError
 from offprompt.journal import Journal
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import Encoding, GenerateSpec, SecretSpec, SinkSpec
-from offprompt.submit import (
-    MAX_VALUE_BYTES,
-    RequestClosed,
-    Submitter,
-    ValidationFailed,
-)
+from offprompt.store import RequestRecord, RequestStore
+from offprompt.submit import MAX_VALUE_BYTES, Submitter
 
 
 @pytest.fixture
@@ -43,7 +38,7 @@ def make(
     project: Path,
     *secrets: SecretSpec,
     sink: SinkSpec | None = None,
-) -> Request:
+) -> RequestRecord:
     return store.create(
         secrets or (SecretSpec("API_KEY"),),
         sink or SinkSpec(),

@@ -11,9 +11,9 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from offprompt.errors import RefusedRequest
+from offprompt.errors import NotLinked, RefusedRequest
 from offprompt.sinks.destinations import runner
 from offprompt.sinks.destinations.cloudflare import CloudflareDestination
 from offprompt.sinks.destinations.fly import FlyDestination
@@ -22,7 +22,6 @@ from offprompt.sinks.destinations.interface import (
     Destination,
     DestinationResult,
     Link,
-    NotLinked,
     SendStatus,
 )
 from offprompt.sinks.destinations.vercel import VercelDestination
@@ -34,7 +33,6 @@ __all__ = [
     "Destination",
     "DestinationResult",
     "Link",
-    "NotLinked",
     "Planned",
     "SendStatus",
     "check_values",
@@ -47,7 +45,7 @@ __all__ = [
 MAX_ALSO = 4
 
 # Every kind an `also` entry may name. A new destination is one module and one entry here.
-KINDS: Mapping[str, Destination] = {
+KINDS: Mapping[str, Destination[Any]] = {
     d.kind: d
     for d in (GithubDestination(), VercelDestination(), CloudflareDestination(), FlyDestination())
 }
@@ -56,7 +54,7 @@ KINDS: Mapping[str, Destination] = {
 _DROP_ENV: frozenset[str] = frozenset().union(*(d.drop_env for d in KINDS.values()))
 
 
-def destination_for(kind: str) -> Destination:
+def destination_for(kind: str) -> Destination[Any]:
     try:
         return KINDS[kind]
     except KeyError:
@@ -70,15 +68,15 @@ def parse(raw: Sequence[Mapping[str, Any]]) -> tuple[DestinationSpec, ...]:
         raise RefusedRequest(f"also names {len(raw)} destinations; name at most {MAX_ALSO}.")
     specs: list[DestinationSpec] = []
     for i, entry in enumerate(raw):
-        where = f"also[{i}]"
+        at = ("also", i)
         kind = str(entry.get("kind", ""))
         dest = destination_for(kind)
         extra = sorted(set(entry) - {"kind"} - dest.fields)
         if extra:
-            raise RefusedRequest(f"{where} ({kind}) takes no {', '.join(extra)}.")
-        spec = dest.parse(entry, where)
+            raise RefusedRequest.about(at, f" ({kind}) takes no {', '.join(extra)}.")
+        spec = cast(DestinationSpec, dest.parse(entry, at))
         if spec in specs:
-            raise RefusedRequest(f"{where} repeats an earlier destination; list each once.")
+            raise RefusedRequest.about(at, " repeats an earlier destination; list each once.")
         specs.append(spec)
     return tuple(specs)
 

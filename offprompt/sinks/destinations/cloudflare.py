@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from offprompt.errors import RefusedRequest
+from offprompt.errors import FieldPath, NotLinked, RefusedRequest
 from offprompt.sinks.destinations import linked
-from offprompt.sinks.destinations.interface import Call, Destination, Link, NotLinked
-from offprompt.spec import DestinationSpec
+from offprompt.sinks.destinations.interface import Call, Destination, Link
+from offprompt.spec import CloudflareSpec
 
 __all__ = ["CONFIG_FILES", "CloudflareDestination"]
 
@@ -25,7 +25,7 @@ _ENV: Final = re.compile(ENV_PATTERN)
 _WORKER: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 
 
-class CloudflareDestination(Destination):
+class CloudflareDestination(Destination[CloudflareSpec]):
     kind = "cloudflare"
     programs = ("wrangler",)
     command = "wrangler secret put"
@@ -35,16 +35,16 @@ class CloudflareDestination(Destination):
     # Every failing run ends with where its log went; the line before says what failed.
     noise = (re.compile(r"^\W*Logs were written to "),)
 
-    def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
+    def parse(self, raw: Mapping[str, Any], at: FieldPath) -> CloudflareSpec:
         env = raw.get("env")
         if env is not None and not _ENV.fullmatch(str(env)):
-            raise RefusedRequest(
-                f"{where}.env {env!r} is not a wrangler environment name "
-                "(letters, digits, '-' and '_')."
+            raise RefusedRequest.about(
+                (*at, "env"),
+                f" {env!r} is not a wrangler environment name (letters, digits, '-' and '_').",
             )
-        return DestinationSpec(kind="cloudflare", env=env)
+        return CloudflareSpec(env=env)
 
-    def link(self, project: Path, spec: DestinationSpec) -> Link:
+    def link(self, project: Path, spec: CloudflareSpec) -> Link:
         for file in CONFIG_FILES:
             try:
                 config = linked.read_config(project / file)
@@ -57,7 +57,7 @@ class CloudflareDestination(Destination):
             "wrangler.json or wrangler.jsonc naming the worker."
         )
 
-    def _linked(self, file: str, config: dict[str, Any], spec: DestinationSpec) -> Link:
+    def _linked(self, file: str, config: dict[str, Any], spec: CloudflareSpec) -> Link:
         name = config.get("name")
         if not isinstance(name, str) or not name:
             raise NotLinked(
@@ -80,7 +80,7 @@ class CloudflareDestination(Destination):
         env = f" (env {spec.env})" if spec.env is not None else ""
         return Link(kind=self.kind, ident=worker, target=f"{worker}{env}")
 
-    def calls(self, link: Link, spec: DestinationSpec, values: Mapping[str, str]) -> list[Call]:
+    def calls(self, link: Link, spec: CloudflareSpec, values: Mapping[str, str]) -> list[Call]:
         env = ("--env", spec.env) if spec.env is not None else ()
         return [
             Call(args=("secret", "put", name, *env), stdin=value.encode("utf-8"), label=name)
@@ -92,6 +92,6 @@ class CloudflareDestination(Destination):
             return f"wrangler drops the blanks at the end of {name}'s value"
         return None
 
-    def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
+    def describe(self, link: Link, spec: CloudflareSpec, names: Sequence[str]) -> str:
         env = f" --env {spec.env}" if spec.env is not None else ""
         return f"{self.command} {' '.join(names)}{env}"

@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from offprompt.errors import FieldPath, NotLinked
 from offprompt.sinks.destinations import linked
-from offprompt.sinks.destinations.interface import Call, Destination, Link, NotLinked
-from offprompt.spec import DestinationSpec
+from offprompt.sinks.destinations.interface import Call, Destination, Link
+from offprompt.spec import FlySpec
 
 __all__ = ["FlyDestination"]
 
@@ -24,16 +25,16 @@ _APP: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 _BARE: Final = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 
 
-class FlyDestination(Destination):
+class FlyDestination(Destination[FlySpec]):
     kind = "fly"
     programs = ("fly", "flyctl")
     command = "fly secrets import"
     drop_env = frozenset({"FLY_APP"})  # names an app instead of fly.toml
 
-    def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
-        return DestinationSpec(kind="fly")
+    def parse(self, raw: Mapping[str, Any], at: FieldPath) -> FlySpec:
+        return FlySpec()
 
-    def link(self, project: Path, spec: DestinationSpec) -> Link:
+    def link(self, project: Path, spec: FlySpec) -> Link:
         try:
             config = linked.read_config(project / "fly.toml")
         except ValueError as e:
@@ -52,7 +53,7 @@ class FlyDestination(Destination):
             raise NotLinked(f"fly.toml names the app {app!r}, which is not a Fly.io app name.")
         return Link(kind=self.kind, ident=app, target=app)
 
-    def calls(self, link: Link, spec: DestinationSpec, values: Mapping[str, str]) -> list[Call]:
+    def calls(self, link: Link, spec: FlySpec, values: Mapping[str, str]) -> list[Call]:
         if not values:
             return []
         lines = "".join(f"{name}={value}\n" for name, value in values.items())
@@ -68,5 +69,5 @@ class FlyDestination(Destination):
             "#, $, \\ or line breaks)"
         )
 
-    def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
+    def describe(self, link: Link, spec: FlySpec, names: Sequence[str]) -> str:
         return f"{self.command} ({', '.join(names)}) for app {link.ident}"

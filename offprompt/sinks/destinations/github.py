@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from offprompt.errors import RefusedRequest
+from offprompt.errors import FieldPath, NotLinked, RefusedRequest
 from offprompt.sinks.destinations import linked
-from offprompt.sinks.destinations.interface import Call, Destination, Link, NotLinked
-from offprompt.spec import DestinationSpec
+from offprompt.sinks.destinations.interface import Call, Destination, Link
+from offprompt.spec import GithubSpec
 
 __all__ = ["GithubDestination"]
 
@@ -23,7 +23,7 @@ ENV_PATTERN: Final = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$"
 _ENV: Final = re.compile(ENV_PATTERN)
 
 
-class GithubDestination(Destination):
+class GithubDestination(Destination[GithubSpec]):
     kind = "github"
     programs = ("gh",)
     command = "gh secret set"
@@ -31,16 +31,17 @@ class GithubDestination(Destination):
     # GH_REPO would be overridden by --repo anyway; GH_HOST could point gh at another server.
     drop_env = frozenset({"GH_REPO", "GH_HOST"})
 
-    def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
+    def parse(self, raw: Mapping[str, Any], at: FieldPath) -> GithubSpec:
         environment = raw.get("environment")
         if environment is not None and not _ENV.fullmatch(str(environment)):
-            raise RefusedRequest(
-                f"{where}.environment {environment!r} is not a GitHub environment name "
-                "(letters, digits, '.', '-' and '_')."
+            raise RefusedRequest.about(
+                (*at, "environment"),
+                f" {environment!r} is not a GitHub environment name "
+                "(letters, digits, '.', '-' and '_').",
             )
-        return DestinationSpec(kind="github", environment=environment)
+        return GithubSpec(environment=environment)
 
-    def link(self, project: Path, spec: DestinationSpec) -> Link:
+    def link(self, project: Path, spec: GithubSpec) -> Link:
         try:
             remote = linked.first_remote(project)
         except (OSError, ValueError, subprocess.SubprocessError) as e:
@@ -62,7 +63,7 @@ class GithubDestination(Destination):
         target = repo if spec.environment is None else f"{repo} (environment {spec.environment})"
         return Link(kind=self.kind, ident=repo, target=target)
 
-    def calls(self, link: Link, spec: DestinationSpec, values: Mapping[str, str]) -> list[Call]:
+    def calls(self, link: Link, spec: GithubSpec, values: Mapping[str, str]) -> list[Call]:
         env = ("--env", spec.environment) if spec.environment is not None else ()
         return [
             Call(
@@ -78,6 +79,6 @@ class GithubDestination(Destination):
             return f"gh drops the line break at the end of {name}'s value"
         return None
 
-    def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
+    def describe(self, link: Link, spec: GithubSpec, names: Sequence[str]) -> str:
         env = f" --env {spec.environment}" if spec.environment is not None else ""
         return f"{self.command} {' '.join(names)} --repo {link.ident}{env}"

@@ -2,8 +2,9 @@
 takes the same values on its stdin, and the records a send returns.
 
 One module per kind (`github`, `vercel`, `cloudflare`, `fly`), picked from
-`destinations.KINDS` by `DestinationSpec.kind`. Not `interface.Sink`: that one speaks of a file
-(path, git, tracked, read-back) and a program has none of those.
+`destinations.KINDS` by the spec's `kind`; each takes its own frozen spec (`spec.GithubSpec`…).
+Not `interface.Sink`: that one speaks of a file (path, git, tracked, read-back) and a program
+has none of those.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
-from offprompt.errors import RefusedRequest
+from offprompt.errors import FieldPath
 from offprompt.spec import DestinationResult, DestinationSpec, SendStatus
 
-__all__ = ["Call", "Destination", "DestinationResult", "Link", "NotLinked", "SendStatus"]
+__all__ = ["Call", "Destination", "DestinationResult", "Link", "SendStatus"]
 
-
-class NotLinked(RefusedRequest):
-    """The project's own files do not link it to this destination; the message says which."""
+S = TypeVar("S", bound=DestinationSpec)
 
 
 @dataclass(frozen=True)
@@ -47,8 +46,9 @@ class Call:
     label: str
 
 
-class Destination(ABC):
-    """One kind of destination. Stateless: the spec and the project come with every call."""
+class Destination(ABC, Generic[S]):
+    """One kind of destination, over its own spec `S`. Stateless: the spec and the project come
+    with every call."""
 
     kind: ClassVar[str]
     programs: ClassVar[tuple[str, ...]]
@@ -63,15 +63,16 @@ class Destination(ABC):
     """Lines the program signs off with that say nothing about what happened."""
 
     @abstractmethod
-    def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
-        """A schema-valid `also` entry → its spec; RefusedRequest naming `where` otherwise."""
+    def parse(self, raw: Mapping[str, Any], at: FieldPath) -> S:
+        """A schema-valid `also` entry → its spec; RefusedRequest about a field under `at`
+        (`("also", 0)`) otherwise."""
 
     @abstractmethod
-    def link(self, project: Path, spec: DestinationSpec) -> Link:
+    def link(self, project: Path, spec: S) -> Link:
         """What the project's own files link it to; NotLinked saying which link is missing."""
 
     @abstractmethod
-    def calls(self, link: Link, spec: DestinationSpec, values: Mapping[str, str]) -> list[Call]:
+    def calls(self, link: Link, spec: S, values: Mapping[str, str]) -> list[Call]:
         """Every run that sends `values` (request order), each with its stdin."""
 
     def unsafe(self, name: str, value: str) -> str | None:
@@ -80,5 +81,5 @@ class Destination(ABC):
         return None
 
     @abstractmethod
-    def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
+    def describe(self, link: Link, spec: S, names: Sequence[str]) -> str:
         """The command line the page shows (names and target only), from `command`."""

@@ -11,17 +11,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from offprompt.errors import RefusedRequest
+from offprompt.errors import FieldPath, NotLinked, RefusedRequest
 from offprompt.sinks.destinations import linked
-from offprompt.sinks.destinations.interface import Call, Destination, Link, NotLinked
-from offprompt.spec import DestinationSpec
+from offprompt.sinks.destinations.interface import Call, Destination, Link
+from offprompt.spec import VercelSpec
 
 __all__ = ["ENVIRONMENTS", "VercelDestination"]
 
 ENVIRONMENTS: Final = ("production", "preview", "development")
 
 
-class VercelDestination(Destination):
+class VercelDestination(Destination[VercelSpec]):
     kind = "vercel"
     programs = ("vercel",)
     command = "vercel env add"
@@ -29,23 +29,23 @@ class VercelDestination(Destination):
     # These name a project and team instead of .vercel/project.json.
     drop_env = frozenset({"VERCEL_PROJECT_ID", "VERCEL_ORG_ID"})
 
-    def parse(self, raw: Mapping[str, Any], where: str) -> DestinationSpec:
+    def parse(self, raw: Mapping[str, Any], at: FieldPath) -> VercelSpec:
         envs = raw.get("environments")
         if not isinstance(envs, list) or not envs:
-            raise RefusedRequest(
-                f'{where} needs "environments": one or more of {", ".join(ENVIRONMENTS)}.'
+            raise RefusedRequest.about(
+                at, f' needs "environments": one or more of {", ".join(ENVIRONMENTS)}.'
             )
         bad = [e for e in envs if e not in ENVIRONMENTS]
         if bad:
-            raise RefusedRequest(
-                f"{where}.environments: {bad[0]!r} is not a Vercel environment; use "
-                f"{', '.join(ENVIRONMENTS)}."
+            raise RefusedRequest.about(
+                (*at, "environments"),
+                f": {bad[0]!r} is not a Vercel environment; use {', '.join(ENVIRONMENTS)}.",
             )
         if len(set(envs)) != len(envs):
-            raise RefusedRequest(f"{where}.environments names an environment twice.")
-        return DestinationSpec(kind="vercel", environments=tuple(envs))
+            raise RefusedRequest.about((*at, "environments"), " names an environment twice.")
+        return VercelSpec(environments=tuple(envs))
 
-    def link(self, project: Path, spec: DestinationSpec) -> Link:
+    def link(self, project: Path, spec: VercelSpec) -> Link:
         path = project / ".vercel" / "project.json"
         try:
             data = linked.read_config(path)
@@ -70,7 +70,7 @@ class VercelDestination(Destination):
             target=f"{shown} ({', '.join(spec.environments)})",
         )
 
-    def calls(self, link: Link, spec: DestinationSpec, values: Mapping[str, str]) -> list[Call]:
+    def calls(self, link: Link, spec: VercelSpec, values: Mapping[str, str]) -> list[Call]:
         return [
             Call(
                 args=("env", "add", name, environment, "--force"),
@@ -81,5 +81,5 @@ class VercelDestination(Destination):
             for environment in spec.environments
         ]
 
-    def describe(self, link: Link, spec: DestinationSpec, names: Sequence[str]) -> str:
+    def describe(self, link: Link, spec: VercelSpec, names: Sequence[str]) -> str:
         return f"{self.command} {' '.join(names)} {' '.join(spec.environments)} --force"

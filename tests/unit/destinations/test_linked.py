@@ -8,16 +8,15 @@ from pathlib import Path
 import pytest
 from fake_programs import git
 
-from offprompt.errors import RefusedRequest
+from offprompt.errors import NotLinked, RefusedRequest
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import linked
-from offprompt.sinks.destinations.interface import NotLinked
-from offprompt.spec import DestinationSpec
+from offprompt.spec import CloudflareSpec, FlySpec, GithubSpec, VercelSpec
 
-GITHUB = DestinationSpec(kind="github")
-VERCEL = DestinationSpec(kind="vercel", environments=("production", "preview"))
-CLOUDFLARE = DestinationSpec(kind="cloudflare")
-FLY = DestinationSpec(kind="fly")
+GITHUB = GithubSpec()
+VERCEL = VercelSpec(environments=("production", "preview"))
+CLOUDFLARE = CloudflareSpec()
+FLY = FlySpec()
 
 
 @pytest.mark.parametrize(
@@ -114,7 +113,7 @@ def test_github_ignores_git_dir_from_the_environment(
 
 def test_github_environment_shows_in_target(linked: Path) -> None:
     """An environment is part of the target the page shows."""
-    spec = DestinationSpec(kind="github", environment="production")
+    spec = GithubSpec(environment="production")
     link = destinations.KINDS["github"].link(linked, spec)
     assert link.target == "acme/web (environment production)"
 
@@ -160,12 +159,10 @@ def test_cloudflare_env_names_its_worker_and_must_exist(project: Path) -> None:
     not define is no link."""
     (project / "wrangler.toml").write_text('name = "edge"\n[env.staging]\n[env.prod]\nname = "p"\n')
     kind = destinations.KINDS["cloudflare"]
-    assert kind.link(project, DestinationSpec(kind="cloudflare", env="staging")).ident == (
-        "edge-staging"
-    )
-    assert kind.link(project, DestinationSpec(kind="cloudflare", env="prod")).ident == "p"
+    assert kind.link(project, CloudflareSpec(env="staging")).ident == ("edge-staging")
+    assert kind.link(project, CloudflareSpec(env="prod")).ident == "p"
     with pytest.raises(NotLinked, match=r"defines no env\.qa"):
-        kind.link(project, DestinationSpec(kind="cloudflare", env="qa"))
+        kind.link(project, CloudflareSpec(env="qa"))
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from helpers import tool_or_skip
 
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
-from offprompt.spec import DestinationSpec
+from offprompt.spec import CloudflareSpec, DestinationSpec, GithubSpec, VercelSpec
 
 NAME = "STRIPE_KEY"
 
@@ -87,9 +87,7 @@ def test_gh_accepts_our_secret_set_argv(
     stdin without --body, and without credentials stops at `gh auth login`."""
     gh = program_or_skip("gh")
     link_all(project)
-    args, stdin = our_args(
-        project, DestinationSpec(kind="github", environment="production"), canary
-    )
+    args, stdin = our_args(project, GithubSpec(environment="production"), canary)
     helped = run(gh, (*args, "--help"), b"", project, clean_env)
     assert helped.ok, helped.detail
     control = subprocess.run(
@@ -150,7 +148,7 @@ def test_vercel_accepts_our_env_add_argv(
     config.mkdir()
     (config / "auth.json").write_text('{"token": "not-a-real-token"}')
     (config / "config.json").write_text("{}")
-    spec = DestinationSpec(kind="vercel", environments=("production", "preview"))
+    spec = VercelSpec(environments=("production", "preview"))
     args, stdin = our_args(project, spec, canary)
     prefix = ("--global-config", str(config), "--api", vercel_api)
     control = run(vercel, (*prefix, *args, "--bogus"), stdin, project, clean_env)
@@ -171,7 +169,7 @@ def test_wrangler_accepts_our_secret_put_argv(
     CLOUDFLARE_API_TOKEN; an unknown argument is refused instead."""
     wrangler = program_or_skip("wrangler")
     link_all(project)
-    args, stdin = our_args(project, DestinationSpec(kind="cloudflare", env="staging"), canary)
+    args, stdin = our_args(project, CloudflareSpec(env="staging"), canary)
     control = run(wrangler, (*args, "--bogus"), stdin, project, clean_env)
     assert not control.ok
     assert "Unknown argument: bogus" in control.detail

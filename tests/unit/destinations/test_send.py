@@ -15,12 +15,12 @@ from fake_programs import FakePrograms
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
 from offprompt.sinks.destinations.interface import DestinationResult
-from offprompt.spec import DestinationSpec
+from offprompt.spec import CloudflareSpec, DestinationSpec, FlySpec, GithubSpec, VercelSpec
 
-GITHUB = DestinationSpec(kind="github")
-VERCEL = DestinationSpec(kind="vercel", environments=("production", "preview"))
-CLOUDFLARE = DestinationSpec(kind="cloudflare")
-FLY = DestinationSpec(kind="fly")
+GITHUB = GithubSpec()
+VERCEL = VercelSpec(environments=("production", "preview"))
+CLOUDFLARE = CloudflareSpec()
+FLY = FlySpec()
 
 
 def send(
@@ -75,8 +75,8 @@ def test_every_kind_with_several_names(linked: Path, fakes: FakePrograms, canary
     """Per-name runs for gh and wrangler (with --env), one import of NAME=VALUE lines for fly."""
     a, b = canary + "a", canary + "b"
     specs = [
-        DestinationSpec(kind="github", environment="production"),
-        DestinationSpec(kind="cloudflare", env="staging"),
+        GithubSpec(environment="production"),
+        CloudflareSpec(env="staging"),
         FLY,
     ]
     results = send(linked, fakes, specs, {"A_KEY": a, "B_KEY": b})

@@ -8,15 +8,18 @@ from pathlib import Path
 import pytest
 from fake_programs import FakePrograms
 
+from offprompt.errors import RequestClosed
 from offprompt.journal import Journal
-from offprompt.requests import Request, RequestStore
 from offprompt.sinks import destinations
-from offprompt.spec import DestinationSpec, GenerateSpec, SecretSpec, SinkSpec
-from offprompt.submit import RequestClosed, Submitter
+from offprompt.spec import GenerateSpec, GithubSpec, SecretSpec, SinkSpec
+from offprompt.store import RequestRecord, RequestStore
+from offprompt.submit import Submitter
 
 
-def make(store: RequestStore, project: Path, fakes: FakePrograms, *secrets: SecretSpec) -> Request:
-    planned = destinations.plan(project, [DestinationSpec(kind="github")], ["K"], env=fakes.env())
+def make(
+    store: RequestStore, project: Path, fakes: FakePrograms, *secrets: SecretSpec
+) -> RequestRecord:
+    planned = destinations.plan(project, [GithubSpec()], ["K"], env=fakes.env())
     return store.create(
         secrets or (SecretSpec("K"),), SinkSpec(), project, "r", ttl=300, also=planned
     )

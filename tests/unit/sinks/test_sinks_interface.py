@@ -20,7 +20,7 @@ class RecordingSink(Sink):
     def __init__(self) -> None:
         self.got: dict[str, str] = {}
 
-    def check_names(self, names: Sequence[str]) -> None:
+    def check_takes(self, names: Sequence[str]) -> None:
         if "NOPE" in names:
             raise RefusedRequest("This destination does not take NOPE.")
 
@@ -28,7 +28,7 @@ class RecordingSink(Sink):
         return {n: "too short" for n, v in values.items() if len(v) < 3}
 
     def inspect(self, project: Path, spec: SinkSpec, names: Sequence[str]) -> Target:
-        self.check_names(names)
+        self.check_takes(names)
         return Target(project, "recorder", False, frozenset(), False, False, False, True, None)
 
     def write(

@@ -1,6 +1,9 @@
-"""Request records and their life: TTL, the state machine, the single write (claim), and waiters.
+"""The request store: request records and their life (TTL, the state machine, the single write
+(claim), waiters), and each request's typed delivery state (how its page reaches the person).
 
-Pure bookkeeping on one asyncio loop with an injectable clock; no I/O and no values stored.
+Pure bookkeeping on one asyncio loop with an injectable clock; no I/O and no values stored. It
+sits below the collect core (DESIGN §2): the core writes `Delivery`, the page server reports a
+visit and reads the seal key; nothing here imports the core.
 
 States: ``awaiting`` → ``written`` (claim, then complete), ``cancelled`` (cancel, close_all) or
 ``expired`` (TTL passed). All three are final. While awaiting, a request may be *claimed*: one
@@ -13,6 +16,8 @@ fact written. So the write decides: ``complete`` records it as written; ``releas
 deadline closes it as expired at once (closed_at = the release time).
 """
 
+from __future__ import annotations
+
 import asyncio
 import hashlib
 import math
@@ -22,24 +27,61 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from offprompt.collect.delivery import Delivery
 from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
-from offprompt.spec import SecretSpec, SinkSpec, Status, WriteOutcome
+from offprompt.spec import RequestStatus, SecretSpec, SinkSpec, WriteOutcome
 
 if TYPE_CHECKING:
+    from offprompt.crypto.seal import SealKey
     from offprompt.sinks.destinations import Planned
 
-__all__ = ["Delivery", "Request", "RequestStore"]
+__all__ = ["Delivery", "RequestRecord", "RequestStore"]
+
+
+@dataclass(eq=False)
+class Delivery:
+    """The ladder's state of one request. Holds no value; `forget` drops the seal key when the
+    request closes, and the rest outlives the close (the Written page still reads `dialog`)."""
+
+    page_opened: bool = False
+    """A GET of the page was served: a browser has it, whoever opened it."""
+    dialog: bool = False
+    """A 2026-07-28 URL dialog may be on screen: input_required went out, no retry came yet."""
+    declined: bool = False
+    """The person declined the dialog (DESIGN §4.1): offprompt opens no tab for this request."""
+    browser_opened: bool = False
+    """offprompt's own opener succeeded (DESIGN §4 step 2)."""
+    url: str | None = field(default=None, repr=False)
+    """The page's link once made (sealed `#k=` for a remote request)."""
+    hand_out: bool = False
+    """The link goes into results: the person must be given it by whoever asked."""
+    tunnel_problem: str | None = None
+    """Why a remote link is a loopback one (no tunnel), else None."""
+    port: int | None = None
+    """The page server's loopback port, for a link that needs port forwarding."""
+    seal_key: SealKey | None = field(default=None, repr=False)
+    """A remote request's private key (DESIGN §5); dropped when the request closes."""
+    opener: asyncio.Task[bool] | None = field(default=None, repr=False)
+    """The one attempt to open the browser, once started: every path awaits this same task."""
+    dialog_timer: asyncio.Task[None] | None = field(default=None, repr=False)
+    """Opens the browser when the dialog gets no answer and the page no visit in time."""
+
+    def page_served(self) -> None:
+        """The page server answered a GET of the page: a browser has it."""
+        self.page_opened = True
+
+    def forget(self) -> None:
+        """The request closed: drop what must not outlive it."""
+        self.seal_key = None
 
 
 @dataclass(eq=False, kw_only=True)
-class Request:
+class RequestRecord:
     """One collect request, owned and mutated only by its `RequestStore`.
 
     `display` is the destination as results show it: relative to the project, `/` separators.
     `expires_at` and `closed_at` are on the store's clock. `delivery` is the collect core's
-    typed state of how the page reaches the person (`offprompt.collect.delivery`); the store
-    only makes it drop its seal key on close.
+    typed state of how the page reaches the person (`Delivery`, below); the store only makes
+    it drop its seal key on close.
     """
 
     id: str
@@ -53,12 +95,12 @@ class Request:
     client: str | None = None
     remote: bool = False
     expires_at: float
-    status: Status = "awaiting"
+    status: RequestStatus = "awaiting"
     claimed: bool = False
     outcome: WriteOutcome | None = None
     closed_at: float | None = None
     delivery: Delivery = field(default_factory=Delivery, repr=False)
-    also: tuple["Planned", ...] = ()
+    also: tuple[Planned, ...] = ()
     """The `also` destinations as linked when the request was made (DESIGN §13), in order."""
 
     @property
@@ -91,8 +133,8 @@ class RequestStore:
     ) -> None:
         self._clock = clock
         self._keep_closed = keep_closed
-        self._by_id: dict[str, Request] = {}
-        self._by_token: dict[bytes, Request] = {}
+        self._by_id: dict[str, RequestRecord] = {}
+        self._by_token: dict[bytes, RequestRecord] = {}
         self._waiters: dict[str, set[asyncio.Future[None]]] = {}
         # Claimed when close_all ran: their writer finishes, but a release cancels them.
         self._cancel_on_release: set[str] = set()
@@ -114,8 +156,8 @@ class RequestStore:
         client: str | None = None,
         remote: bool = False,
         display: str | None = None,
-        also: tuple["Planned", ...] = (),
-    ) -> Request:
+        also: tuple[Planned, ...] = (),
+    ) -> RequestRecord:
         """A new awaiting request that expires `ttl` seconds from now.
 
         `display`: the resolved destination relative to the project (`sinks.display_of`); only
@@ -127,7 +169,7 @@ class RequestStore:
         request_id = new_request_id()
         while request_id in self._by_id:
             request_id = new_request_id()
-        request = Request(
+        request = RequestRecord(
             id=request_id,
             token=new_token(),
             nonce=new_nonce(),
@@ -145,12 +187,12 @@ class RequestStore:
         self._by_token[_token_key(request.token)] = request
         return request
 
-    def get(self, request_id: str) -> Request | None:
+    def get(self, request_id: str) -> RequestRecord | None:
         """The request with this id, open or recently closed; None if unknown or forgotten."""
         self._sweep()
         return self._by_id.get(request_id)
 
-    def by_token(self, token: str) -> Request | None:
+    def by_token(self, token: str) -> RequestRecord | None:
         """The request whose page token this is, compared in constant time; None otherwise."""
         self._sweep()
         request = self._by_token.get(_token_key(token))
@@ -158,14 +200,14 @@ class RequestStore:
             return None
         return request
 
-    def expires_in(self, request: Request) -> int:
+    def expires_in(self, request: RequestRecord) -> int:
         """Whole seconds `request` has left now; 0 once closed."""
         self._sweep()
         return request.expires_in(self._clock())
 
     # -- the single write ---------------------------------------------------------------------
 
-    def claim(self, request: Request) -> bool:
+    def claim(self, request: RequestRecord) -> bool:
         """Reserve the request for one write; False if closed, expired or already claimed."""
         self._sweep()
         if request.status != "awaiting" or request.claimed:
@@ -174,7 +216,7 @@ class RequestStore:
         self._notify(request)
         return True
 
-    def release(self, request: Request) -> None:
+    def release(self, request: RequestRecord) -> None:
         """Give back a claim after a failed write: the request stays open for a retry.
 
         Past the deadline, or after close_all, the request closes instead (expired, cancelled).
@@ -190,7 +232,7 @@ class RequestStore:
             self._notify(request)
         self._sweep()
 
-    def complete(self, request: Request, outcome: WriteOutcome) -> None:
+    def complete(self, request: RequestRecord, outcome: WriteOutcome) -> None:
         """Record the claimed write as done: the request is written and closed."""
         if not request.claimed or request.status != "awaiting":
             raise RuntimeError(f"request {request.id} is not claimed; claim it before writing")
@@ -199,7 +241,7 @@ class RequestStore:
         self._close(request, "written", self._clock())
         self._sweep()
 
-    def cancel(self, request: Request) -> bool:
+    def cancel(self, request: RequestRecord) -> bool:
         """Close an awaiting request as cancelled; False if closed or while a write holds it."""
         self._sweep()
         if request.status != "awaiting" or request.claimed:
@@ -226,7 +268,7 @@ class RequestStore:
 
     # A timeout here is an answer ("still awaiting"), not an error, so asyncio.timeout() would
     # not fit: hence the timeout parameters.
-    async def wait(self, request: Request, timeout: float) -> Status:
+    async def wait(self, request: RequestRecord, timeout: float) -> RequestStatus:
         """The status once it leaves awaiting, or `awaiting` after `timeout` seconds.
 
         Wakes on complete, cancel, close_all and on the TTL passing (real clock), or when any
@@ -247,7 +289,7 @@ class RequestStore:
                 left = min(left, max(0.0, request.expires_at - self._clock()))
             await self._next_change(request, left)
 
-    async def _next_change(self, request: Request, seconds: float) -> bool:
+    async def _next_change(self, request: RequestRecord, seconds: float) -> bool:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(request.id, set()).add(future)
         try:
@@ -264,12 +306,12 @@ class RequestStore:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _notify(self, request: Request) -> None:
+    def _notify(self, request: RequestRecord) -> None:
         for future in self._waiters.pop(request.id, set()):
             if not future.done() and not future.get_loop().is_closed():
                 future.set_result(None)
 
-    def _close(self, request: Request, status: Status, at: float) -> None:
+    def _close(self, request: RequestRecord, status: RequestStatus, at: float) -> None:
         request.status = status
         request.claimed = False
         request.closed_at = at
@@ -279,7 +321,7 @@ class RequestStore:
 
     def _sweep(self) -> None:
         now = self._clock()
-        forget: list[Request] = []
+        forget: list[RequestRecord] = []
         for request in self._by_id.values():
             if request.status == "awaiting":
                 if not request.claimed and now >= request.expires_at:

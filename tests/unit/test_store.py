@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from offprompt.crypto.seal import SealKey
-from offprompt.requests import Request, RequestStore
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
+from offprompt.store import RequestRecord, RequestStore
 
 TTL = 300.0
 
@@ -39,7 +39,7 @@ def store(clock: FakeClock) -> RequestStore:
     return RequestStore(clock=clock, keep_closed=3600.0)
 
 
-def make(store: RequestStore, ttl: float = TTL, **kw: object) -> Request:
+def make(store: RequestStore, ttl: float = TTL, **kw: object) -> RequestRecord:
     """A request for two keys in a dotenv sink."""
     return store.create(
         (SecretSpec("STRIPE_SECRET_KEY"), SecretSpec("RESEND_API_KEY")),
@@ -473,3 +473,18 @@ async def test_two_submits_race_for_one_claim(store: RequestStore) -> None:
     await asyncio.gather(submit(1), submit(2))
     assert 1 == len(wins)
     assert "written" == r.status
+
+
+def test_store_imports_nothing_above_it() -> None:
+    """The store sits below the collect core (DESIGN §2): it imports no core, door or page."""
+    import ast
+
+    import offprompt.store
+
+    tree = ast.parse(Path(offprompt.store.__file__).read_text(encoding="utf-8"))
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    } | {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    above = ("offprompt.collect", "offprompt.tools", "offprompt.mcp", "offprompt.page")
+    assert [m for m in sorted(imported) if m.startswith(above)] == []
+    assert "offprompt.crypto.tokens" in imported  # the walk does see the store's imports
