@@ -15,6 +15,9 @@ RequestStatus = Literal["awaiting", "written", "expired", "cancelled"]
 """Where a collect request is in its life (the store's state machine, results' `status`)."""
 SendStatus = Literal["sent", "failed", "skipped"]
 """What happened at one `also` destination."""
+DialogAnswer = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]
+"""How a URL elicitation ended: the person's answer, or why there was none. The protocol layer
+reports it (`offprompt.mcp.tool`, for types only) and the ladder decides on it."""
 
 
 @dataclass(frozen=True)

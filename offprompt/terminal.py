@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from offprompt.collect.request import CollectRequest, check_names
-from offprompt.collect.steps import Answer, Refused, Wait
+from offprompt.collect.steps import Refused, Wait
 from offprompt.errors import FieldPath, OffpromptError, ProjectError, RefusedRequest, UsageProblem
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
     from offprompt.collect.settings import Settings
     from offprompt.schema import Violation
+    from offprompt.spec import DialogAnswer
     from offprompt.store import RequestRecord, RequestStore
 
 WRITTEN, ERROR, USAGE, CLOSED = 0, 1, 2, 3
@@ -92,7 +93,7 @@ class TerminalClient:
 
     async def elicit_url(
         self, *, url: str, message: str, elicitation_id: str, wait: float
-    ) -> Answer:
+    ) -> DialogAnswer:
         return "unsupported"
 
     def elicitation_complete(self, elicitation_id: str) -> None:

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.settings import REMOTE_TTL, Settings
-from offprompt.collect.steps import Answer, Ask, Client, Refused, Report, Step, Wait
+from offprompt.collect.steps import Ask, Client, Refused, Report, Step, Wait
 from offprompt.errors import NotLinked, OffpromptError, ProjectError, RefusedRequest, TrackedFile
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
     from offprompt.collect.request import CollectRequest
+    from offprompt.spec import DialogAnswer
     from offprompt.store import RequestRecord, RequestStore
 
 __all__ = ["STATE_TTL", "UNSEEN_HTTP_CLIENTS", "Collector"]
@@ -131,7 +132,9 @@ class Collector:
             return await self._remote(request, client)
         return await self._ladder(request, client, None)
 
-    async def resume(self, request: RequestRecord, client: Client, answer: Answer | None) -> Step:
+    async def resume(
+        self, request: RequestRecord, client: Client, answer: DialogAnswer | None
+    ) -> Step:
         """A 2026-07-28 retry after an `Ask`: the host has left its dialog. `answer` is what
         the retry carried; None (it carried nothing for us) asks again."""
         request.delivery.dialog = False
@@ -185,7 +188,9 @@ class Collector:
             return False
         return url.startswith("https://") or client.name not in UNSEEN_HTTP_CLIENTS
 
-    async def _ladder(self, request: RequestRecord, client: Client, answer: Answer | None) -> Step:
+    async def _ladder(
+        self, request: RequestRecord, client: Client, answer: DialogAnswer | None
+    ) -> Step:
         """The host's dialog, else our browser, else the link; one tab at most."""
         if request.status != "awaiting" or request.remote:
             return Report(request)
@@ -199,7 +204,7 @@ class Collector:
             return await self._modern(request, url, answer)
         return await self._legacy(request, url, client)
 
-    async def _modern(self, request: RequestRecord, url: str, answer: Answer | None) -> Step:
+    async def _modern(self, request: RequestRecord, url: str, answer: DialogAnswer | None) -> Step:
         """2026-07-28: ask, then the retry's answer decides."""
         delivery = request.delivery
         if answer is None:

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
+    from offprompt.spec import DialogAnswer
     from offprompt.store import RequestRecord
 
-__all__ = ["Answer", "Ask", "Client", "Refused", "Report", "Step", "Wait"]
+__all__ = ["Ask", "Client", "Refused", "Report", "Step", "Wait"]
 
-Answer = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]
 """How a client answered a URL elicitation (legacy), or what a modern retry carried."""
 
 
@@ -45,7 +45,7 @@ class Client(Protocol):
 
     async def elicit_url(
         self, *, url: str, message: str, elicitation_id: str, wait: float
-    ) -> Answer:
+    ) -> DialogAnswer:
         """Legacy: send `elicitation/create` and wait up to `wait` seconds for the answer."""
         ...
 

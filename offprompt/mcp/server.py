@@ -33,8 +33,7 @@ if TYPE_CHECKING:
 
     from offprompt.mcp.declaration import Tool
     from offprompt.mcp.jsonrpc import JSON, RequestId
-    from offprompt.mcp.state import StateSealer
-    from offprompt.mcp.tool import ToolContext
+    from offprompt.mcp.state import StateSigner
 
     Work: TypeAlias = Callable[[], Awaitable[JSON]]
 
@@ -101,7 +100,7 @@ class Server:
         writer: Writer,
         *,
         progress_interval: float = 10.0,
-        sealer: StateSealer | None = None,
+        signer: StateSigner | None = None,
         logger: Callable[[], logging.Logger] = default_logger,
     ) -> None:
         """`logger()` is called only when a line is to be logged (`offprompt serve` sets up its
@@ -110,8 +109,8 @@ class Server:
         self._logger = logger
         self._info = info
         self._writer = writer
-        self._progress_interval = progress_interval
-        self._sealer_given = sealer
+        self.progress_interval = progress_interval
+        self._signer_given = signer
         self._legacy: Legacy | None = None
         self._calls: dict[RequestId, _Call] = {}
         self._out = _Outbound()
@@ -367,90 +366,21 @@ class Server:
         token = meta.get("progressToken")
         if not (isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool))):
             token = None
-        from offprompt.mcp.tool import ToolContext
+        from offprompt.mcp import calls
 
-        ctx = ToolContext(
-            tool=name,
-            revision=era.version,
-            client_info=era.client_info,
-            client_capabilities=era.capabilities,
-            meta=meta,
-            peer=_Peer(self),
-            progress_token=token,
-        )
+        ctx = calls.context(self, name, era, meta, token)
         if era.version == MODERN:
-            self._open_state(params, ctx, arguments)
-        return lambda: self._run_tool(tool, arguments, ctx)
-
-    def _open_state(self, params: JSON, ctx: ToolContext, arguments: JSON) -> None:
-        has_state = "requestState" in params
-        if "inputResponses" in params:
-            responses = params["inputResponses"]
-            if not isinstance(responses, dict):
-                raise RpcError(
-                    rpc.INVALID_PARAMS, "Invalid params: inputResponses must be an object"
-                )
-            if not has_state:
-                raise RpcError(
-                    rpc.INVALID_PARAMS, "Invalid params: inputResponses without requestState"
-                )
-            ctx.input_responses = responses
-        if has_state:
-            ctx.state = self._sealer.open(
-                params["requestState"], tool=ctx.tool, arguments=arguments, client=ctx.client_name
-            )
-            if ctx.input_responses is None:
-                ctx.input_responses = {}
-
-    async def _run_tool(self, tool: Tool, arguments: JSON, ctx: ToolContext) -> JSON:
-        import asyncio
-
-        from offprompt import schema
-        from offprompt.mcp.tool import InputRequired, ToolResult
-
-        problems = list(schema.errors(tool.input_schema, arguments))
-        if problems:
-            return ToolResult.refused("; ".join(problems[:5]) + ".").to_json()
-        heartbeat = None
-        if ctx.progress_token is not None:
-            heartbeat = asyncio.ensure_future(self._heartbeat(ctx))
-        try:
-            result = await tool.handler(arguments, ctx)
-        finally:
-            if heartbeat is not None:
-                heartbeat.cancel()
-        if isinstance(result, InputRequired):
-            if not ctx.modern:
-                raise TypeError(f"{tool.name} asked for input outside 2026-07-28")
-            state = self._sealer.seal(
-                tool=tool.name,
-                arguments=arguments,
-                client=ctx.client_name,
-                data=result.data,
-                ttl=result.ttl,
-            )
-            return {
-                "resultType": "input_required",
-                "inputRequests": result.input_requests,
-                "requestState": state,
-            }
-        return result.to_json()
-
-    async def _heartbeat(self, ctx: ToolContext) -> None:
-        """Keep a waiting client patient: progress at least every `progress_interval` seconds."""
-        import asyncio
-
-        while True:
-            await asyncio.sleep(self._progress_interval)
-            ctx.progress()
+            calls.open_state(self.signer, params, ctx, arguments)
+        return lambda: calls.run(self, tool, arguments, ctx)
 
     @property
-    def _sealer(self) -> StateSealer:
-        if self._sealer_given is None:
-            from offprompt.mcp.state import StateSealer
+    def signer(self) -> StateSigner:
+        """What signs and verifies requestState, made on the first 2026-07-28 call."""
+        if self._signer_given is None:
+            from offprompt.mcp.state import StateSigner
 
-            self._sealer_given = StateSealer()
-        return self._sealer_given
+            self._signer_given = StateSigner()
+        return self._signer_given
 
     # -- server → client ------------------------------------------------------------------------
 
@@ -476,23 +406,6 @@ class Server:
 
     def notify(self, method: str, params: JSON) -> None:
         self._send(rpc.notification(method, params))
-
-
-class _Peer:
-    """The `Peer` a tool context talks through."""
-
-    def __init__(self, server: Server) -> None:
-        self._server = server
-
-    @property
-    def can_send_requests(self) -> bool:
-        return self._server.legacy_ready
-
-    async def send_request(self, method: str, params: JSON, timeout: float) -> Any:
-        return await self._server.request_client(method, params, timeout)
-
-    def notify(self, method: str, params: JSON) -> None:
-        self._server.notify(method, params)
 
 
 def _kind() -> str:

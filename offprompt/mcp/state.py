@@ -1,4 +1,4 @@
-"""Sealing of the 2026-07-28 `requestState`: HMAC-SHA256 under a per-process key, single use.
+"""Signing of the 2026-07-28 `requestState`: HMAC-SHA256 under a per-process key, single use.
 
 The state binds the tool name, a digest of the arguments, the client's name and an expiry, and
 carries the tool's own small payload. The client sees it (integrity only, not confidentiality).
@@ -40,15 +40,15 @@ def _bad(reason: str) -> RpcError:
     return RpcError(INVALID_PARAMS, f"Invalid params: requestState {reason}")
 
 
-class StateSealer:
-    """Seals and opens request states; each state opens once (replays are refused)."""
+class StateSigner:
+    """Signs request states and verifies them; each state verifies once (replays are refused)."""
 
     def __init__(self, *, key: bytes | None = None, clock: Callable[[], float] = time.time) -> None:
         self._key = key or secrets.token_bytes(32)
         self._clock = clock
         self._used: dict[str, float] = {}  # state id -> expiry, for single use
 
-    def seal(
+    def sign(
         self,
         *,
         tool: str,
@@ -70,7 +70,7 @@ class StateSealer:
         mac = hmac.new(self._key, payload, hashlib.sha256).digest()
         return f"{_b64(payload)}.{_b64(mac)}"
 
-    def open(
+    def verify(
         self, state: Any, *, tool: str, arguments: dict[str, Any], client: str
     ) -> dict[str, Any]:
         """The tool's payload; -32602 for tampered, expired, replayed or mismatched state."""

@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from offprompt.mcp.revisions import MODERN
 from offprompt.utf8 import is_text
 
 if TYPE_CHECKING:
     from offprompt.mcp.jsonrpc import JSON, RequestId
+    from offprompt.spec import DialogAnswer
 
 REFUSAL_PREFIX = "offprompt refused that request: "
-
-ElicitOutcome = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ class ToolResult:
 class InputRequired:
     """What a modern handler returns to end this round with `input_required` (2026-07-28).
 
-    `data` is the tool's own payload, sealed into `requestState` (living `ttl` seconds) and
+    `data` is the tool's own payload, signed into `requestState` (living `ttl` seconds) and
     handed back as `ToolContext.state` on the client's retry. Made by `ToolContext.ask_url`.
     """
 
@@ -134,7 +133,7 @@ class ToolContext:
             {key: {"method": "elicitation/create", "params": params}}, data, state_ttl
         )
 
-    def elicitation_answer(self, key: str) -> ElicitOutcome | None:
+    def elicitation_answer(self, key: str) -> DialogAnswer | None:
         """Modern retry: the action found under `key` in `inputResponses`; None when the retry
         carried no answer there (then ask again)."""
         answer = (self.input_responses or {}).get(key)
@@ -145,7 +144,7 @@ class ToolContext:
 
     async def elicit_url(
         self, *, url: str, message: str, elicitation_id: str, wait: float
-    ) -> ElicitOutcome:
+    ) -> DialogAnswer:
         """Legacy: send `elicitation/create` for `url` and wait up to `wait` seconds for the
         answer. A modern call asks with `ask_url` instead, so here it is "unsupported"."""
         if not self.supports_url_elicitation() or self.modern:

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.core import Collector
 from offprompt.collect.settings import Settings
-from offprompt.collect.steps import Answer, Ask, Refused, Report, Step, Wait
+from offprompt.collect.steps import Ask, Refused, Report, Step, Wait
 from offprompt.errors import ProjectError, RefusedRequest, Unreadable
 from offprompt.mcp.tool import InputRequired, ToolContext, ToolResult
 from offprompt.tools import arguments, results
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
+    from offprompt.spec import DialogAnswer
     from offprompt.store import RequestRecord, RequestStore
 
 ELICIT_KEY: Final = "offprompt_page"
@@ -53,7 +54,7 @@ class McpClient:
 
     async def elicit_url(
         self, *, url: str, message: str, elicitation_id: str, wait: float
-    ) -> Answer:
+    ) -> DialogAnswer:
         return await self._ctx.elicit_url(
             url=url, message=message, elicitation_id=elicitation_id, wait=wait
         )

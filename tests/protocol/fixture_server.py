@@ -14,7 +14,8 @@ from typing import Any
 from offprompt.mcp.declaration import Tool
 from offprompt.mcp.server import ServerInfo
 from offprompt.mcp.stdio import App, run
-from offprompt.mcp.tool import ElicitOutcome, InputRequired, ToolContext, ToolResult
+from offprompt.mcp.tool import InputRequired, ToolContext, ToolResult
+from offprompt.spec import DialogAnswer
 
 OBJ: dict[str, Any] = {"type": "object", "additionalProperties": False}
 ELICIT_WAIT = float(os.environ.get("FIXTURE_ELICIT_WAIT", "2"))
@@ -41,7 +42,7 @@ async def elicit(args: dict[str, Any], ctx: ToolContext) -> ToolResult | InputRe
     round_no = (ctx.state or {}).get("round", 0) + 1
     url = "http://127.0.0.1:9/r/" + "0" * 32
     message = "offprompt is collecting TEST_KEY. Open the page to type them."
-    outcome: ElicitOutcome | None
+    outcome: DialogAnswer | None
     if ctx.modern and ctx.supports_url_elicitation():
         outcome = ctx.elicitation_answer("page")
         if outcome is None:  # the first round, or a retry without our key: ask (again)

@@ -29,7 +29,7 @@ TOOLS = ["collect_secret", "await_secret", "cancel_secret", "secret_status"]
 ALLOWED = {
     "offprompt",
     "offprompt.errors",
-    "offprompt.schema",
+    "offprompt.utf8",
     "offprompt.mcp",
     "offprompt.mcp.jsonrpc",
     "offprompt.mcp.revisions",

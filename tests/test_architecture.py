@@ -1,0 +1,320 @@
+"""The house's plan holds in the code (DESIGN §2): no import circle, no arrow the table forbids,
+and no module past ~500 lines. Read from the source, so a new import that breaks the plan fails."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "offprompt"
+MAX_LINES = 500
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    line: int
+    lazy: bool
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _owner(name: str) -> str | None:
+    """The offprompt module an import of `name` loads (a package's submodule, else the package)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _targets(module: str, node: ast.Import | ast.ImportFrom, is_package: bool) -> Iterator[str]:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.name
+        return
+    if node.level:
+        base = module.split(".")
+        if not is_package:
+            base.pop()
+        base = base[: len(base) - (node.level - 1)]
+        prefix = ".".join([*base, *([node.module] if node.module else [])])
+    else:
+        prefix = node.module or ""
+    for alias in node.names:
+        candidate = f"{prefix}.{alias.name}"
+        yield candidate if candidate in MODULES else prefix
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _edges() -> list[Edge]:
+    edges: list[Edge] = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_package = path.name == "__init__.py"
+
+        def walk(
+            node: ast.AST, lazy: bool, module: str = module, is_package: bool = is_package
+        ) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.If) and _is_type_checking(child):
+                    continue  # annotations only: never imported at run time
+                if isinstance(child, ast.Import | ast.ImportFrom):
+                    for name in _targets(module, child, is_package):
+                        target = _owner(name) if name.startswith("offprompt") else name
+                        if target and target != module:
+                            edges.append(Edge(module, target, child.lineno, lazy))
+                    continue
+                inner = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+                walk(child, inner)
+
+        walk(tree, False)
+    return edges
+
+
+EDGES = _edges()
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for edge in EDGES:
+        if edge.target in MODULES:
+            graph[edge.source].add(edge.target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def _inside(name: str, room: str) -> bool:
+    return name == room or name.startswith(room + ".")
+
+
+def test_the_circle_finder_finds_a_ring_and_leaves_a_line_alone() -> None:
+    """The finder below is itself right: a ring of three is one circle, a chain is none."""
+    ring = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert [["a", "b", "c"]] == cycles(ring)
+    assert [] == cycles({"a": {"b"}, "b": {"c"}, "c": set()})
+
+
+def test_no_import_circle() -> None:
+    """No two modules import each other, directly or round a ring, even through a late import
+    (a circle broken by importing inside a function is still a circle)."""
+    assert [] == cycles(_graph())
+
+
+def test_the_graph_is_read_from_the_code() -> None:
+    """The edges are real: a few imports every reader can check by eye are among them."""
+    pairs = {(e.source, e.target) for e in EDGES}
+    assert {
+        ("offprompt.collect.core", "offprompt.collect.steps"),
+        ("offprompt.page.server", "offprompt.store"),
+        ("offprompt.guard.hook", "offprompt.guard.decide"),
+    } <= pairs
+
+
+# DESIGN §2's table, as arrows that must not exist: (room, rooms and packages it never imports,
+# why). A room is a module or package under offprompt/, or a third-party/standard package.
+BASE = ("offprompt.errors", "offprompt.log", "offprompt.schema", "offprompt.utf8")
+CORE_AND_DOORS = (
+    "offprompt.collect",
+    "offprompt.tools",
+    "offprompt.mcp",
+    "offprompt.terminal",
+    "offprompt.cli",
+    "offprompt.cli_agents",
+    "offprompt.server_app",
+)
+FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
+    (
+        "offprompt.tools",
+        ("offprompt.page", "offprompt.store", "offprompt.tunnel", "offprompt.browser", "aiohttp"),
+        "tools never parse HTTP nor hold the ladder's state",
+    ),
+    (
+        "offprompt.collect",
+        ("offprompt.mcp", "offprompt.tools", "offprompt.terminal", "offprompt.cli", "click"),
+        "the collect core never speaks JSON-RPC or click",
+    ),
+    (
+        "offprompt.terminal",
+        ("offprompt.mcp", "offprompt.tools", "offprompt.server_app"),
+        "the terminal door does not borrow the MCP door",
+    ),
+    (
+        "offprompt.store",
+        (*CORE_AND_DOORS, "offprompt.page", "offprompt.submit", "offprompt.sinks", "subprocess"),
+        "the request store is bookkeeping: nothing above it, no I/O of its own",
+    ),
+    (
+        "offprompt.submit",
+        (*CORE_AND_DOORS, "offprompt.page"),
+        "the one path from a submit to the sinks knows nothing of the doors or the page",
+    ),
+    (
+        "offprompt.page",
+        (*CORE_AND_DOORS, "subprocess", "offprompt.sinks.atomic", "offprompt.sinks.destinations"),
+        "the page never writes files or runs programs itself",
+    ),
+    (
+        "offprompt.sinks",
+        (*CORE_AND_DOORS, "offprompt.page", "offprompt.store", "offprompt.submit", "aiohttp"),
+        "sinks never know about MCP or the page",
+    ),
+    (
+        "offprompt.crypto",
+        ("offprompt", "subprocess", "socket", "pathlib", "io", "shutil"),
+        "crypto is pure functions over bytes",
+    ),
+    (
+        "offprompt.agents",
+        (*CORE_AND_DOORS, "offprompt.page", "offprompt.store", "offprompt.submit", "aiohttp"),
+        "the agents' config code never imports protocol or page code",
+    ),
+    (
+        "offprompt.guard",
+        (
+            *CORE_AND_DOORS,
+            "offprompt.agents",
+            "offprompt.configedit",
+            "offprompt.page",
+            "offprompt.sinks",
+            "offprompt.registry",
+            "click",
+            "aiohttp",
+        ),
+        "the hook runs before every tool call: it loads its own room and the base only",
+    ),
+    (
+        "offprompt.mcp",
+        ("offprompt",),
+        "the protocol layer never touches files, values or the page (the base modules aside)",
+    ),
+]
+ALLOWED: dict[str, tuple[str, ...]] = {
+    # Inside a room, and the base modules every room may use.
+    "offprompt.crypto": ("offprompt.crypto",),
+    "offprompt.mcp": ("offprompt.mcp", *BASE),
+    "offprompt.registry": ("offprompt.registry",),
+}
+
+
+def _breaks(edge: Edge, room: str, never: tuple[str, ...]) -> bool:
+    if not _inside(edge.source, room):
+        return False
+    if any(_inside(edge.target, ok) for ok in ALLOWED.get(room, ())):
+        return False
+    return any(_inside(edge.target, banned) for banned in never)
+
+
+@pytest.mark.parametrize(("room", "never", "why"), FORBIDDEN, ids=[f[0] for f in FORBIDDEN])
+def test_no_arrow_the_plan_forbids(room: str, never: tuple[str, ...], why: str) -> None:
+    """Each room of DESIGN §2 imports none of what its "Never does" column rules out."""
+    wrong = [f"{e.source}:{e.line} imports {e.target}" for e in EDGES if _breaks(e, room, never)]
+    assert [] == wrong, why
+
+
+def test_the_registry_imports_nothing_else_of_offprompt() -> None:
+    """The registry is data and its rules engine (mirrored in the page's script): it stands
+    alone, so both doors, the page and status can read it."""
+    wrong = [
+        f"{e.source}:{e.line} imports {e.target}"
+        for e in EDGES
+        if _inside(e.source, "offprompt.registry")
+        and _inside(e.target, "offprompt")
+        and not _inside(e.target, "offprompt.registry")
+    ]
+    assert [] == wrong
+
+
+def test_a_forbidden_arrow_is_caught() -> None:
+    """The rule check fires on an arrow it forbids (here a made-up page → collect import)."""
+    fake = Edge("offprompt.page.render", "offprompt.collect.core", 1, lazy=True)
+    assert _breaks(fake, "offprompt.page", CORE_AND_DOORS)
+    ok = Edge("offprompt.page.render", "offprompt.store", 1, lazy=False)
+    assert not _breaks(ok, "offprompt.page", CORE_AND_DOORS)
+
+
+THIRD_PARTY = {
+    "aiohttp": ("offprompt.page", "offprompt.tunnel"),
+    "cryptography": ("offprompt.crypto",),
+    "click": ("offprompt.cli", "offprompt.cli_agents", "offprompt.cli_base"),
+    "dotenv": ("offprompt.sinks",),
+    "platformdirs": ("offprompt.journal", "offprompt.tunnel"),
+}
+
+
+def test_each_runtime_dependency_is_used_by_its_own_rooms_only() -> None:
+    """aiohttp by the page server (and the tunnel's probe), cryptography by crypto, click by the
+    command line, python-dotenv by the sinks, platformdirs where state and caches live: so what
+    an import costs stays with the room that needs it."""
+    wrong = [
+        f"{e.source}:{e.line} imports {e.target}"
+        for e in EDGES
+        for package, rooms in THIRD_PARTY.items()
+        if _inside(e.target, package) and not any(_inside(e.source, r) for r in rooms)
+    ]
+    assert [] == wrong
+
+
+def test_no_module_passes_the_size_a_reader_can_hold() -> None:
+    """STYLE: past ~500 lines a module is split by responsibility."""
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in MODULES.values()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert {} == long
