@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import bisect
 import io
+import os
 import re
+from collections import ChainMap
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import RefusedRequest, UnsafeValue
@@ -20,6 +23,7 @@ __all__ = [
     "FILE_SINK_HINT",
     "NAME_PATTERN",
     "Entry",
+    "Parsed",
     "Upserted",
     "bad_lines",
     "keys",
@@ -155,9 +159,77 @@ def _comment(s: str, stop: int, key: str, value: str | None) -> str:
     return ""
 
 
+class Parsed:
+    """A .env text read once by python-dotenv's parser, and all the write path asks of it.
+
+    Every question below is answered from that one parse, so a write reads and parses a file a
+    fixed number of times however many names it sets, and each answer is one linear pass.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        entries, errors = _statements(text)
+        self.entries: tuple[Entry, ...] = tuple(entries)
+        self.bad_lines: tuple[int, ...] = tuple(errors)
+        """Line numbers of statements python-dotenv cannot read (see `bad_lines`)."""
+
+    def __repr__(self) -> str:
+        return f"Parsed({len(self.entries)} statements)"  # never the text: it holds values
+
+    @cached_property
+    def by_key(self) -> dict[str, list[Entry]]:
+        """Each key's statements, in file order."""
+        found: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            found.setdefault(e.key, []).append(e)
+        return found
+
+    @cached_property
+    def values(self) -> dict[str, str]:
+        """As the module's `values`."""
+        return _held(self.entries)
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        """As the module's `keys`."""
+        text = self.text
+        # The PEM blocks, by start; a statement is inside one when it starts after the block's
+        # start and before the furthest end of the blocks opened before it.
+        blocks = [(m.end(), _block_end(text, m.end())) for m in _PEM_OPEN.finditer(text)]
+        named: set[str] = set()
+        reach, b = -1, 0
+        for e in self.entries:  # in file order, so `start` grows
+            while b < len(blocks) and blocks[b][0] < e.start:
+                reach = max(reach, blocks[b][1])
+                b += 1
+            if NAME_PATTERN.fullmatch(e.key) and not e.start < reach:
+                named.add(e.key)
+        return tuple(k for k in self.values if k in named)
+
+    @cached_property
+    def read_by_python_dotenv(self) -> dict[str, str | None]:
+        """What `dotenv_values()` (its defaults: interpolation on, override) gives for a file
+        holding this text, in the current environment.
+
+        python-dotenv's own bindings and `${...}` atoms, resolved as its `resolve_variables`
+        does, without the copy of the environment it makes for every key (which makes it
+        quadratic in the number of keys). tests/unit/sinks checks it against `dotenv_values`.
+        """
+        from dotenv.variables import parse_variables
+
+        read: dict[str, str | None] = {}
+        env: ChainMap[str, str | None] = ChainMap(read, dict(os.environ))
+        for e in self.entries:
+            if e.value is None:
+                read[e.key] = None
+            else:
+                read[e.key] = "".join(atom.resolve(env) for atom in parse_variables(e.value))
+        return read
+
+
 def parse(text: str) -> list[Entry]:
     """Every statement with a key, in file order, as python-dotenv reads them (uninterpolated)."""
-    return _statements(text)[0]
+    return list(Parsed(text).entries)
 
 
 def bad_lines(text: str) -> tuple[int, ...]:
@@ -166,10 +238,10 @@ def bad_lines(text: str) -> tuple[int, ...]:
     Each is the line where the statement's text starts (python-dotenv's warning names the line
     after the previous statement, which may be a blank line before it).
     """
-    return tuple(_statements(text)[1])
+    return Parsed(text).bad_lines
 
 
-def _held(entries: list[Entry]) -> dict[str, str]:
+def _held(entries: Collection[Entry]) -> dict[str, str]:
     last: dict[str, str | None] = {}
     for e in entries:
         last[e.key] = e.value
@@ -179,7 +251,7 @@ def _held(entries: list[Entry]) -> dict[str, str]:
 def values(text: str) -> dict[str, str]:
     """What `dotenv_values(path, interpolate=False)` gives for a file holding `text`, without
     the keys it maps to None: the last statement of a key wins, and a bare `KEY` unsets it."""
-    return _held(parse(text))
+    return dict(Parsed(text).values)
 
 
 def keys(text: str) -> tuple[str, ...]:
@@ -188,13 +260,7 @@ def keys(text: str) -> tuple[str, ...]:
     Left out: a key that is not a NAME_PATTERN name, and every line of a PEM block left unquoted
     after `KEY=-----BEGIN …` (python-dotenv reads such a line as a key, and its key is a base64
     stretch of the secret: `MIIEvQIBADAN=` gives `MIIEvQIBADAN`)."""
-    blocks = [(m.end(), _block_end(text, m.end())) for m in _PEM_OPEN.finditer(text)]
-    named = {
-        e.key
-        for e in parse(text)
-        if NAME_PATTERN.fullmatch(e.key) and not any(a < e.start < b for a, b in blocks)
-    }
-    return tuple(k for k in values(text) if k in named)
+    return Parsed(text).keys
 
 
 # An unquoted assignment whose value opens a PEM block it does not close on the same line.
@@ -332,26 +398,31 @@ def upsert(
     text: str,
     new_values: Mapping[str, str],
     keep_if_present: Collection[str] = frozenset(),
+    *,
+    parsed: Parsed | None = None,
 ) -> Upserted:
     """Set each name in `new_values`, changing no other line; UnsafeValue if one cannot be set.
 
     The first statement of a name is rewritten in place (indentation and `export ` kept), later
     ones removed; new names go at the end, in the file's line ending. A name in
     `keep_if_present` whose last assignment in the file is non-empty is left as it is.
+    `parsed`: `Parsed(text)` when the caller has it already, so `text` is not parsed again.
     """
     for name, value in new_values.items():
         if not NAME_PATTERN.fullmatch(name):
             raise RefusedRequest(f"{name!r} is not a variable name bash can read.")
         serialize_value(value)  # raise before building anything
-    entries = parse(text)
-    held = _held(entries)
+    if parsed is not None and parsed.text != text:
+        raise ValueError("`parsed` is not a parse of `text`")
+    old = parsed if parsed is not None else Parsed(text)
+    held = old.values
     eol = dominant_eol(text)
     edits: list[tuple[int, int, str]] = []
     added: list[str] = []
     replaced: list[str] = []
     kept: list[str] = []
     appended: list[str] = []
-    present = {e.key for e in entries}
+    present = old.by_key
     appending = any(
         n not in present and not (n in keep_if_present and held.get(n)) for n in new_values
     )
@@ -359,7 +430,7 @@ def upsert(
         if name in keep_if_present and held.get(name):
             kept.append(name)
             continue
-        mine = [e for e in entries if e.key == name]
+        mine = present.get(name, [])
         if not mine:
             added.append(name)
             appended.append(_statement("", name, value, "", eol))

@@ -1,6 +1,7 @@
 """offprompt.sinks.dotenv.parse reads .env text as python-dotenv does, with raw-text offsets."""
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from dotenv import dotenv_values
 from dotenv.parser import Binding, parse_stream
 from dotenv_texts import dotenv_texts
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from offprompt.sinks import dotenv
 
@@ -224,6 +226,61 @@ def test_each_entry_span_alone_reads_as_that_entry(text: str) -> None:
         assert [(e.key, e.value, False)] == [
             (b.key, b.value, b.error) for b in parse_stream(io.StringIO(alone))
         ]
+
+
+# Lines that interpolate, from the file and from the environment (`OP_FROM_ENV` is set there,
+# and `A` too, which a line of the file overrides), and lines that open and close PEM blocks.
+INTERPOLATING = [
+    "X=${A}",
+    "Y=${OP_FROM_ENV}",
+    "Z=${OP_UNSET:-fallback}",
+    "W='${X}${Y}'",
+    'V="${A}-${OP_FROM_ENV:-no}"',
+    "A=${A}b",
+    "U=${",
+    "T",
+    "T=${T}",
+]
+PEM_LINES = ["K=-----BEGIN X", "abc=", "-----END X-----", "L=-----BEGIN Y-----END", "M=1"]
+
+
+@st.composite
+def mixed_texts(draw: st.DrawFn, extra: list[str]) -> str:
+    lines = draw(st.lists(st.sampled_from(extra), max_size=8))
+    text = draw(dotenv_texts())
+    cut = draw(st.integers(0, len(lines)))
+    return "\n".join(lines[:cut]) + "\n" + text + "\n" + "\n".join(lines[cut:])
+
+
+@PROPERTY
+@given(text=mixed_texts(INTERPOLATING))
+def test_read_by_python_dotenv_is_what_dotenv_values_gives(text: str, folder: Path) -> None:
+    """What the write check takes python-dotenv to read is `dotenv_values(path)` (interpolation
+    on, the file's keys over the environment's) for the same file."""
+    saved = {k: os.environ.get(k) for k in ("A", "OP_FROM_ENV")}
+    os.environ.update(A="env-a", OP_FROM_ENV="env-value")
+    try:
+        path = read_file(text, folder)
+        assert dotenv_values(path) == dotenv.Parsed(text).read_by_python_dotenv
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@PROPERTY
+@given(text=mixed_texts(PEM_LINES))
+def test_keys_leave_out_every_statement_inside_an_unquoted_pem_block(text: str) -> None:
+    """`keys` in one pass gives what checking each statement against each block gives."""
+    blocks = [(m.end(), dotenv._block_end(text, m.end())) for m in dotenv._PEM_OPEN.finditer(text)]
+    named = {
+        e.key
+        for e in dotenv.parse(text)
+        if dotenv.NAME_PATTERN.fullmatch(e.key) and not any(a < e.start < b for a, b in blocks)
+    }
+    assert tuple(k for k in dotenv.values(text) if k in named) == dotenv.keys(text)
 
 
 PEM_LEFT_BARE = (
