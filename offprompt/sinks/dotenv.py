@@ -98,40 +98,106 @@ class _RawOffsets:
         return pos + bisect.bisect_left(self._lfs, pos)
 
 
-def _statements(text: str) -> tuple[list[Entry], list[int]]:
-    """Every statement with a key, and the first line of every statement python-dotenv skips."""
+# Where python-dotenv may start reading again after an edit: the end of a statement it read
+# without error, that ends with its line ending and is not the last, in the LF text and in the
+# raw text, and how many entries come before that point. python-dotenv's grammar has no anchor,
+# lookbehind or lookahead, and such a statement's patterns look at no character past its end, so
+# each statement before the first changed character reads the same in the edited text
+# (tests/unit/sinks/test_sinks_dotenv_parse.py checks it on random edits).
+_Resume = tuple[int, int, int]
+
+
+def _statements(
+    text: str, like: Parsed | None = None
+) -> tuple[list[Entry], list[int], list[_Resume]]:
+    """Every statement with a key, the first line of every statement python-dotenv skips, and
+    the points it may resume from. With `like`, the statements before the first character where
+    `text` and `like.text` differ are taken from `like` rather than read again."""
     lf = _newlines_to_lf(text)
     raw = _RawOffsets(text)
     entries: list[Entry] = []
     errors: list[int] = []
+    resume: list[_Resume] = []
     pos = len(_BOM) if lf.startswith(_BOM) else 0  # python-dotenv drops a leading BOM
-    for binding in _python_dotenv(lf):
+    line = 0
+    given = lf  # what python-dotenv reads: all of it, or what follows the point resumed from
+    if like is not None:
+        point = _resume_point(text, like)
+        if point is not None:
+            resume = list(like.resume[: point + 1])
+            pos, _, count = resume[-1]
+            entries = list(like.entries[:count])
+            line = lf.count("\n", 0, pos)
+            given = lf[pos:]
+            if pos == len(lf):  # the edit cut the text there: that statement is the last now
+                resume.pop()
+    stable = True
+    for binding in _python_dotenv(given):
         s = binding.original.string
         at, pos = pos, pos + len(s)
         blank = s[: len(s) - len(s.lstrip())]  # python-dotenv's `\s*` before the statement
         own = blank.rfind("\n") + 1  # the statement's own text starts on this line
-        first_line = binding.original.line + blank.count("\n")
+        first_line = line + binding.original.line + blank.count("\n")
         key = binding.key
+        # Not the last statement: python-dotenv looked for more text after it (its blanks at the
+        # end, read up to the end, would be the blanks before a statement added after them).
+        stable = stable and not binding.error and s.endswith("\n") and pos < len(lf)
         if key is None:  # a comment, the blanks at the end, or a statement python-dotenv skips
             if binding.error:
                 errors.append(first_line)
-            continue
-        eol = "\n" if s.endswith("\n") else ""
-        body = s[own : len(s) - len(eol)]
-        entries.append(
-            Entry(
-                key=key,
-                value=binding.value,
-                start=raw.of(at + own),
-                end=raw.of(pos),
-                first_line=first_line,
-                last_line=first_line + body.count("\n"),
-                prefix=_prefix(body, key),
-                comment=_comment(s, len(s) - len(eol), key, binding.value),
-                eol=text[raw.of(pos - len(eol)) : raw.of(pos)],
+        else:
+            eol = "\n" if s.endswith("\n") else ""
+            body = s[own : len(s) - len(eol)]
+            entries.append(
+                Entry(
+                    key=key,
+                    value=binding.value,
+                    start=raw.of(at + own),
+                    end=raw.of(pos),
+                    first_line=first_line,
+                    last_line=first_line + body.count("\n"),
+                    prefix=_prefix(body, key),
+                    comment=_comment(s, len(s) - len(eol), key, binding.value),
+                    eol=text[raw.of(pos - len(eol)) : raw.of(pos)],
+                )
             )
-        )
-    return entries, errors
+        if stable:
+            resume.append((pos, raw.of(pos), len(entries)))
+    return entries, errors, resume
+
+
+def _resume_point(text: str, like: Parsed) -> int | None:
+    """The index in `like.resume` of the last point before which `text` and `like.text` agree,
+    where the rest of `text` reads on its own as it does in place; None if there is none."""
+    same = _common_prefix(text, like.text)
+    ends = [raw_end for _, raw_end, _ in like.resume]
+    point = bisect.bisect_right(ends, same) - 1
+    while point >= 0:
+        _, raw_end, _ = like.resume[point]
+        # Not between the CR and LF of a CRLF, and not before a U+FEFF python-dotenv would take
+        # for a byte order mark at the start of what it is given.
+        if not (text[raw_end - 1] == "\r" and text.startswith("\n", raw_end)) and not (
+            text.startswith(_BOM, raw_end)
+        ):
+            return point
+        point -= 1
+    return None
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many first characters `a` and `b` share, compared a block at a time."""
+    size = min(len(a), len(b))
+    lo, step = 0, 1 << 14
+    while lo < size and a[lo : lo + step] == b[lo : lo + step]:
+        lo += step
+    hi = min(lo + step, size)
+    while lo < hi:  # a[:lo] == b[:lo]; they differ before `hi` (or `hi` is the end)
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return min(lo, size)
 
 
 def _prefix(body: str, key: str) -> str:
@@ -166,12 +232,15 @@ class Parsed:
     fixed number of times however many names it sets, and each answer is one linear pass.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, like: Parsed | None = None) -> None:
+        """Parse `text`; `like`: the parse of a text it was edited from (the upsert's input), so
+        that python-dotenv reads only from the first change on (the result is the same)."""
         self.text = text
-        entries, errors = _statements(text)
+        entries, errors, resume = _statements(text, like)
         self.entries: tuple[Entry, ...] = tuple(entries)
         self.bad_lines: tuple[int, ...] = tuple(errors)
         """Line numbers of statements python-dotenv cannot read (see `bad_lines`)."""
+        self.resume: tuple[_Resume, ...] = tuple(resume)
 
     def __repr__(self) -> str:
         return f"Parsed({len(self.entries)} statements)"  # never the text: it holds values

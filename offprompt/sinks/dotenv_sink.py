@@ -63,7 +63,7 @@ class DotenvSink(LocalFileSink):
         if written:
             # Readers must see exactly these values before anything is written: if an existing
             # line would swallow ours (an unclosed quote, a bare `X=` Node reads on past), stop.
-            new = dotenv.Parsed(up.text)
+            new = dotenv.Parsed(up.text, like=old)  # read again from the first change
             why = verify.hidden(
                 up.text, text, {n: values[n] for n in written}, shown, new=new, old=old
             )
@@ -98,7 +98,8 @@ def _problem(old: dotenv.Parsed, names: Sequence[str], shown: str) -> str | None
     """Whether existing lines would hide any of `names` from a reader, tried with a stand-in."""
     stand_in = {n: "x" for n in names}
     new_text = dotenv.upsert(old.text, stand_in, parsed=old).text
-    return verify.hidden(new_text, old.text, stand_in, shown, old=old)
+    new = dotenv.Parsed(new_text, like=old)
+    return verify.hidden(new_text, old.text, stand_in, shown, new=new, old=old)
 
 
 def _read_text(path: Path, shown: str) -> str:

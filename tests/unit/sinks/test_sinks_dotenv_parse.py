@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dotenv import dotenv_values
 from dotenv.parser import Binding, parse_stream
-from dotenv_texts import dotenv_texts
+from dotenv_texts import GRAMMAR, dotenv_texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -281,6 +281,41 @@ def test_keys_leave_out_every_statement_inside_an_unquoted_pem_block(text: str) 
         if dotenv.NAME_PATTERN.fullmatch(e.key) and not any(a < e.start < b for a, b in blocks)
     }
     assert tuple(k for k in dotenv.values(text) if k in named) == dotenv.keys(text)
+
+
+def same_parse(a: dotenv.Parsed, b: dotenv.Parsed) -> None:
+    assert (a.entries, a.bad_lines, a.resume) == (b.entries, b.bad_lines, b.resume)
+
+
+@PROPERTY
+@given(
+    old=dotenv_texts(),
+    cut=st.tuples(st.integers(0, 200), st.integers(0, 200)),
+    inserted=st.text(alphabet=GRAMMAR, max_size=12) | st.sampled_from(["\n", "\r", "\ufeffA=1\n"]),
+)
+def test_an_edited_text_parses_the_same_resumed_from_the_text_it_was_edited_from(
+    old: str, cut: tuple[int, int], inserted: str
+) -> None:
+    """Reading only from the first change on (`like`) gives every statement, skipped line and
+    resume point that reading the whole edited text gives, whatever the edit."""
+    lo, hi = sorted(min(c, len(old)) for c in cut)
+    new = old[:lo] + inserted + old[hi:]
+    same_parse(dotenv.Parsed(new), dotenv.Parsed(new, like=dotenv.Parsed(old)))
+
+
+@PROPERTY
+@given(
+    old=dotenv_texts(),
+    names=st.lists(st.sampled_from(["A", "B", "E", "W", "NEW"]), min_size=1, max_size=3),
+    value=st.sampled_from(["v", "a b", "it's", "l1\nl2", ""]),
+)
+def test_an_upserted_text_parses_the_same_resumed_from_the_original(
+    old: str, names: list[str], value: str
+) -> None:
+    """As the write uses it: the upsert's text read from its first change on reads as a whole."""
+    before = dotenv.Parsed(old)
+    new = dotenv.upsert(old, dict.fromkeys(names, value), parsed=before).text
+    same_parse(dotenv.Parsed(new), dotenv.Parsed(new, like=before))
 
 
 PEM_LEFT_BARE = (
