@@ -210,6 +210,9 @@ def _prefix(body: str, key: str) -> str:
     return indent
 
 
+_HASH_AFTER_BLANK = re.compile(r"[ \t]+#")
+
+
 def _comment(s: str, stop: int, key: str, value: str | None) -> str:
     """The longest ` #...` ending the statement's last line that python-dotenv reads as a
     comment: without it, the statement still gives the same key and value.
@@ -217,8 +220,8 @@ def _comment(s: str, stop: int, key: str, value: str | None) -> str:
     Only a comment bash also sees as one (a blank, then `#`) is worth keeping.
     """
     line_start = s.rfind("\n", 0, stop) + 1
-    for m in re.finditer(r"[ \t]+#", s[line_start:stop]):
-        cut = line_start + m.start()
+    for m in _HASH_AFTER_BLANK.finditer(s, line_start, stop):
+        cut = m.start()
         rest = list(_python_dotenv(s[:cut] + s[stop:]))
         if [(b.key, b.value, b.error) for b in rest] == [(key, value, False)]:
             return s[cut:stop]
@@ -291,6 +294,8 @@ class Parsed:
         for e in self.entries:
             if e.value is None:
                 read[e.key] = None
+            elif "${" not in e.value:  # no atom but the literal value itself
+                read[e.key] = e.value
             else:
                 read[e.key] = "".join(atom.resolve(env) for atom in parse_variables(e.value))
         return read
