@@ -1,6 +1,7 @@
 """How much work a .env write does, counted rather than timed: each reader reads the file a fixed
 number of times whatever the number of names, and the work grows with the file, not faster."""
 
+import io
 import subprocess
 import sys
 from collections import Counter
@@ -51,6 +52,26 @@ def passes(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     counting(monkeypatch, counts, "bash", shell, "analyze")
     counting(monkeypatch, counts, "git", subprocess, "run")
     return counts
+
+
+def test_appended_keys_are_read_by_python_dotenv_from_the_end_of_the_file_on(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text about to be written agrees with the file up to the keys appended, so python-dotenv
+    reads the file once and then little more than the new lines."""
+    read: list[int] = []
+    real = dotenv.parser.parse_stream
+
+    def sized(stream: io.StringIO) -> Any:
+        read.append(len(stream.getvalue()))
+        return real(stream)
+
+    monkeypatch.setattr(dotenv.parser, "parse_stream", sized)
+    big_dotenv(project / ".env", 1000)
+    size = len((project / ".env").read_text())
+    sinks.write(project, DOTENV, new_values(12))
+    assert (2, size) == (len(read), read[0])
+    assert read[1] < 1000, read
 
 
 def counted_write(tmp_path: Path, passes: Counter[str], keys: int, *, git: bool) -> Counter[str]:
