@@ -1,5 +1,5 @@
-"""The .env format: python-dotenv's own parser with raw-text offsets, the value serializer, and
-the upsert. Pure text in, text out; no I/O. `offprompt keys` and the checks reuse `parse`/`keys`.
+"""The .env format: python-dotenv's own parser with raw-text offsets, and the upsert (each value
+quoted as `dotenv_quoting` says). Pure text; no I/O. `offprompt keys` and the checks reuse `keys`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from offprompt.errors import RefusedRequest, UnsafeValue
+from offprompt.errors import RefusedRequest
+from offprompt.sinks import dotenv_quoting
 
 if TYPE_CHECKING:
     from dotenv.parser import Binding
 
 __all__ = [
-    "FILE_SINK_HINT",
     "NAME_PATTERN",
     "Entry",
     "Parsed",
@@ -28,8 +28,6 @@ __all__ = [
     "bad_lines",
     "keys",
     "parse",
-    "serialize_value",
-    "unsafe_reason",
     "upsert",
     "values",
 ]
@@ -37,8 +35,6 @@ __all__ = [
 # A name every reader takes as a plain assignment: bash needs a shell identifier, Node and
 # python-dotenv take anything up to `=`. (The tools layer narrows this to `^[A-Z][A-Z0-9_]*$`.)
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-FILE_SINK_HINT = 'use a file sink (sink: {kind: "file"})'
 
 # --- Parsing -------------------------------------------------------------------------------
 # python-dotenv's own parser decides every key, value and unreadable statement; this part only
@@ -49,9 +45,6 @@ FILE_SINK_HINT = 'use a file sink (sink: {kind: "file"})'
 _CRLF = re.compile(r"\r\n")
 _EXPORT = re.compile(r"export[^\S\r\n]+")
 _BOM = "\ufeff"
-# python-dotenv's `${NAME}` / `${NAME:-default}` interpolation, applied by `dotenv_values()` to
-# every value whatever its quoting (variables.py, `_posix_variable`).
-_INTERPOLATION = re.compile(r"\$\{[^}:]*(?::-[^}]*)?\}")
 
 
 @dataclass(frozen=True)
@@ -354,82 +347,6 @@ def _block_end(text: str, start: int) -> int:
     return len(text) if stop < 0 else stop + 1
 
 
-# --- Serializing ---------------------------------------------------------------------------
-# Each value is written in the one form that python-dotenv (`dotenv_values`, interpolation on),
-# `node --env-file` (Node 22 and 24) and bash (`set -a; . ./.env`) all read back exactly. Every
-# rule below was checked against the real readers (tests/unit/sinks/test_sinks_readers.py):
-#
-# * Bare, only for `[A-Za-z0-9_@%+=:,./-]+`: nothing there is special to any reader (no blanks,
-#   quotes, `#`, `$`, `~`, globs or braces).
-# * Single quotes otherwise: bash takes everything literally up to the next `'`, newlines
-#   included, and Node takes everything up to the next `'`. python-dotenv, though, turns `\\` into
-#   `\` and `\'` into `'`, so the value may not hold `'` or `\\`, nor end in `\` (which would
-#   escape the closing quote for python-dotenv).
-# * Double quotes for the rest (values with `'`): bash expands `$` and `` ` `` there and treats `\`
-#   as an escape; python-dotenv decodes `\` escapes; Node turns `\n` into a newline. So the value
-#   may hold none of `"`, `$`, `` ` ``, `\`. (`!` is safe: bash does no history expansion in
-#   a sourced file, even in an interactive shell.)
-# * Refused whatever the form: `${...}` (python-dotenv interpolates it even inside single
-#   quotes), CR (python-dotenv reads it as LF, Node drops it), NUL (no environment variable can
-#   hold it), and text that is not valid Unicode. Tab, other control characters, emoji and
-#   Unicode line separators read back exactly inside quotes.
-_BARE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
-
-
-def unsafe_reason(value: str) -> str | None:
-    """Why no .env form carries `value` exactly for all three readers, or None when one does.
-
-    The reason names the kind of character at fault, never any part of the value.
-    """
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return "It is not valid Unicode text (a broken surrogate); type or paste it again."
-    if "\0" in value:
-        return (
-            "It contains a NUL character, which no environment variable can hold;"
-            f" {FILE_SINK_HINT}."
-        )
-    if "\r" in value:
-        return (
-            "It contains a carriage return (a browser without script sends each line break"
-            " in the box as one), which python-dotenv reads as a newline and Node drops; remove"
-            f" the line breaks, or {FILE_SINK_HINT}."
-        )
-    if _INTERPOLATION.search(value):
-        return (
-            "It contains ${...}, which python-dotenv replaces with another variable's value"
-            f" whatever the quoting; {FILE_SINK_HINT}."
-        )
-    if _form(value) is None:
-        return (
-            "No .env quoting keeps this value exactly for python-dotenv, Node and bash (it has"
-            f" ' together with \", $, ` or \\); {FILE_SINK_HINT}."
-        )
-    return None
-
-
-def _form(value: str) -> str | None:
-    if value == "":
-        return "''"
-    if _BARE.fullmatch(value):
-        return value
-    if "'" not in value and "\\\\" not in value and not value.endswith("\\"):
-        return f"'{value}'"
-    if not any(c in value for c in '"$`\\'):
-        return f'"{value}"'
-    return None
-
-
-def serialize_value(value: str) -> str:
-    """The text to put after `NAME=` so every reader gets `value` back; UnsafeValue if none."""
-    reason = unsafe_reason(value)
-    form = None if reason else _form(value)
-    if form is None:
-        raise UnsafeValue(reason or "No .env form carries this value exactly.")
-    return form
-
-
 # --- Upsert --------------------------------------------------------------------------------
 
 
@@ -457,7 +374,7 @@ def _statement(prefix: str, name: str, value: str, comment: str, eol: str) -> st
     # bash does not strip the CR of a CRLF line: `KEY='v'\r` gives "v\r". A trailing ` #` turns
     # that CR into a comment for bash, and python-dotenv and Node skip the comment.
     tail = comment or (" #" if eol == "\r\n" else "")
-    return f"{prefix}{name}={serialize_value(value)}{tail}{eol}"
+    return f"{prefix}{name}={dotenv_quoting.serialize_value(value)}{tail}{eol}"
 
 
 def _clean_prefix(prefix: str) -> str:
@@ -485,7 +402,7 @@ def upsert(
     for name, value in new_values.items():
         if not NAME_PATTERN.fullmatch(name):
             raise RefusedRequest(f"{name!r} is not a variable name bash can read.")
-        serialize_value(value)  # raise before building anything
+        dotenv_quoting.serialize_value(value)  # raise before building anything
     if parsed is not None and parsed.text != text:
         raise ValueError("`parsed` is not a parse of `text`")
     old = parsed if parsed is not None else Parsed(text)

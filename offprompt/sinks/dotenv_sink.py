@@ -9,7 +9,7 @@ from pathlib import Path
 
 from offprompt import log
 from offprompt.errors import WriteError
-from offprompt.sinks import atomic, dotenv, verify
+from offprompt.sinks import atomic, dotenv, dotenv_quoting, verify
 from offprompt.sinks.interface import WriteResult
 from offprompt.sinks.local import LocalFileSink
 
@@ -22,7 +22,7 @@ class DotenvSink(LocalFileSink):
     def check_values(self, values: Mapping[str, str]) -> dict[str, str]:
         problems: dict[str, str] = {}
         for name, value in values.items():
-            why = dotenv.unsafe_reason(value)
+            why = dotenv_quoting.unsafe_reason(value)
             if why is not None:
                 problems[name] = why
         return problems
@@ -30,7 +30,7 @@ class DotenvSink(LocalFileSink):
     def unsafe_message(self, names: Collection[str], shown: str) -> str:
         return (
             f"No .env quoting keeps the value of {', '.join(names)} exactly for python-dotenv,"
-            f" Node and bash, so nothing was written to {shown}; {dotenv.FILE_SINK_HINT}."
+            f" Node and bash, so nothing was written to {shown}; {dotenv_quoting.FILE_SINK_HINT}."
         )
 
     def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
