@@ -5,8 +5,11 @@ back in the result) and plays the person with plain HTTP. Prints the median of:
 - tool call → URL handed out, for the first call of a process (lazy imports, page server
   start) and for a later call on the same process;
 - submit (POST) → await_secret's result, one key into an empty `.env`;
-- the same with 12 keys into a 1,000-line `.env` (and 1 key into it, to tell size from count).
-Usage: python bench/collect.py [--runs N]   (default 15, at least 5)
+- the same with 12 keys into a 1,000-line `.env` (and 1 key into it, to tell size from count);
+- submit → result for 1 and 12 keys into `.env` files of 1,000, 10,000 and 50,000 lines, and the
+  time per 1,000 lines at each size (whole, and less the empty-file write), so a write that grows
+  faster than the file shows; beside them the floor, `python -c pass`, timed in the same run.
+Usage: python bench/collect.py [--runs N] [--sizes 1000,10000,50000]  (runs: default 15, min 5)
 """
 
 from __future__ import annotations
@@ -150,6 +153,31 @@ def big_dotenv(path: Path, lines: int) -> None:
     path.write_text("\n".join(body) + "\n")
 
 
+def sized_run(root: Path, lines: int) -> dict[str, float]:
+    """Submit → result for 12 keys, then 1 key, into a `.env` of `lines` lines."""
+    project = root / f"lines-{lines}"
+    project.mkdir()
+    big_dotenv(project / ".env", lines)
+    server = Server(project, root / "state")
+    try:
+        server.initialize()
+        server.call("collect_secret", collect_args(["WARM_UP"]))  # imports out of the way
+        twelve = submit_to_result(server, [f"NEW_KEY_{i}" for i in range(12)])
+        one = submit_to_result(server, ["ONE_MORE_KEY"])
+    finally:
+        server.close()
+    written = (project / ".env").read_text().count("\n")
+    assert written == lines + 13, written
+    return {f"twelve@{lines}": twelve, f"one@{lines}": one}
+
+
+def floor() -> float:
+    """Seconds for `python -c pass`: what any process of this interpreter costs."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - start
+
+
 def one_run(root: Path) -> dict[str, float]:
     project = root / "project"
     project.mkdir()
@@ -183,19 +211,38 @@ def one_run(root: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
-    runs = max(5, parser.parse_args().runs)
+    parser.add_argument("--sizes", default="1000,10000,50000", help="line counts, comma-separated")
+    args = parser.parse_args()
+    runs = max(5, args.runs)
+    sizes = [int(n) for n in args.sizes.split(",") if n]
     samples: dict[str, list[float]] = {}
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
-            for key, value in one_run(Path(tmp)).items():
+            measured = {"floor": floor(), **one_run(Path(tmp))}
+            for lines in sizes:
+                measured.update(sized_run(Path(tmp), lines))
+            for key, value in measured.items():
                 samples.setdefault(key, []).append(value)
     ms = {k: statistics.median(v) * 1000 for k, v in samples.items()}
     print(f"runs: {runs} (medians)")
+    print(f"floor: python -c pass:                                 {ms['floor']:7.1f} ms")
     print(f"tool call -> URL handed out, first call of a process:  {ms['first']:7.1f} ms")
     print(f"tool call -> URL handed out, later call:               {ms['later']:7.1f} ms")
     print(f"submit -> tool result, 1 key, empty .env:              {ms['small']:7.1f} ms")
     print(f"submit -> tool result, 12 keys into a 1,000-line .env: {ms['twelve']:7.1f} ms")
     print(f"submit -> tool result, 1 key into that .env (for scale):{ms['one_big']:7.1f} ms")
+    print()
+    print(f"submit -> tool result by .env size (floor: python -c pass {ms['floor']:.1f} ms;")
+    print(f"per 1,000 lines: whole time, and less the empty-file write of {ms['small']:.1f} ms)")
+    print("   lines    1 key   12 keys  |  per 1,000 lines, 1 key    12 keys")
+    for lines in sizes:
+        one, twelve = ms[f"one@{lines}"], ms[f"twelve@{lines}"]
+        k = lines / 1000
+        print(
+            f"{lines:8,} {one:6.1f} ms {twelve:6.1f} ms  |"
+            f"  {one / k:6.2f} ({(one - ms['small']) / k:6.2f}) ms"
+            f"  {twelve / k:6.2f} ({(twelve - ms['small']) / k:6.2f}) ms"
+        )
 
 
 if __name__ == "__main__":

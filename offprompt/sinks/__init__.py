@@ -2,8 +2,9 @@
 
 Each kind of destination is one module implementing `interface.Sink` (`dotenv_sink`,
 `file_sink`, `none_sink`), picked from `KINDS` by the request's `sink.kind`. Beside them:
-`paths`, `git`, `lock`, `atomic` (the disk), `dotenv` (the format) and `verify` (the three
-readers); `destinations` holds the programs of DESIGN §13 (`also`).
+`paths`, `git`, `lock`, `atomic` (the disk), `dotenv` (the format), `dotenv_quoting` (each
+value's form) and `verify` (the three readers); `destinations` holds the programs of DESIGN §13
+(`also`).
 """
 
 from __future__ import annotations

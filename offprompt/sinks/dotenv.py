@@ -1,31 +1,33 @@
-"""The .env format: python-dotenv's own parser with raw-text offsets, the value serializer, and
-the upsert. Pure text in, text out; no I/O. `offprompt keys` and the checks reuse `parse`/`keys`.
+"""The .env format: python-dotenv's own parser with raw-text offsets, and the upsert (each value
+quoted as `dotenv_quoting` says). Pure text; no I/O. `offprompt keys` and the checks reuse `keys`.
 """
 
 from __future__ import annotations
 
 import bisect
 import io
+import os
 import re
+from collections import ChainMap
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from offprompt.errors import RefusedRequest, UnsafeValue
+from offprompt.errors import RefusedRequest
+from offprompt.sinks import dotenv_quoting
 
 if TYPE_CHECKING:
     from dotenv.parser import Binding
 
 __all__ = [
-    "FILE_SINK_HINT",
     "NAME_PATTERN",
     "Entry",
+    "Parsed",
     "Upserted",
     "bad_lines",
     "keys",
     "parse",
-    "serialize_value",
-    "unsafe_reason",
     "upsert",
     "values",
 ]
@@ -33,8 +35,6 @@ __all__ = [
 # A name every reader takes as a plain assignment: bash needs a shell identifier, Node and
 # python-dotenv take anything up to `=`. (The tools layer narrows this to `^[A-Z][A-Z0-9_]*$`.)
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-FILE_SINK_HINT = 'use a file sink (sink: {kind: "file"})'
 
 # --- Parsing -------------------------------------------------------------------------------
 # python-dotenv's own parser decides every key, value and unreadable statement; this part only
@@ -45,9 +45,6 @@ FILE_SINK_HINT = 'use a file sink (sink: {kind: "file"})'
 _CRLF = re.compile(r"\r\n")
 _EXPORT = re.compile(r"export[^\S\r\n]+")
 _BOM = "\ufeff"
-# python-dotenv's `${NAME}` / `${NAME:-default}` interpolation, applied by `dotenv_values()` to
-# every value whatever its quoting (variables.py, `_posix_variable`).
-_INTERPOLATION = re.compile(r"\$\{[^}:]*(?::-[^}]*)?\}")
 
 
 @dataclass(frozen=True)
@@ -94,40 +91,106 @@ class _RawOffsets:
         return pos + bisect.bisect_left(self._lfs, pos)
 
 
-def _statements(text: str) -> tuple[list[Entry], list[int]]:
-    """Every statement with a key, and the first line of every statement python-dotenv skips."""
+# Where python-dotenv may start reading again after an edit: the end of a statement it read
+# without error, that ends with its line ending and is not the last, in the LF text and in the
+# raw text, and how many entries come before that point. python-dotenv's grammar has no anchor,
+# lookbehind or lookahead, and such a statement's patterns look at no character past its end, so
+# each statement before the first changed character reads the same in the edited text
+# (tests/unit/sinks/test_sinks_dotenv_parse.py checks it on random edits).
+_Resume = tuple[int, int, int]
+
+
+def _statements(
+    text: str, like: Parsed | None = None
+) -> tuple[list[Entry], list[int], list[_Resume]]:
+    """Every statement with a key, the first line of every statement python-dotenv skips, and
+    the points it may resume from. With `like`, the statements before the first character where
+    `text` and `like.text` differ are taken from `like` rather than read again."""
     lf = _newlines_to_lf(text)
     raw = _RawOffsets(text)
     entries: list[Entry] = []
     errors: list[int] = []
+    resume: list[_Resume] = []
     pos = len(_BOM) if lf.startswith(_BOM) else 0  # python-dotenv drops a leading BOM
-    for binding in _python_dotenv(lf):
+    line = 0
+    given = lf  # what python-dotenv reads: all of it, or what follows the point resumed from
+    if like is not None:
+        point = _resume_point(text, like)
+        if point is not None:
+            resume = list(like.resume[: point + 1])
+            pos, _, count = resume[-1]
+            entries = list(like.entries[:count])
+            line = lf.count("\n", 0, pos)
+            given = lf[pos:]
+            if pos == len(lf):  # the edit cut the text there: that statement is the last now
+                resume.pop()
+    stable = True
+    for binding in _python_dotenv(given):
         s = binding.original.string
         at, pos = pos, pos + len(s)
         blank = s[: len(s) - len(s.lstrip())]  # python-dotenv's `\s*` before the statement
         own = blank.rfind("\n") + 1  # the statement's own text starts on this line
-        first_line = binding.original.line + blank.count("\n")
+        first_line = line + binding.original.line + blank.count("\n")
         key = binding.key
+        # Not the last statement: python-dotenv looked for more text after it (its blanks at the
+        # end, read up to the end, would be the blanks before a statement added after them).
+        stable = stable and not binding.error and s.endswith("\n") and pos < len(lf)
         if key is None:  # a comment, the blanks at the end, or a statement python-dotenv skips
             if binding.error:
                 errors.append(first_line)
-            continue
-        eol = "\n" if s.endswith("\n") else ""
-        body = s[own : len(s) - len(eol)]
-        entries.append(
-            Entry(
-                key=key,
-                value=binding.value,
-                start=raw.of(at + own),
-                end=raw.of(pos),
-                first_line=first_line,
-                last_line=first_line + body.count("\n"),
-                prefix=_prefix(body, key),
-                comment=_comment(s, len(s) - len(eol), key, binding.value),
-                eol=text[raw.of(pos - len(eol)) : raw.of(pos)],
+        else:
+            eol = "\n" if s.endswith("\n") else ""
+            body = s[own : len(s) - len(eol)]
+            entries.append(
+                Entry(
+                    key=key,
+                    value=binding.value,
+                    start=raw.of(at + own),
+                    end=raw.of(pos),
+                    first_line=first_line,
+                    last_line=first_line + body.count("\n"),
+                    prefix=_prefix(body, key),
+                    comment=_comment(s, len(s) - len(eol), key, binding.value),
+                    eol=text[raw.of(pos - len(eol)) : raw.of(pos)],
+                )
             )
-        )
-    return entries, errors
+        if stable:
+            resume.append((pos, raw.of(pos), len(entries)))
+    return entries, errors, resume
+
+
+def _resume_point(text: str, like: Parsed) -> int | None:
+    """The index in `like.resume` of the last point before which `text` and `like.text` agree,
+    where the rest of `text` reads on its own as it does in place; None if there is none."""
+    same = _common_prefix(text, like.text)
+    ends = [raw_end for _, raw_end, _ in like.resume]
+    point = bisect.bisect_right(ends, same) - 1
+    while point >= 0:
+        _, raw_end, _ = like.resume[point]
+        # Not between the CR and LF of a CRLF, and not before a U+FEFF python-dotenv would take
+        # for a byte order mark at the start of what it is given.
+        if not (text[raw_end - 1] == "\r" and text.startswith("\n", raw_end)) and not (
+            text.startswith(_BOM, raw_end)
+        ):
+            return point
+        point -= 1
+    return None
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many first characters `a` and `b` share, compared a block at a time."""
+    size = min(len(a), len(b))
+    lo, step = 0, 1 << 14
+    while lo < size and a[lo : lo + step] == b[lo : lo + step]:
+        lo += step
+    hi = min(lo + step, size)
+    while lo < hi:  # a[:lo] == b[:lo]; they differ before `hi` (or `hi` is the end)
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return min(lo, size)
 
 
 def _prefix(body: str, key: str) -> str:
@@ -140,6 +203,9 @@ def _prefix(body: str, key: str) -> str:
     return indent
 
 
+_HASH_AFTER_BLANK = re.compile(r"[ \t]+#")
+
+
 def _comment(s: str, stop: int, key: str, value: str | None) -> str:
     """The longest ` #...` ending the statement's last line that python-dotenv reads as a
     comment: without it, the statement still gives the same key and value.
@@ -147,17 +213,90 @@ def _comment(s: str, stop: int, key: str, value: str | None) -> str:
     Only a comment bash also sees as one (a blank, then `#`) is worth keeping.
     """
     line_start = s.rfind("\n", 0, stop) + 1
-    for m in re.finditer(r"[ \t]+#", s[line_start:stop]):
-        cut = line_start + m.start()
+    for m in _HASH_AFTER_BLANK.finditer(s, line_start, stop):
+        cut = m.start()
         rest = list(_python_dotenv(s[:cut] + s[stop:]))
         if [(b.key, b.value, b.error) for b in rest] == [(key, value, False)]:
             return s[cut:stop]
     return ""
 
 
+class Parsed:
+    """A .env text read once by python-dotenv's parser, and all the write path asks of it.
+
+    Every question below is answered from that one parse, so a write reads and parses a file a
+    fixed number of times however many names it sets, and each answer is one linear pass.
+    """
+
+    def __init__(self, text: str, *, like: Parsed | None = None) -> None:
+        """Parse `text`; `like`: the parse of a text it was edited from (the upsert's input), so
+        that python-dotenv reads only from the first change on (the result is the same)."""
+        self.text = text
+        entries, errors, resume = _statements(text, like)
+        self.entries: tuple[Entry, ...] = tuple(entries)
+        self.bad_lines: tuple[int, ...] = tuple(errors)
+        """Line numbers of statements python-dotenv cannot read (see `bad_lines`)."""
+        self.resume: tuple[_Resume, ...] = tuple(resume)
+
+    def __repr__(self) -> str:
+        return f"Parsed({len(self.entries)} statements)"  # never the text: it holds values
+
+    @cached_property
+    def by_key(self) -> dict[str, list[Entry]]:
+        """Each key's statements, in file order."""
+        found: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            found.setdefault(e.key, []).append(e)
+        return found
+
+    @cached_property
+    def values(self) -> dict[str, str]:
+        """As the module's `values`."""
+        return _held(self.entries)
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        """As the module's `keys`."""
+        text = self.text
+        # The PEM blocks, by start; a statement is inside one when it starts after the block's
+        # start and before the furthest end of the blocks opened before it.
+        blocks = [(m.end(), _block_end(text, m.end())) for m in _PEM_OPEN.finditer(text)]
+        named: set[str] = set()
+        reach, b = -1, 0
+        for e in self.entries:  # in file order, so `start` grows
+            while b < len(blocks) and blocks[b][0] < e.start:
+                reach = max(reach, blocks[b][1])
+                b += 1
+            if NAME_PATTERN.fullmatch(e.key) and not e.start < reach:
+                named.add(e.key)
+        return tuple(k for k in self.values if k in named)
+
+    @cached_property
+    def read_by_python_dotenv(self) -> dict[str, str | None]:
+        """What `dotenv_values()` (its defaults: interpolation on, override) gives for a file
+        holding this text, in the current environment.
+
+        python-dotenv's own bindings and `${...}` atoms, resolved as its `resolve_variables`
+        does, without the copy of the environment it makes for every key (which makes it
+        quadratic in the number of keys). tests/unit/sinks checks it against `dotenv_values`.
+        """
+        from dotenv.variables import parse_variables
+
+        read: dict[str, str | None] = {}
+        env: ChainMap[str, str | None] = ChainMap(read, dict(os.environ))
+        for e in self.entries:
+            if e.value is None:
+                read[e.key] = None
+            elif "${" not in e.value:  # no atom but the literal value itself
+                read[e.key] = e.value
+            else:
+                read[e.key] = "".join(atom.resolve(env) for atom in parse_variables(e.value))
+        return read
+
+
 def parse(text: str) -> list[Entry]:
     """Every statement with a key, in file order, as python-dotenv reads them (uninterpolated)."""
-    return _statements(text)[0]
+    return list(Parsed(text).entries)
 
 
 def bad_lines(text: str) -> tuple[int, ...]:
@@ -166,10 +305,10 @@ def bad_lines(text: str) -> tuple[int, ...]:
     Each is the line where the statement's text starts (python-dotenv's warning names the line
     after the previous statement, which may be a blank line before it).
     """
-    return tuple(_statements(text)[1])
+    return Parsed(text).bad_lines
 
 
-def _held(entries: list[Entry]) -> dict[str, str]:
+def _held(entries: Collection[Entry]) -> dict[str, str]:
     last: dict[str, str | None] = {}
     for e in entries:
         last[e.key] = e.value
@@ -179,7 +318,7 @@ def _held(entries: list[Entry]) -> dict[str, str]:
 def values(text: str) -> dict[str, str]:
     """What `dotenv_values(path, interpolate=False)` gives for a file holding `text`, without
     the keys it maps to None: the last statement of a key wins, and a bare `KEY` unsets it."""
-    return _held(parse(text))
+    return dict(Parsed(text).values)
 
 
 def keys(text: str) -> tuple[str, ...]:
@@ -188,13 +327,7 @@ def keys(text: str) -> tuple[str, ...]:
     Left out: a key that is not a NAME_PATTERN name, and every line of a PEM block left unquoted
     after `KEY=-----BEGIN …` (python-dotenv reads such a line as a key, and its key is a base64
     stretch of the secret: `MIIEvQIBADAN=` gives `MIIEvQIBADAN`)."""
-    blocks = [(m.end(), _block_end(text, m.end())) for m in _PEM_OPEN.finditer(text)]
-    named = {
-        e.key
-        for e in parse(text)
-        if NAME_PATTERN.fullmatch(e.key) and not any(a < e.start < b for a, b in blocks)
-    }
-    return tuple(k for k in values(text) if k in named)
+    return Parsed(text).keys
 
 
 # An unquoted assignment whose value opens a PEM block it does not close on the same line.
@@ -212,82 +345,6 @@ def _block_end(text: str, start: int) -> int:
         return len(text)
     stop = text.find("\n", at)
     return len(text) if stop < 0 else stop + 1
-
-
-# --- Serializing ---------------------------------------------------------------------------
-# Each value is written in the one form that python-dotenv (`dotenv_values`, interpolation on),
-# `node --env-file` (Node 22 and 24) and bash (`set -a; . ./.env`) all read back exactly. Every
-# rule below was checked against the real readers (tests/unit/sinks/test_sinks_readers.py):
-#
-# * Bare, only for `[A-Za-z0-9_@%+=:,./-]+`: nothing there is special to any reader (no blanks,
-#   quotes, `#`, `$`, `~`, globs or braces).
-# * Single quotes otherwise: bash takes everything literally up to the next `'`, newlines
-#   included, and Node takes everything up to the next `'`. python-dotenv, though, turns `\\` into
-#   `\` and `\'` into `'`, so the value may not hold `'` or `\\`, nor end in `\` (which would
-#   escape the closing quote for python-dotenv).
-# * Double quotes for the rest (values with `'`): bash expands `$` and `` ` `` there and treats `\`
-#   as an escape; python-dotenv decodes `\` escapes; Node turns `\n` into a newline. So the value
-#   may hold none of `"`, `$`, `` ` ``, `\`. (`!` is safe: bash does no history expansion in
-#   a sourced file, even in an interactive shell.)
-# * Refused whatever the form: `${...}` (python-dotenv interpolates it even inside single
-#   quotes), CR (python-dotenv reads it as LF, Node drops it), NUL (no environment variable can
-#   hold it), and text that is not valid Unicode. Tab, other control characters, emoji and
-#   Unicode line separators read back exactly inside quotes.
-_BARE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
-
-
-def unsafe_reason(value: str) -> str | None:
-    """Why no .env form carries `value` exactly for all three readers, or None when one does.
-
-    The reason names the kind of character at fault, never any part of the value.
-    """
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return "It is not valid Unicode text (a broken surrogate); type or paste it again."
-    if "\0" in value:
-        return (
-            "It contains a NUL character, which no environment variable can hold;"
-            f" {FILE_SINK_HINT}."
-        )
-    if "\r" in value:
-        return (
-            "It contains a carriage return (a browser without script sends each line break"
-            " in the box as one), which python-dotenv reads as a newline and Node drops; remove"
-            f" the line breaks, or {FILE_SINK_HINT}."
-        )
-    if _INTERPOLATION.search(value):
-        return (
-            "It contains ${...}, which python-dotenv replaces with another variable's value"
-            f" whatever the quoting; {FILE_SINK_HINT}."
-        )
-    if _form(value) is None:
-        return (
-            "No .env quoting keeps this value exactly for python-dotenv, Node and bash (it has"
-            f" ' together with \", $, ` or \\); {FILE_SINK_HINT}."
-        )
-    return None
-
-
-def _form(value: str) -> str | None:
-    if value == "":
-        return "''"
-    if _BARE.fullmatch(value):
-        return value
-    if "'" not in value and "\\\\" not in value and not value.endswith("\\"):
-        return f"'{value}'"
-    if not any(c in value for c in '"$`\\'):
-        return f'"{value}"'
-    return None
-
-
-def serialize_value(value: str) -> str:
-    """The text to put after `NAME=` so every reader gets `value` back; UnsafeValue if none."""
-    reason = unsafe_reason(value)
-    form = None if reason else _form(value)
-    if form is None:
-        raise UnsafeValue(reason or "No .env form carries this value exactly.")
-    return form
 
 
 # --- Upsert --------------------------------------------------------------------------------
@@ -317,7 +374,7 @@ def _statement(prefix: str, name: str, value: str, comment: str, eol: str) -> st
     # bash does not strip the CR of a CRLF line: `KEY='v'\r` gives "v\r". A trailing ` #` turns
     # that CR into a comment for bash, and python-dotenv and Node skip the comment.
     tail = comment or (" #" if eol == "\r\n" else "")
-    return f"{prefix}{name}={serialize_value(value)}{tail}{eol}"
+    return f"{prefix}{name}={dotenv_quoting.serialize_value(value)}{tail}{eol}"
 
 
 def _clean_prefix(prefix: str) -> str:
@@ -332,26 +389,31 @@ def upsert(
     text: str,
     new_values: Mapping[str, str],
     keep_if_present: Collection[str] = frozenset(),
+    *,
+    parsed: Parsed | None = None,
 ) -> Upserted:
     """Set each name in `new_values`, changing no other line; UnsafeValue if one cannot be set.
 
     The first statement of a name is rewritten in place (indentation and `export ` kept), later
     ones removed; new names go at the end, in the file's line ending. A name in
     `keep_if_present` whose last assignment in the file is non-empty is left as it is.
+    `parsed`: `Parsed(text)` when the caller has it already, so `text` is not parsed again.
     """
     for name, value in new_values.items():
         if not NAME_PATTERN.fullmatch(name):
             raise RefusedRequest(f"{name!r} is not a variable name bash can read.")
-        serialize_value(value)  # raise before building anything
-    entries = parse(text)
-    held = _held(entries)
+        dotenv_quoting.serialize_value(value)  # raise before building anything
+    if parsed is not None and parsed.text != text:
+        raise ValueError("`parsed` is not a parse of `text`")
+    old = parsed if parsed is not None else Parsed(text)
+    held = old.values
     eol = dominant_eol(text)
     edits: list[tuple[int, int, str]] = []
     added: list[str] = []
     replaced: list[str] = []
     kept: list[str] = []
     appended: list[str] = []
-    present = {e.key for e in entries}
+    present = old.by_key
     appending = any(
         n not in present and not (n in keep_if_present and held.get(n)) for n in new_values
     )
@@ -359,7 +421,7 @@ def upsert(
         if name in keep_if_present and held.get(name):
             kept.append(name)
             continue
-        mine = [e for e in entries if e.key == name]
+        mine = present.get(name, [])
         if not mine:
             added.append(name)
             appended.append(_statement("", name, value, "", eol))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from offprompt import log
 from offprompt.errors import WriteError
-from offprompt.sinks import atomic, dotenv, verify
+from offprompt.sinks import atomic, dotenv, dotenv_quoting, verify
 from offprompt.sinks.interface import WriteResult
 from offprompt.sinks.local import LocalFileSink
 
@@ -22,7 +22,7 @@ class DotenvSink(LocalFileSink):
     def check_values(self, values: Mapping[str, str]) -> dict[str, str]:
         problems: dict[str, str] = {}
         for name, value in values.items():
-            why = dotenv.unsafe_reason(value)
+            why = dotenv_quoting.unsafe_reason(value)
             if why is not None:
                 problems[name] = why
         return problems
@@ -30,18 +30,20 @@ class DotenvSink(LocalFileSink):
     def unsafe_message(self, names: Collection[str], shown: str) -> str:
         return (
             f"No .env quoting keeps the value of {', '.join(names)} exactly for python-dotenv,"
-            f" Node and bash, so nothing was written to {shown}; {dotenv.FILE_SINK_HINT}."
+            f" Node and bash, so nothing was written to {shown}; {dotenv_quoting.FILE_SINK_HINT}."
         )
 
     def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
-        held = dotenv.values(_read_text(path, shown))
-        return frozenset(n for n in names if held.get(n))
+        return _present(dotenv.Parsed(_read_text(path, shown)), names)
 
     def problem(self, path: Path, shown: str, names: Sequence[str]) -> str | None:
-        """Whether existing lines would hide any of `names` from a reader, tried with a stand-in."""
-        text = _read_text(path, shown)
-        stand_in = {n: "x" for n in names}
-        return verify.hidden(dotenv.upsert(text, stand_in).text, text, stand_in, shown)
+        return _problem(dotenv.Parsed(_read_text(path, shown)), names, shown)
+
+    def look(
+        self, path: Path, shown: str, names: Sequence[str]
+    ) -> tuple[frozenset[str], str | None]:
+        old = dotenv.Parsed(_read_text(path, shown))  # read and parsed once for both answers
+        return _present(old, names), _problem(old, names, shown)
 
     def write_locked(
         self,
@@ -51,19 +53,28 @@ class DotenvSink(LocalFileSink):
         keep_if_present: Collection[str],
         owner: tuple[int, int] | None,
     ) -> WriteResult:
+        # The file is read once and each text parsed once, however many names are written: the
+        # upsert, the three readers' checks and the result all use the same parses.
         text = _read_text(path, shown)
-        up = dotenv.upsert(text, values, keep_if_present)
+        old = dotenv.Parsed(text)
+        up = dotenv.upsert(text, values, keep_if_present, parsed=old)
         written = [n for n in values if n not in up.kept]
-        after = text
+        after = old
         if written:
             # Readers must see exactly these values before anything is written: if an existing
             # line would swallow ours (an unclosed quote, a bare `X=` Node reads on past), stop.
-            why = verify.hidden(up.text, text, {n: values[n] for n in written}, shown)
+            new = dotenv.Parsed(up.text, like=old)  # read again from the first change
+            why = verify.hidden(
+                up.text, text, {n: values[n] for n in written}, shown, new=new, old=old
+            )
             if why is not None:
                 raise WriteError(f"{why} Nothing was changed.")
-            atomic.replace(path, up.text.encode("utf-8"), shown, owner)
-            after = _read_text(path, shown)
-        held = dotenv.values(after)
+            data = up.text.encode("utf-8")
+            atomic.replace(path, data, shown, owner)
+            # Read back what the file holds now; parsed again only if it is not what was written.
+            back = atomic.read_existing(path, shown)
+            after = new if back == data else dotenv.Parsed(_decoded(back, shown))
+        held = after.values
         read_back = {n: held[n] for n in written if n in held}
         if len(read_back) != len(written) or any(read_back[n] != values[n] for n in read_back):
             log.get().warning("%s changed under the write; its fingerprint will differ", shown)
@@ -73,13 +84,29 @@ class DotenvSink(LocalFileSink):
             added=up.added,
             replaced=up.replaced,
             kept=up.kept,
-            file_keys=dotenv.keys(after),
+            file_keys=after.keys,
             read_back=read_back,
         )
 
 
+def _present(old: dotenv.Parsed, names: Sequence[str]) -> frozenset[str]:
+    held = old.values
+    return frozenset(n for n in names if held.get(n))
+
+
+def _problem(old: dotenv.Parsed, names: Sequence[str], shown: str) -> str | None:
+    """Whether existing lines would hide any of `names` from a reader, tried with a stand-in."""
+    stand_in = {n: "x" for n in names}
+    new_text = dotenv.upsert(old.text, stand_in, parsed=old).text
+    new = dotenv.Parsed(new_text, like=old)
+    return verify.hidden(new_text, old.text, stand_in, shown, new=new, old=old)
+
+
 def _read_text(path: Path, shown: str) -> str:
-    data = atomic.read_existing(path, shown)
+    return _decoded(atomic.read_existing(path, shown), shown)
+
+
+def _decoded(data: bytes | None, shown: str) -> str:
     if data is None:
         return ""
     try:

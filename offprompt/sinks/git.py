@@ -11,7 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GitStatus", "GitUnanswered", "status"]
+__all__ = ["GitStatus", "GitUnanswered", "status", "tracked"]
 
 TIMEOUT_SECONDS = 5.0
 
@@ -43,6 +43,17 @@ def status(path: Path) -> GitStatus:
     Raises GitUnanswered when git exists but gave no usable answer, so a caller never mistakes
     "could not tell" for "not tracked".
     """
+    return _ask(path, ignored=True)
+
+
+def tracked(path: Path) -> bool:
+    """Whether git tracks `path`, as `status(path).tracked`, without asking about ignore rules:
+    the write needs only this, and each question is one more git process. GitUnanswered as for
+    `status`."""
+    return _ask(path, ignored=False).tracked
+
+
+def _ask(path: Path, *, ignored: bool) -> GitStatus:
     git = shutil.which("git")
     if git is None:
         return GitStatus(in_git_repo=False, tracked=False, ignored=False)
@@ -61,12 +72,13 @@ def status(path: Path) -> GitStatus:
     listed = _run(git, cwd, "--literal-pathspecs", "ls-files", "--error-unmatch", "--", rel)
     if listed.returncode not in (0, 1):
         raise GitUnanswered(f"git ls-files exited with {listed.returncode}")
-    checked = _run(git, cwd, "check-ignore", "-q", "--", rel)
-    if checked.returncode not in (0, 1):
-        raise GitUnanswered(f"git check-ignore exited with {checked.returncode}")
-    return GitStatus(
-        in_git_repo=True, tracked=listed.returncode == 0, ignored=checked.returncode == 0
-    )
+    is_ignored = False
+    if ignored:
+        checked = _run(git, cwd, "check-ignore", "-q", "--", rel)
+        if checked.returncode not in (0, 1):
+            raise GitUnanswered(f"git check-ignore exited with {checked.returncode}")
+        is_ignored = checked.returncode == 0
+    return GitStatus(in_git_repo=True, tracked=listed.returncode == 0, ignored=is_ignored)
 
 
 def _run(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

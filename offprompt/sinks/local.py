@@ -49,6 +49,12 @@ class LocalFileSink(Sink):
         """Why the existing file at `path` cannot take `names`, else None; WriteError as above."""
         return None
 
+    def look(
+        self, path: Path, shown: str, names: Sequence[str]
+    ) -> tuple[frozenset[str], str | None]:
+        """`present` and `problem` together; a kind that can answer both from one read says so."""
+        return self.present(path, shown, names), self.problem(path, shown, names)
+
     @abstractmethod
     def write_locked(
         self,
@@ -69,8 +75,7 @@ class LocalFileSink(Sink):
         exists = os.path.lexists(path)
         if exists:
             try:
-                present = self.present(path, shown, names)
-                problem = self.problem(path, shown, names)
+                present, problem = self.look(path, shown, names)
             except WriteError as e:
                 problem = str(e)
         tracked = ignored = in_repo = False
@@ -134,7 +139,7 @@ class LocalFileSink(Sink):
 
 def _refuse_if_tracked(path: Path, shown: str) -> None:
     try:
-        tracked = git.status(path).tracked
+        tracked = git.tracked(path)
     except git.GitUnanswered as e:
         raise WriteError(
             f"Could not tell whether {shown} is tracked by git ({e}); nothing was changed."

@@ -4,6 +4,7 @@ parser, used before writing to check that the lines around a statement we write 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["Assignment", "assignments", "parse"]
@@ -48,8 +49,13 @@ def _line_end(buf: str, lo: int, hi: int) -> int:
 
 def assignments(text: str) -> list[Assignment]:
     """Every value Node stores from `text`, in the order it stores them (later ones win)."""
-    kept = [i for i, c in enumerate(text) if c != "\r"]
-    kept.append(len(text))
+    # Where each character of the CR-less text sits in `text` (and one past the end).
+    kept: Sequence[int]
+    if "\r" in text:
+        kept = [i for i, c in enumerate(text) if c != "\r"]
+        kept.append(len(text))
+    else:
+        kept = range(len(text) + 1)
     buf = text.replace("\r", "")
     found: list[Assignment] = []
 
@@ -65,9 +71,11 @@ def assignments(text: str) -> list[Assignment]:
             lo = newline + 1 if newline != -1 else hi
             continue
         start = lo
-        equal = buf.find("=", lo, hi)
         newline = _line_end(buf, lo, hi)
-        if equal == -1 or (newline != -1 and newline < equal):
+        # Only an `=` on this line counts: looking past it would make a file of lines without
+        # one quadratic.
+        equal = buf.find("=", lo, newline if newline != -1 else hi)
+        if equal == -1:
             if newline == -1:
                 break
             lo, hi = _trim(buf, newline + 1, hi)

@@ -4,52 +4,88 @@ python-dotenv, Node and bash, whatever the other lines do; else a reason naming 
 
 from __future__ import annotations
 
-import io
-import logging
 from collections.abc import Mapping
+from functools import cached_property
 
 from offprompt.sinks import dotenv, nodeenv, shell
 
 __all__ = ["hidden"]
 
-# Each reader is asked in its own terms: python-dotenv itself (`dotenv_values`), Node 22/24
-# through a port of their parser (fuzzed against the official binaries), bash through a sound
-# reading of every command it would run.
+# Each reader is asked in its own terms: python-dotenv itself (its parser and `${}` resolution,
+# as `dotenv_values` runs them), Node 22/24 through a port of their parser (fuzzed against the
+# official binaries), bash through a sound reading of every command it would run.
 # Existing lines are never rewritten to make room: the person is told which line to fix.
+# Each reader reads the new text once, whatever the number of names: a check per name looks
+# its name up in what that one reading found.
 
 
-def hidden(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
+class _Texts:
+    """The text about to be written and the file as it is, each read by each reader at most
+    once, and only when a check asks."""
+
+    def __init__(
+        self,
+        new_text: str,
+        old_text: str,
+        new: dotenv.Parsed | None = None,
+        old: dotenv.Parsed | None = None,
+    ) -> None:
+        if (new is not None and new.text != new_text) or (old is not None and old.text != old_text):
+            raise ValueError("a given parse is not a parse of its text")
+        self.new_text = new_text
+        self.old_text = old_text
+        if new is not None:
+            self.new = new
+        if old is not None:
+            self.old = old
+
+    @cached_property
+    def new(self) -> dotenv.Parsed:
+        return dotenv.Parsed(self.new_text)
+
+    @cached_property
+    def old(self) -> dotenv.Parsed:
+        return dotenv.Parsed(self.old_text)
+
+    @cached_property
+    def node(self) -> list[nodeenv.Assignment]:
+        return nodeenv.assignments(self.new_text)
+
+    @cached_property
+    def script(self) -> shell.Script:
+        return shell.analyze(self.new_text)
+
+
+def hidden(
+    new_text: str,
+    old_text: str,
+    written: Mapping[str, str],
+    shown: str,
+    *,
+    new: dotenv.Parsed | None = None,
+    old: dotenv.Parsed | None = None,
+) -> str | None:
     """Why some name in `written` would not read back from `new_text`, or None when all do.
 
     The reason names keys and line numbers of `old_text` (unchanged, since nothing is written
-    then), never a value.
+    then), never a value. `new`, `old`: the texts already parsed (`dotenv.Parsed`), so they are
+    not parsed again.
     """
+    texts = _Texts(new_text, old_text, new, old)
     for check in (_python_dotenv, _node, _bash):
-        why = check(new_text, old_text, written, shown)
+        why = check(texts, written, shown)
         if why is not None:
             return why
     return None
 
 
-def _python_dotenv(
-    new_text: str, old_text: str, written: Mapping[str, str], shown: str
-) -> str | None:
-    # python-dotenv itself, as an app calls it (defaults, interpolation on), on the bytes about
-    # to be written, decoded the way `dotenv_values(path)` opens the file (universal newlines).
-    from dotenv import dotenv_values
-
-    stream = io.TextIOWrapper(io.BytesIO(new_text.encode("utf-8")), encoding="utf-8")
-    # Its warning for each line it skips numbers the text about to be written; the reason below
-    # names the line of the file as it is, so the warning would only mislead.
-    logger = logging.getLogger("dotenv.main")
-    logger.addFilter(_drop)
-    try:
-        read = dotenv_values(stream=stream)
-    finally:
-        logger.removeFilter(_drop)
+def _python_dotenv(texts: _Texts, written: Mapping[str, str], shown: str) -> str | None:
+    # python-dotenv as an app calls it (defaults, interpolation on), on the text about to be
+    # written as `dotenv_values(path)` reads it (universal newlines).
+    read = texts.new.read_by_python_dotenv
     for name, value in written.items():
         if read.get(name) != value:
-            bad = dotenv.bad_lines(old_text)
+            bad = texts.old.bad_lines
             where = f" (look at line {_lines(bad)})" if bad else ""
             return (
                 f"A line of {shown} that python-dotenv cannot read would hide {name} from"
@@ -58,23 +94,20 @@ def _python_dotenv(
     return None
 
 
-def _drop(record: logging.LogRecord) -> bool:
-    return False
-
-
-def _node(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
-    node = nodeenv.parse(new_text)
+def _node(texts: _Texts, written: Mapping[str, str], shown: str) -> str | None:
+    node = {a.key: a.value for a in texts.node}  # as nodeenv.parse: the last one wins
     for name, value in written.items():
         if node.get(name) != value:
-            return _node_reason(name, new_text, old_text, shown)
+            return _node_reason(name, texts, shown)
     return None
 
 
-def _node_reason(name: str, new_text: str, old_text: str, shown: str) -> str:
-    """Which line makes Node miss `name`, found by reading `new_text` as Node does."""
-    ours = [e.start for e in dotenv.parse(new_text) if e.key == name]
+def _node_reason(name: str, texts: _Texts, shown: str) -> str:
+    """Which line makes Node miss `name`, found by reading the new text as Node does."""
+    new_text, old_text = texts.new_text, texts.old_text
+    ours = [e.start for e in texts.new.by_key.get(name, [])]
     at = ours[0] if ours else len(new_text)
-    seen = nodeenv.assignments(new_text)
+    seen = texts.node
     over = [a for a in seen if a.start < at < a.end]
     if over:
         line = _old_line(over[-1].start, new_text, old_text)
@@ -119,7 +152,7 @@ def _old_line(offset: int, new_text: str, old_text: str) -> int | None:
     return None
 
 
-def _bash(new_text: str, old_text: str, written: Mapping[str, str], shown: str) -> str | None:
+def _bash(texts: _Texts, written: Mapping[str, str], shown: str) -> str | None:
     for name in written:
         if name in shell.BASH_OWN:
             return (
@@ -131,11 +164,17 @@ def _bash(new_text: str, old_text: str, written: Mapping[str, str], shown: str) 
                 f"bash runs the value of {name} as code or lets it change how it reads the rest"
                 " of the file, so offprompt does not write a secret there. Choose another name."
             )
-    script = shell.analyze(new_text)
-    entries = [e for e in dotenv.parse(new_text) if e.key in written]
+    script = texts.script
+    # Every assignment bash makes to a written name, in the order it runs them: one pass over
+    # the script for all the names.
+    assigned: dict[str, list[tuple[shell.Command, shell.Assignment]]] = {}
+    for command in script.commands:
+        for a in command.assignments:
+            if a.name in written:
+                assigned.setdefault(a.name, []).append((command, a))
     for name, value in written.items():
-        mine = [e for e in entries if e.key == name]
-        why = _bash_reason(name, value, script, mine, new_text, old_text, written, shown)
+        mine = texts.new.by_key.get(name, [])
+        why = _bash_reason(name, value, script, mine, assigned.get(name, []), texts, written, shown)
         if why is not None:
             return why
     return None
@@ -146,18 +185,19 @@ def _bash_reason(
     value: str,
     script: shell.Script,
     mine: list[dotenv.Entry],
-    new_text: str,
-    old_text: str,
+    assigned: list[tuple[shell.Command, shell.Assignment]],
+    texts: _Texts,
     written: Mapping[str, str],
     shown: str,
 ) -> str | None:
-    """Why bash would not end with `value` in `name` after sourcing `new_text` (`mine`: the
-    statements python-dotenv reads for it there), naming a line of `old_text`; None when it
-    certainly does. Sound, not complete: the whole file must be understood,
-    our statement must run on its own, and nothing bash runs after it may assign the name."""
+    """Why bash would not end with `value` in `name` after sourcing the new text (`mine`: the
+    statements python-dotenv reads for it there; `assigned`: the assignments bash makes to it,
+    with their commands, in the order it runs them), naming a line of the old text; None when
+    it certainly does. Sound, not complete: the whole file must be understood, our statement
+    must run on its own, and nothing bash runs after it may assign the name."""
 
     def line(offset: int) -> int:
-        return _bash_line(new_text, old_text, written, offset)
+        return _bash_line(texts, written, offset)
 
     if script.problem is not None:
         return (
@@ -171,16 +211,15 @@ def _bash_reason(
     entry = mine[0]
     key_at = entry.start + len(entry.prefix)
     ours: tuple[shell.Command, shell.Assignment] | None = None
-    for command in script.commands:
-        for a in command.assignments:
-            if a.name == name and a.offset > key_at:
-                return (
-                    f"bash would end with another value in {name}: line {line(a.offset)} of"
-                    f" {shown} assigns {name} again, and bash runs it after the line offprompt"
-                    " writes. Remove that assignment and try again."
-                )
-            if a.name == name and a.offset == key_at:
-                ours = (command, a)
+    for command, a in assigned:
+        if a.offset > key_at:
+            return (
+                f"bash would end with another value in {name}: line {line(a.offset)} of"
+                f" {shown} assigns {name} again, and bash runs it after the line offprompt"
+                " writes. Remove that assignment and try again."
+            )
+        if a.offset == key_at:
+            ours = (command, a)
     if ours is not None:
         command, a = ours
         if not command.after and command.start >= entry.start and not a.append:
@@ -202,13 +241,14 @@ def _bash_reason(
     return f"bash would not read {name} back exactly from {shown} (line {line(key_at)})."
 
 
-def _bash_line(new_text: str, old_text: str, written: Mapping[str, str], offset: int) -> int:
-    """The line of `old_text` that `offset` of `new_text` came from. The upsert swaps the first
-    statement of each written name for ours, drops its later ones and appends the rest, so the
-    text between those statements is the same in both."""
-    olds = [e for e in dotenv.parse(old_text) if e.key in written]
+def _bash_line(texts: _Texts, written: Mapping[str, str], offset: int) -> int:
+    """The line of the old text that `offset` of the new text came from. The upsert swaps the
+    first statement of each written name for ours, drops its later ones and appends the rest, so
+    the text between those statements is the same in both."""
+    new_text, old_text = texts.new_text, texts.old_text
+    olds = [e for e in texts.old.entries if e.key in written]
     news: dict[str, dotenv.Entry] = {}
-    for e in dotenv.parse(new_text):
+    for e in texts.new.entries:
         if e.key in written:
             news.setdefault(e.key, e)
     old_pos = new_pos = 0

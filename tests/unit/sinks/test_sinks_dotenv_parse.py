@@ -1,14 +1,16 @@
 """offprompt.sinks.dotenv.parse reads .env text as python-dotenv does, with raw-text offsets."""
 
 import io
+import os
 import re
 from pathlib import Path
 
 import pytest
 from dotenv import dotenv_values
 from dotenv.parser import Binding, parse_stream
-from dotenv_texts import dotenv_texts
+from dotenv_texts import GRAMMAR, dotenv_texts
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from offprompt.sinks import dotenv
 
@@ -224,6 +226,96 @@ def test_each_entry_span_alone_reads_as_that_entry(text: str) -> None:
         assert [(e.key, e.value, False)] == [
             (b.key, b.value, b.error) for b in parse_stream(io.StringIO(alone))
         ]
+
+
+# Lines that interpolate, from the file and from the environment (`OP_FROM_ENV` is set there,
+# and `A` too, which a line of the file overrides), and lines that open and close PEM blocks.
+INTERPOLATING = [
+    "X=${A}",
+    "Y=${OP_FROM_ENV}",
+    "Z=${OP_UNSET:-fallback}",
+    "W='${X}${Y}'",
+    'V="${A}-${OP_FROM_ENV:-no}"',
+    "A=${A}b",
+    "U=${",
+    "T",
+    "T=${T}",
+]
+PEM_LINES = ["K=-----BEGIN X", "abc=", "-----END X-----", "L=-----BEGIN Y-----END", "M=1"]
+
+
+@st.composite
+def mixed_texts(draw: st.DrawFn, extra: list[str]) -> str:
+    lines = draw(st.lists(st.sampled_from(extra), max_size=8))
+    text = draw(dotenv_texts())
+    cut = draw(st.integers(0, len(lines)))
+    return "\n".join(lines[:cut]) + "\n" + text + "\n" + "\n".join(lines[cut:])
+
+
+@PROPERTY
+@given(text=mixed_texts(INTERPOLATING))
+def test_read_by_python_dotenv_is_what_dotenv_values_gives(text: str, folder: Path) -> None:
+    """What the write check takes python-dotenv to read is `dotenv_values(path)` (interpolation
+    on, the file's keys over the environment's) for the same file."""
+    saved = {k: os.environ.get(k) for k in ("A", "OP_FROM_ENV")}
+    os.environ.update(A="env-a", OP_FROM_ENV="env-value")
+    try:
+        path = read_file(text, folder)
+        assert dotenv_values(path) == dotenv.Parsed(text).read_by_python_dotenv
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@PROPERTY
+@given(text=mixed_texts(PEM_LINES))
+def test_keys_leave_out_every_statement_inside_an_unquoted_pem_block(text: str) -> None:
+    """`keys` in one pass gives what checking each statement against each block gives."""
+    blocks = [(m.end(), dotenv._block_end(text, m.end())) for m in dotenv._PEM_OPEN.finditer(text)]
+    named = {
+        e.key
+        for e in dotenv.parse(text)
+        if dotenv.NAME_PATTERN.fullmatch(e.key) and not any(a < e.start < b for a, b in blocks)
+    }
+    assert tuple(k for k in dotenv.values(text) if k in named) == dotenv.keys(text)
+
+
+def same_parse(a: dotenv.Parsed, b: dotenv.Parsed) -> None:
+    assert (a.entries, a.bad_lines, a.resume) == (b.entries, b.bad_lines, b.resume)
+
+
+@PROPERTY
+@given(
+    old=dotenv_texts(),
+    cut=st.tuples(st.integers(0, 200), st.integers(0, 200)),
+    inserted=st.text(alphabet=GRAMMAR, max_size=12) | st.sampled_from(["\n", "\r", "\ufeffA=1\n"]),
+)
+def test_an_edited_text_parses_the_same_resumed_from_the_text_it_was_edited_from(
+    old: str, cut: tuple[int, int], inserted: str
+) -> None:
+    """Reading only from the first change on (`like`) gives every statement, skipped line and
+    resume point that reading the whole edited text gives, whatever the edit."""
+    lo, hi = sorted(min(c, len(old)) for c in cut)
+    new = old[:lo] + inserted + old[hi:]
+    same_parse(dotenv.Parsed(new), dotenv.Parsed(new, like=dotenv.Parsed(old)))
+
+
+@PROPERTY
+@given(
+    old=dotenv_texts(),
+    names=st.lists(st.sampled_from(["A", "B", "E", "W", "NEW"]), min_size=1, max_size=3),
+    value=st.sampled_from(["v", "a b", "it's", "l1\nl2", ""]),
+)
+def test_an_upserted_text_parses_the_same_resumed_from_the_original(
+    old: str, names: list[str], value: str
+) -> None:
+    """As the write uses it: the upsert's text read from its first change on reads as a whole."""
+    before = dotenv.Parsed(old)
+    new = dotenv.upsert(old, dict.fromkeys(names, value), parsed=before).text
+    same_parse(dotenv.Parsed(new), dotenv.Parsed(new, like=before))
 
 
 PEM_LEFT_BARE = (

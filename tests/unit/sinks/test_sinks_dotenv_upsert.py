@@ -1,4 +1,4 @@
-"""offprompt.sinks.dotenv.upsert and serialize_value: exact bytes in, exact bytes out."""
+"""offprompt.sinks.dotenv.upsert and dotenv_quoting.serialize_value: exact bytes in and out."""
 
 import io
 from pathlib import Path
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from offprompt.errors import RefusedRequest, UnsafeValue
-from offprompt.sinks import dotenv, verify
+from offprompt.sinks import dotenv, dotenv_quoting, verify
 
 # (id, before, values, keep_if_present, after, added, replaced, kept)
 CASES = [
@@ -185,7 +185,7 @@ FORMS = [
 @pytest.mark.parametrize(("value", "form"), FORMS)
 def test_serialize_value_picks_bare_then_single_then_double_quotes(value: str, form: str) -> None:
     """The form each kind of value gets."""
-    assert form == dotenv.serialize_value(value)
+    assert form == dotenv_quoting.serialize_value(value)
 
 
 REFUSED = [
@@ -208,7 +208,7 @@ REFUSED = [
 def test_serialize_value_refuses_what_no_form_carries(value: str) -> None:
     """UnsafeValue for values a reader would change."""
     with pytest.raises(UnsafeValue):
-        dotenv.serialize_value(value)
+        dotenv_quoting.serialize_value(value)
 
 
 def test_upsert_refuses_before_building_anything() -> None:
@@ -246,7 +246,7 @@ STATEMENTS = [
 SAFE_VALUES = st.one_of(
     st.sampled_from(["", "v", "two words", "it's", "l1\nl2", "#x", " pad ", "😀"]),
     st.text(alphabet="ab '\n#=$\"`\\😀", max_size=8).filter(
-        lambda v: dotenv.unsafe_reason(v) is None
+        lambda v: dotenv_quoting.unsafe_reason(v) is None
     ),
 )
 

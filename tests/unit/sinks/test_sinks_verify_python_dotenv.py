@@ -41,8 +41,9 @@ def test_a_line_python_dotenv_runs_into_ours_stops_the_write_and_names_it(
 def test_the_check_reads_crlf_text_as_the_file_would_be_read() -> None:
     """A CRLF file is read with universal newlines, as `dotenv_values(path)` reads it."""
     text = "X=1\r\nOP_A='l1\r\nl2'\r\n"
-    assert verify._python_dotenv(text, "", {"OP_A": "l1\nl2"}, ".env") is None
-    assert verify._python_dotenv(text, "", {"OP_A": "l1\r\nl2"}, ".env") is not None
+    texts = verify._Texts(text, "")
+    assert verify._python_dotenv(texts, {"OP_A": "l1\nl2"}, ".env") is None
+    assert verify._python_dotenv(texts, {"OP_A": "l1\r\nl2"}, ".env") is not None
 
 
 def test_python_dotenv_warnings_for_skipped_lines_stay_quiet(
@@ -51,6 +52,6 @@ def test_python_dotenv_warnings_for_skipped_lines_stay_quiet(
     """Its line numbers are of the text not yet written; ours name the file's own lines."""
     caplog.set_level(logging.DEBUG)
     text = "=bad\nOP_A=v\n"
-    assert verify._python_dotenv(text, text, {"OP_A": "v"}, ".env") is None
+    assert verify._python_dotenv(verify._Texts(text, text), {"OP_A": "v"}, ".env") is None
     assert [] == [r for r in caplog.records if r.name.startswith("dotenv")]
     assert [] == logging.getLogger("dotenv.main").filters
