@@ -10,6 +10,14 @@ import pytest
 from helpers import CHROMIUM, chromium_or_skip, node_or_skip
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives Chromium is slow too: the fast local run (`-m "not real_hosts and not
+    slow"`) leaves browsers out, CI runs them all."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Give each test its own HOME and state dirs, and no OFFPROMPT_* or BROWSER from outside."""

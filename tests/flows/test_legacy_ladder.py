@@ -119,15 +119,17 @@ async def test_page_opened_while_the_dialog_is_unanswered_opens_no_tab(
 
     async def opens_then_answers_late(url: str) -> None:
         forms.append(await load(url))
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(1.2)
 
-    env = {**flow.person("record"), "OFFPROMPT_ELICIT_WAIT_MS": "200"}
+    # The window leaves the first GET time to be served on a loaded machine (the page server
+    # loads aiohttp after the link is out); the accept still comes after it.
+    env = {**flow.person("record"), "OFFPROMPT_ELICIT_WAIT_MS": "800"}
     async with flow.connect("legacy", action="accept", on_url=opens_then_answers_late, env=env) as (
         client,
         seen,
     ):
         call = asyncio.ensure_future(client.call_tool("collect_secret", secrets_of("API_KEY")))
-        await asyncio.sleep(1.0)  # the window has passed, the late accept came
+        await asyncio.sleep(1.6)  # the window has passed, the late accept came
         assert not call.done()
         fingerprint = await post(forms[0], {"API_KEY": canary})
         result = await asyncio.wait_for(call, 10)

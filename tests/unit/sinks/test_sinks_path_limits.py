@@ -48,7 +48,13 @@ def test_path_longer_than_path_max_is_refused(project: Path) -> None:
 def test_path_whose_temporary_file_would_pass_path_max_is_refused(project: Path) -> None:
     """The target fits PATH_MAX but the temporary file beside it would not: refused too."""
     room = 4095 - len(os.fsencode(project.resolve())) - 1  # bytes left for the relative path
-    path = "/".join(["d" * 200] * (room // 201)) + "/" + "f"
+    # Folders fill what is left, whatever the test's own folder costs, so that the target (a
+    # one-byte name) is one byte short of PATH_MAX and no staging name beside it can fit.
+    folders = ["d" * 200] * ((room - 2) // 201)
+    rest = room - 2 - len("/".join(folders)) - 1
+    if rest > 0:
+        folders.append("e" * rest)
+    path = "/".join([*folders, "f"])
     assert len(os.fsencode(project.resolve() / path)) < 4096
     with pytest.raises(RefusedRequest, match="too long"):
         resolve_target(project, SinkSpec(path=path))

@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 from offprompt.errors import UnsafeValue, WriteError
 from offprompt.sinks import SinkSpec, check_values, write
 
+# Thousands of generated files read back by real bash and Node: about 20 s.
+pytestmark = pytest.mark.slow
+
 DOTENV = SinkSpec()
 
 ACCEPTED = [
