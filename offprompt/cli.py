@@ -120,11 +120,23 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
 def keys(file: Path, as_json: bool) -> None:
     """Print the key names a .env file sets, one per line, never their values.
 
-    FILE defaults to .env in the current folder. This is how an agent (or a
-    script) sees what a .env holds without reading the secrets in it.
+    FILE defaults to .env in the current folder; with no .env there yet, it
+    prints nothing and exits 0. This is how an agent (or a script) sees what a
+    .env holds without reading the secrets in it. Exit codes: 0 done, 1 error,
+    2 wrong usage.
     """
     from offprompt.sinks import dotenv
 
+    if file == Path(".env") and not os.path.lexists(file):
+        # A project before its first key: nothing to list, which is not an error.
+        click.echo(
+            "offprompt: no .env in this folder yet, so no keys; `offprompt collect NAME`"
+            " (or an agent's collect_secret) writes one.",
+            err=True,
+        )
+        if as_json:
+            click.echo("[]")
+        return
     text = _read_dotenv(file)
     names = dotenv.keys(text)
     for line in dotenv.bad_lines(text):
@@ -155,7 +167,8 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     in this folder, never their values: the secret_status tool's answer.
 
     FILE defaults to .env; a first argument that looks like a key name
-    (STRIPE_SECRET_KEY) is a NAME. Without NAME..., the keys are those of the
+    (STRIPE_SECRET_KEY) is a NAME, and a lower-case one that is no file here
+    is refused as a misspelt NAME. Without NAME..., the keys are those of the
     example file beside FILE (.env.example, .env.sample, .env.template or
     .env.dist), else those FILE sets. A set key offprompt knows by name is
     checked against its provider's rules. Exit codes: 0 all set, 1 error, 2
@@ -167,6 +180,12 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     file = ".env"
     names = list(args)
     if names and not key_status.looks_like_name(names[0]):
+        word = names[0]
+        if key_status.looks_like_name(word.upper()) and not os.path.lexists(word):
+            raise click.UsageError(
+                f"{word!r} is not a file here, and key names are upper case:"
+                f" did you mean {word.upper()}?"
+            )
         file = names.pop(0)
     try:
         found = key_status.report(Path.cwd(), file, names or None)

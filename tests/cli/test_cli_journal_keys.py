@@ -213,3 +213,25 @@ def test_keys_reads_standard_input_and_bounds_endless_files(run: Run, project: P
     assert (0, ["A", "B"]) == (piped.returncode, piped.stdout.splitlines())
     assert 1 == endless.exit_code
     assert "is larger than 16 MiB" in endless.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [(), (".env",), (".env", "--json")], ids=["default", "named", "json"]
+)
+def test_keys_in_a_project_with_no_env_yet_is_not_an_error(
+    args: tuple[str, ...], project: Path
+) -> None:
+    """No .env yet in this folder: exit 0, no names (`--json`: []), one note on stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "keys", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert 0 == done.returncode
+    assert ("[]\n" if "--json" in args else "") == done.stdout
+    assert done.stderr.startswith("offprompt: no .env in this folder yet")
+    assert 1 == len(done.stderr.splitlines())
