@@ -1,7 +1,9 @@
 """The `offprompt` command line: click commands that glue the other modules together; the
 agents' commands (init, remove, agents) are in cli_agents.py.
 
-Exit codes: 0 ok, 1 error (one `offprompt: …` sentence on stderr, from `fatal`), 2 usage.
+Exit codes: 0 ok, 1 error (one `offprompt: …` sentence on stderr, from `fatal`), 2 usage (guard:
+blocked), 3 collect's request expired or cancelled, 4 status found a key missing; the top-level
+help lists them all.
 """
 
 from __future__ import annotations
@@ -24,7 +26,15 @@ _MAX_DOTENV_BYTES = 16 * 1024 * 1024
     context_settings=CONTEXT,
     epilog="""\b
 Start with `offprompt init` in your project folder, then ask your agent for a
-key. Exit codes: 0 done, 1 error, 2 wrong usage.""",
+key.
+
+\b
+Exit codes:
+  0  done (collect: written; status: every key set)
+  1  error: one `offprompt: ...` line on stderr says what to do
+  2  wrong usage (guard: the tool call is blocked)
+  3  collect: the request expired or was cancelled
+  4  status: a key is missing, empty or a placeholder""",
 )
 @click.version_option(__version__, prog_name="offprompt")
 def cli() -> None:
