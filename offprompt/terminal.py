@@ -248,6 +248,8 @@ async def _collect(
         err.write(f"offprompt: {made.message}\n")
         return USAGE if made.cause == "arguments" else ERROR
     request = made
+    if request.remote:
+        err.write(remote_note(settings.sandbox.reason))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -268,6 +270,15 @@ async def _collect(
             core.store.cancel(request)
         await core.close()
     return _report(request, status, out, err)
+
+
+def remote_note(because: str) -> str:
+    """Why this terminal's request is remote (DESIGN §5), and how to say otherwise."""
+    return (
+        f"offprompt: remote mode, because {because}: your browser is taken to be on another"
+        " machine, so none is started here and the link below is sealed for it."
+        " If your browser is on this machine, run with OFFPROMPT_SANDBOX=0.\n"
+    )
 
 
 def _show_link(request: RequestRecord, *, opened: bool, err: TextIO) -> None:

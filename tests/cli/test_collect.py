@@ -200,3 +200,38 @@ def test_page_warnings_are_prefixed_lines(project: Path, canary: str) -> None:
     assert ["offprompt: page: request"] == [line[:24] for line in logged]
     assert canary not in done.stdout + done.stderr
     assert not (project / ".env").exists()
+
+
+@pytest.mark.parametrize(
+    ("env", "because"),
+    [
+        ({"OFFPROMPT_SANDBOX": "1"}, "OFFPROMPT_SANDBOX=1"),
+        ({"OFFPROMPT_SANDBOX": "", "SSH_CONNECTION": "10.0.0.2 5 10.0.0.1 22"}, "SSH_CONNECTION"),
+        (
+            {"OFFPROMPT_SANDBOX": "", "DISPLAY": "", "WAYLAND_DISPLAY": "", "SSH_CONNECTION": ""},
+            "Linux without DISPLAY or WAYLAND_DISPLAY",
+        ),
+    ],
+    ids=["forced", "ssh", "no display"],
+)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display rule is Linux's")
+def test_remote_mode_says_why_and_how_to_say_otherwise(
+    project: Path, env: dict[str, str], because: str
+) -> None:
+    """Remote mode names the variable that decided it and OFFPROMPT_SANDBOX=0 to undo it."""
+    quiet = {"OFFPROMPT_TUNNEL": "off", "BROWSER": "false", "CLAUDE_CODE_REMOTE": ""}
+    quiet.update({"CODESPACES": "", "SSH_CONNECTION": ""})
+    done = collect(project, "API_KEY", "--timeout", "1", env={**quiet, **env})
+
+    (said,) = [line for line in done.stderr.splitlines() if "remote mode" in line]
+    assert 3 == done.returncode
+    assert said.startswith(f"offprompt: remote mode, because {because}")
+    assert "OFFPROMPT_SANDBOX=0" in said
+
+
+def test_local_mode_says_nothing_about_it(project: Path) -> None:
+    """On the person's own machine there is nothing to explain."""
+    done = collect(project, "API_KEY", "--timeout", "1", env={"BROWSER": "false"})
+
+    assert 3 == done.returncode
+    assert "remote mode" not in done.stderr
