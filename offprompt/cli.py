@@ -78,11 +78,12 @@ def _serve() -> int:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print a JSON array of {at, project, file, names, kept, fingerprint, client, request_id}.",
+    help="Print a JSON array of {at (UTC), project, file, names, kept, fingerprint,"
+    " client, request_id}.",
 )
 def fingerprints(project: Path | None, as_json: bool) -> None:
-    """Show the writes offprompt made, newest first: when, project, file, key
-    names, fingerprint and agent.
+    """Show the writes offprompt made, newest first: when (in local time),
+    project, file, key names, fingerprint and agent.
 
     Check that a fingerprint the agent reports matches the one the page showed
     you. Values are never recorded, so they are never shown. The journal is
@@ -103,14 +104,15 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
         click.echo(f"No writes recorded{where} (journal: {journal.path}).")
         return
     from offprompt.agents import Machine
+    from offprompt.table import lines, local_time
 
     machine = Machine.current()
-    rows = [("WHEN", "PROJECT", "FILE", "NAMES", "FINGERPRINT", "CLIENT")]
+    rows = [("LOCAL TIME", "PROJECT", "FILE", "NAMES", "FINGERPRINT", "CLIENT")]
     for e in entries:
         names = ", ".join(n + (" (kept)" if n in e.kept else "") for n in e.names)
         rows.append(
             (
-                e.at,
+                local_time(e.at),
                 machine.shown(Path(e.project)),
                 e.file,
                 names,
@@ -118,10 +120,8 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
                 e.client or "-",
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    for row in rows:
-        cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
-        click.echo("  ".join([*cells, row[-1]]).rstrip())
+    for line in lines(rows):
+        click.echo(line)
 
 
 @cli.command(short_help="Print the key names a .env file sets, never the values.")
