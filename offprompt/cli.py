@@ -299,7 +299,7 @@ def collect(
     ask = terminal.CommandLine(
         names=names,
         file=file,
-        reason=reason or terminal.CommandLine.reason,
+        reason=reason or None,
         providers=_provider_pairs(providers),
         timeout=timeout,
         also=also,

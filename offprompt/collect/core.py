@@ -126,6 +126,7 @@ class Collector:
             remote=remote,
             display=shown,
             also=also,
+            reason_by=ask.reason_by,
         )
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))
         return request

@@ -235,3 +235,39 @@ def test_local_mode_says_nothing_about_it(project: Path) -> None:
 
     assert 3 == done.returncode
     assert "remote mode" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "heading"),
+    [([], '<h2 id="reason-h">Why</h2>'), (["--reason", "For billing"], "as typed at the")],
+    ids=["no --reason", "--reason"],
+)
+def test_the_page_of_a_terminal_request_never_says_the_agent_wrote_its_reason(
+    project: Path, args: list[str], heading: str
+) -> None:
+    """The page `offprompt collect` serves, fetched as a browser would: who wrote the reason."""
+    import signal
+    import urllib.request
+
+    env = {**os.environ, **LOCAL, "BROWSER": "false"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "offprompt", "collect", "API_KEY", "--timeout", "30", *args],
+        cwd=project,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        link = next(line.strip() for line in proc.stderr if line.startswith("  http"))
+        with urllib.request.urlopen(link, timeout=10) as reply:  # noqa: S310 (loopback)
+            page = reply.read().decode()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+
+    assert heading in page
+    assert "agent&#x27;s words" not in page
+    assert "agent's words" not in page
+    assert "The agent wrote this" not in page
