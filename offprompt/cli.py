@@ -52,7 +52,8 @@ def serve() -> None:
     """Run the MCP server on stdin/stdout.
 
     Agent hosts start this themselves (`offprompt init` tells them how); it
-    speaks MCP on stdin/stdout and logs to stderr.
+    speaks MCP on stdin/stdout and logs to stderr. Started on a terminal, it
+    says so in one line on stderr and serves all the same.
     """
     raise SystemExit(_serve())
 
