@@ -1,7 +1,9 @@
 """The `offprompt` command line: click commands that glue the other modules together; the
 agents' commands (init, remove, agents) are in cli_agents.py.
 
-Exit codes: 0 ok, 1 error (one `offprompt: …` sentence on stderr, from `fatal`), 2 usage.
+Exit codes: 0 ok, 1 error (one `offprompt: …` sentence on stderr, from `fatal`), 2 usage (guard:
+blocked), 3 collect's request expired or cancelled, 4 status found a key missing; the top-level
+help lists them all.
 """
 
 from __future__ import annotations
@@ -24,7 +26,15 @@ _MAX_DOTENV_BYTES = 16 * 1024 * 1024
     context_settings=CONTEXT,
     epilog="""\b
 Start with `offprompt init` in your project folder, then ask your agent for a
-key. Exit codes: 0 done, 1 error, 2 wrong usage.""",
+key.
+
+\b
+Exit codes:
+  0  done (collect: written; status: every key set)
+  1  error: one `offprompt: ...` line on stderr says what to do
+  2  wrong usage (guard: the tool call is blocked)
+  3  collect: the request expired or was cancelled
+  4  status: a key is missing, empty or a placeholder""",
 )
 @click.version_option(__version__, prog_name="offprompt")
 def cli() -> None:
@@ -42,7 +52,8 @@ def serve() -> None:
     """Run the MCP server on stdin/stdout.
 
     Agent hosts start this themselves (`offprompt init` tells them how); it
-    speaks MCP on stdin/stdout and logs to stderr.
+    speaks MCP on stdin/stdout and logs to stderr. Started on a terminal, it
+    says so in one line on stderr and serves all the same.
     """
     raise SystemExit(_serve())
 
@@ -68,11 +79,12 @@ def _serve() -> int:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print a JSON array of {at, project, file, names, kept, fingerprint, client, request_id}.",
+    help="Print a JSON array of {at (UTC), project, file, names, kept, fingerprint,"
+    " client, request_id}.",
 )
 def fingerprints(project: Path | None, as_json: bool) -> None:
-    """Show the writes offprompt made, newest first: when, project, file, key
-    names, fingerprint and agent.
+    """Show the writes offprompt made, newest first: when (in local time),
+    project, file, key names, fingerprint and agent.
 
     Check that a fingerprint the agent reports matches the one the page showed
     you. Values are never recorded, so they are never shown. The journal is
@@ -93,14 +105,15 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
         click.echo(f"No writes recorded{where} (journal: {journal.path}).")
         return
     from offprompt.agents import Machine
+    from offprompt.table import lines, local_time
 
     machine = Machine.current()
-    rows = [("WHEN", "PROJECT", "FILE", "NAMES", "FINGERPRINT", "CLIENT")]
+    rows = [("LOCAL TIME", "PROJECT", "FILE", "NAMES", "FINGERPRINT", "CLIENT")]
     for e in entries:
         names = ", ".join(n + (" (kept)" if n in e.kept else "") for n in e.names)
         rows.append(
             (
-                e.at,
+                local_time(e.at),
                 machine.shown(Path(e.project)),
                 e.file,
                 names,
@@ -108,10 +121,8 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
                 e.client or "-",
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    for row in rows:
-        cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
-        click.echo("  ".join([*cells, row[-1]]).rstrip())
+    for line in lines(rows):
+        click.echo(line)
 
 
 @cli.command(short_help="Print the key names a .env file sets, never the values.")
@@ -120,11 +131,23 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
 def keys(file: Path, as_json: bool) -> None:
     """Print the key names a .env file sets, one per line, never their values.
 
-    FILE defaults to .env in the current folder. This is how an agent (or a
-    script) sees what a .env holds without reading the secrets in it.
+    FILE defaults to .env in the current folder; with no .env there yet, it
+    prints nothing and exits 0. This is how an agent (or a script) sees what a
+    .env holds without reading the secrets in it. Exit codes: 0 done, 1 error,
+    2 wrong usage.
     """
     from offprompt.sinks import dotenv
 
+    if file == Path(".env") and not os.path.lexists(file):
+        # A project before its first key: nothing to list, which is not an error.
+        click.echo(
+            "offprompt: no .env in this folder yet, so no keys; `offprompt collect NAME`"
+            " (or an agent's collect_secret) writes one.",
+            err=True,
+        )
+        if as_json:
+            click.echo("[]")
+        return
     text = _read_dotenv(file)
     names = dotenv.keys(text)
     for line in dotenv.bad_lines(text):
@@ -155,7 +178,8 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     in this folder, never their values: the secret_status tool's answer.
 
     FILE defaults to .env; a first argument that looks like a key name
-    (STRIPE_SECRET_KEY) is a NAME. Without NAME..., the keys are those of the
+    (STRIPE_SECRET_KEY) is a NAME, and a lower-case one that is no file here
+    is refused as a misspelt NAME. Without NAME..., the keys are those of the
     example file beside FILE (.env.example, .env.sample, .env.template or
     .env.dist), else those FILE sets. A set key offprompt knows by name is
     checked against its provider's rules. Exit codes: 0 all set, 1 error, 2
@@ -167,6 +191,12 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     file = ".env"
     names = list(args)
     if names and not key_status.looks_like_name(names[0]):
+        word = names[0]
+        if key_status.looks_like_name(word.upper()) and not os.path.lexists(word):
+            raise click.UsageError(
+                f"{word!r} is not a file here, and key names are upper case:"
+                f" did you mean {word.upper()}?"
+            )
         file = names.pop(0)
     try:
         found = key_status.report(Path.cwd(), file, names or None)
@@ -270,7 +300,7 @@ def collect(
     ask = terminal.CommandLine(
         names=names,
         file=file,
-        reason=reason or terminal.CommandLine.reason,
+        reason=reason or None,
         providers=_provider_pairs(providers),
         timeout=timeout,
         also=also,

@@ -15,7 +15,8 @@
     ├── UsageProblem       a command line `offprompt collect` cannot run; exit 2
     ├── ConfigError        an agent's config file could not be read or written; left unchanged
     ├── NoBinary           no cloudflared to run, and what the person can do
-    └── TunnelFailed       cloudflared ran but gave no working tunnel
+    ├── TunnelFailed       cloudflared ran but gave no working tunnel
+    └── PortUnavailable    the page server cannot listen on the port OFFPROMPT_PORT names
 
 Every class drawn is defined here, and tests/unit/test_errors.py keeps this drawing true.
 
@@ -40,6 +41,7 @@ __all__ = [
     "NoBinary",
     "NotLinked",
     "OffpromptError",
+    "PortUnavailable",
     "ProjectError",
     "Refusal",
     "RefusedRequest",
@@ -177,3 +179,7 @@ class NoBinary(OffpromptError):
 
 class TunnelFailed(OffpromptError):
     """cloudflared did not give a working tunnel; the message says what happened."""
+
+
+class PortUnavailable(OffpromptError):
+    """The page server cannot listen on the port OFFPROMPT_PORT names (in use, not allowed)."""

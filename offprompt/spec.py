@@ -13,6 +13,9 @@ SinkKind = Literal["dotenv", "file", "none"]
 DestinationKind = Literal["github", "vercel", "cloudflare", "fly"]
 RequestStatus = Literal["awaiting", "written", "expired", "cancelled"]
 """Where a collect request is in its life (the store's state machine, results' `status`)."""
+ReasonAuthor = Literal["agent", "person", "offprompt"]
+"""Who wrote a request's reason, as the page says it: the agent (the MCP door), the person at
+the terminal (`offprompt collect --reason`), or offprompt itself (no --reason given)."""
 SendStatus = Literal["sent", "failed", "skipped"]
 """What happened at one `also` destination."""
 DialogAnswer = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]

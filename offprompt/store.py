@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
-from offprompt.spec import RequestStatus, SecretSpec, SinkSpec, WriteOutcome
+from offprompt.spec import ReasonAuthor, RequestStatus, SecretSpec, SinkSpec, WriteOutcome
 
 if TYPE_CHECKING:
     from offprompt.crypto.seal import SealKey
@@ -92,6 +92,8 @@ class RequestRecord:
     project: Path
     display: str
     reason: str = field(repr=False)
+    reason_by: ReasonAuthor = "agent"
+    """Who wrote `reason`; the page says so (never "the agent's words" for offprompt's own)."""
     client: str | None = None
     remote: bool = False
     expires_at: float
@@ -157,6 +159,7 @@ class RequestStore:
         remote: bool = False,
         display: str | None = None,
         also: tuple[Planned, ...] = (),
+        reason_by: ReasonAuthor = "agent",
     ) -> RequestRecord:
         """A new awaiting request that expires `ttl` seconds from now.
 
@@ -178,6 +181,7 @@ class RequestStore:
             project=project,
             display=sink.path if display is None else display,
             reason=reason,
+            reason_by=reason_by,
             client=client,
             remote=remote,
             expires_at=self._clock() + ttl,

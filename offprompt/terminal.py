@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import sys
 from collections.abc import Mapping
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 WRITTEN, ERROR, USAGE, CLOSED = 0, 1, 2, 3
 CLIENT = "offprompt-cli"
+DEFAULT_REASON: Final = "A command in this terminal asked for these values."
+"""The reason offprompt gives when --reason is not: the page says offprompt wrote it."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,8 @@ class CommandLine:
 
     names: tuple[str, ...]
     file: str = ".env"
-    reason: str = "A command in this terminal asked for these values."
+    reason: str | None = None
+    """--reason as typed; None (not given) means `DEFAULT_REASON`, offprompt's own words."""
     providers: Mapping[str, str] | None = None
     timeout: float | None = None
     also: tuple[str, ...] = ()
@@ -69,7 +73,7 @@ def arguments(ask: CommandLine) -> dict[str, object]:
         secrets.append(entry)
     args: dict[str, object] = {
         "secrets": secrets,
-        "reason": ask.reason,
+        "reason": DEFAULT_REASON if ask.reason is None else ask.reason,
         "sink": {"kind": "dotenv", "path": ask.file},
     }
     if ask.also:
@@ -153,7 +157,7 @@ def check_usage(ask: CommandLine, cwd: Path) -> CollectRequest:
         sinks.display_of(cwd, request.sink)
     except RefusedRequest as error:  # names the path itself, as an agent is told
         raise UsageProblem(str(error)) from None
-    return request
+    return dataclasses.replace(request, reason_by="offprompt" if ask.reason is None else "person")
 
 
 def _shown(text: str) -> str:
@@ -248,6 +252,8 @@ async def _collect(
         err.write(f"offprompt: {made.message}\n")
         return USAGE if made.cause == "arguments" else ERROR
     request = made
+    if request.remote:
+        err.write(remote_note(settings.sandbox.reason))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -268,6 +274,15 @@ async def _collect(
             core.store.cancel(request)
         await core.close()
     return _report(request, status, out, err)
+
+
+def remote_note(because: str) -> str:
+    """Why this terminal's request is remote (DESIGN §5), and how to say otherwise."""
+    return (
+        f"offprompt: remote mode, because {because}: your browser is taken to be on another"
+        " machine, so none is started here and the link below is sealed for it."
+        " If your browser is on this machine, run with OFFPROMPT_SANDBOX=0.\n"
+    )
 
 
 def _show_link(request: RequestRecord, *, opened: bool, err: TextIO) -> None:

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.settings import REMOTE_TTL, Settings
 from offprompt.collect.steps import Ask, Client, Refused, Report, Step, Wait
-from offprompt.errors import NotLinked, OffpromptError, ProjectError, RefusedRequest, TrackedFile
+from offprompt.errors import (
+    NotLinked,
+    OffpromptError,
+    PortUnavailable,
+    ProjectError,
+    RefusedRequest,
+    TrackedFile,
+)
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
@@ -93,6 +100,8 @@ class Collector:
         from offprompt import sinks
         from offprompt.sinks import destinations
 
+        if self.settings.port_problem is not None:
+            return Refused(self.settings.port_problem, "environment")
         try:
             shown = sinks.display_of(project, ask.sink)
             # Linked or refused here, before any page: the agent cannot send a value anywhere
@@ -117,6 +126,7 @@ class Collector:
             remote=remote,
             display=shown,
             also=also,
+            reason_by=ask.reason_by,
         )
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))
         return request
@@ -128,9 +138,13 @@ class Collector:
         # the person sees on the page where values go before they leave.
         if not request.also and all(s.generate is not None for s in request.secrets):
             return await self._generate_only(request)
-        if request.remote:
-            return await self._remote(request, client)
-        return await self._ladder(request, client, None)
+        try:
+            if request.remote:
+                return await self._remote(request, client)
+            return await self._ladder(request, client, None)
+        except PortUnavailable as err:
+            self.store.cancel(request)  # no page for it, so nobody could ever fill it in
+            return Refused(str(err), "environment")
 
     async def resume(
         self, request: RequestRecord, client: Client, answer: DialogAnswer | None

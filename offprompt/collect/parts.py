@@ -66,7 +66,7 @@ class Parts:
         return cls(
             store=store,
             submitter=submitter,
-            page=PageServer(store, submitter),
+            page=PageServer(store, submitter, port=settings.port),
             tunnel=Tunnel(settings.env),
             opener=opener if opener is not None else BrowserOpener(settings.env),
         )

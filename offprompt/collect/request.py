@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from offprompt.errors import FieldPath, RefusedRequest
-from offprompt.spec import DestinationSpec, GenerateSpec, SecretSpec, SinkSpec
+from offprompt.spec import DestinationSpec, GenerateSpec, ReasonAuthor, SecretSpec, SinkSpec
 
 __all__ = ["MAX_NAMES", "NAME_PATTERN", "CollectRequest", "check_names", "validate"]
 
@@ -74,6 +74,8 @@ class CollectRequest:
     """The `sandbox` argument: counts only where the environment cannot tell (DESIGN §5)."""
     also: tuple[DestinationSpec, ...] = ()
     """More destinations (DESIGN §13); their targets come from the project's files."""
+    reason_by: ReasonAuthor = "agent"
+    """Who wrote `reason`: an agent's arguments unless the terminal door says otherwise."""
 
     @property
     def names(self) -> tuple[str, ...]:

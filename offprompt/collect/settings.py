@@ -34,6 +34,19 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float, high:
     return min(max(value, low), high)
 
 
+def _port(env: Mapping[str, str]) -> tuple[int | None, str | None]:
+    """OFFPROMPT_PORT as (port, None), (None, None) when unset, or (None, why it is no port)."""
+    raw = env.get("OFFPROMPT_PORT", "").strip()
+    if not raw:
+        return None, None
+    if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 65535:
+        return int(raw), None
+    return None, (
+        f"OFFPROMPT_PORT={raw!r} is not a port number: set it to a port from 1024 to 65535"
+        " for the page on 127.0.0.1, or unset it for a random port."
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     """A snapshot of the environment: changing the mapping later changes nothing."""
@@ -45,11 +58,16 @@ class Settings:
     elicit_wait: float
     dialog_wait: float
     sandbox: Detection
+    port: int | None = None
+    """OFFPROMPT_PORT: the page server's fixed port on 127.0.0.1; None for a random one."""
+    port_problem: str | None = None
+    """Why OFFPROMPT_PORT is not a port, said to the person; every request is refused then."""
 
     @classmethod
     def read(cls, env: Mapping[str, str] | None = None, *, platform: str | None = None) -> Settings:
         """Settings from `env` (default: the process environment, copied now)."""
         snapshot = MappingProxyType(dict(os.environ if env is None else env))
+        port, port_problem = _port(snapshot)
         return cls(
             env=snapshot,
             ttl=_number(snapshot, "OFFPROMPT_TTL", LOCAL_TTL, 1, 24 * 3600),
@@ -57,6 +75,8 @@ class Settings:
             elicit_wait=_number(snapshot, "OFFPROMPT_ELICIT_WAIT_MS", 1500, 0, 600_000) / 1000,
             dialog_wait=_number(snapshot, "OFFPROMPT_DIALOG_WAIT_MS", 10_000, 0, 600_000) / 1000,
             sandbox=detect(snapshot, platform),
+            port=port,
+            port_problem=port_problem,
         )
 
     @property

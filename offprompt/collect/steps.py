@@ -90,10 +90,11 @@ class Report:
 class Refused:
     """The request cannot be served, said so a person or an agent can act on it.
 
-    `cause`: `arguments` (what was asked: a terminal's usage error), `project` or `write`."""
+    `cause`: `arguments` (what was asked: a terminal's usage error), `project`, `write`, or
+    `environment` (a setting such as OFFPROMPT_PORT the person must change)."""
 
     message: str
-    cause: Literal["arguments", "project", "write"] = "arguments"
+    cause: Literal["arguments", "project", "write", "environment"] = "arguments"
 
 
 Step = Ask | Wait | Report | Refused

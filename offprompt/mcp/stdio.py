@@ -150,8 +150,24 @@ def _uncaught(exc_type: type[BaseException], exc: BaseException, tb: TracebackTy
     sys.excepthook(exc_type, exc, tb)
 
 
+TERMINAL_NOTE = (
+    b"offprompt serve: this is the MCP server your agent starts itself; to set up an agent,"
+    b" run `offprompt init` in your project. Serving MCP on stdin/stdout (Ctrl-D ends).\n"
+)
+
+
+def _tell_a_person() -> None:
+    """Hosts start `serve` on pipes; a person who types it on a terminal is told what it is."""
+    try:
+        if os.isatty(0):
+            os.write(2, TERMINAL_NOTE)
+    except OSError:
+        pass  # stderr closed: nobody to tell
+
+
 def run(make_app: Callable[[], App]) -> int:
     """Serve MCP on stdin/stdout until EOF, SIGINT or SIGTERM; returns the exit status (0)."""
+    _tell_a_person()
     sys.excepthook = _uncaught
     app = make_app()
     server = Server(app.tools, app.info, FdWriter(_protect_stdout()), logger=_logger)

@@ -8,13 +8,16 @@ the link meanwhile; a browser that connects first waits in the socket's backlog.
 from __future__ import annotations
 
 import asyncio
+import errno
 import importlib
 import logging
 import secrets
 import socket
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from offprompt.errors import PortUnavailable
 from offprompt.page.guards import normalize_tunnel_host
 
 if TYPE_CHECKING:
@@ -39,15 +42,36 @@ class PageSettings:
     probe: tuple[str, str] | None = None
 
 
+def _unavailable(port: int, err: OSError) -> PortUnavailable:
+    """Why the fixed port cannot be listened on, in words a person can act on."""
+    if err.errno == errno.EADDRINUSE:
+        why = "is in use (by another offprompt, or another program)"
+    elif err.errno == errno.EACCES:
+        why = "is not allowed to this user (ports below 1024 need privileges)"
+    else:
+        why = f"cannot be listened on ({(err.strerror or type(err).__name__).lower()})"
+    return PortUnavailable(
+        f"port {port} on 127.0.0.1 (OFFPROMPT_PORT) {why}: stop what holds it, set"
+        " OFFPROMPT_PORT to another port, or unset OFFPROMPT_PORT for a random one."
+    )
+
+
 class PageServer:
-    """The page server of one process: started on first use, on 127.0.0.1 and a random port."""
+    """The page server of one process: started on first use, on 127.0.0.1 and a random port,
+    or the fixed `port` (OFFPROMPT_PORT) so one port forward serves every request."""
 
     def __init__(
-        self, store: RequestStore, submitter: Submitter, *, host: str = "127.0.0.1"
+        self,
+        store: RequestStore,
+        submitter: Submitter,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
     ) -> None:
         self._store = store
         self._submitter = submitter
         self._host = host
+        self._fixed_port = port
         self._settings = PageSettings()
         self._runner: web.AppRunner | None = None
         self._serving: asyncio.Task[None] | None = None
@@ -70,15 +94,29 @@ class PageServer:
 
     async def start(self) -> int:
         """Bind and listen; returns the port at once, and the page is served as soon as the
-        application is loaded (`serving`). Calling it again returns the same port."""
+        application is loaded (`serving`). Calling it again returns the same port.
+
+        PortUnavailable when the fixed port cannot be listened on (a later call tries again).
+        """
         async with self._lock:
             if self._port is not None:
                 return self._port
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            fixed = self._fixed_port
             try:
-                sock.bind((self._host, 0))
+                if fixed is not None and sys.platform != "win32":
+                    # A fixed port is rebound right after the last offprompt closed it: let
+                    # its TIME_WAIT connections not stop us (Unix's SO_REUSEADDR still lets
+                    # no two listeners share it; Windows' would, so it is left off there).
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind((self._host, fixed or 0))
                 sock.listen(_BACKLOG)
                 sock.setblocking(False)
+            except OSError as err:
+                sock.close()
+                if fixed is None:
+                    raise
+                raise _unavailable(fixed, err) from None
             except BaseException:
                 sock.close()
                 raise

@@ -17,7 +17,7 @@ from offprompt.page.markdown import render_markdown
 from offprompt.page.text import counted, esc, minutes, visible
 from offprompt.page.written import fingerprint_emoji, outcome_json, written_section
 from offprompt.sinks import Target
-from offprompt.spec import WriteOutcome
+from offprompt.spec import ReasonAuthor, WriteOutcome
 from offprompt.store import RequestRecord
 
 __all__ = [
@@ -69,7 +69,22 @@ def _home_relative(path: Path) -> str:
     return text
 
 
+# Who wrote the reason, said above and below it: (heading, the line after it).
+_REASON_BY: Final[Mapping[ReasonAuthor, tuple[str, str]]] = {
+    "agent": ("Why, in the agent's words", "The agent wrote this, not offprompt."),
+    "person": (
+        "Why, as typed at the terminal",
+        "Typed with offprompt collect --reason in a terminal, not by an agent.",
+    ),
+    "offprompt": (
+        "Why",
+        "offprompt wrote this: offprompt collect ran in a terminal without --reason.",
+    ),
+}
+
+
 def _header(request: RequestRecord) -> str:
+    heading, hint = _REASON_BY[request.reason_by]
     who = display_name(request.client)
     asking = counted(len(request.secrets), "value")
     folder = visible(str(request.project))
@@ -78,10 +93,9 @@ def _header(request: RequestRecord) -> str:
         f'<p class="project">Project folder <code dir="ltr" title="{esc(folder)}">'
         f"{esc(visible(_home_relative(request.project)))}</code></p>"
         '<section class="reason" aria-labelledby="reason-h">'
-        '<h2 id="reason-h">Why, in the agent\'s words</h2>'
+        f'<h2 id="reason-h">{heading}</h2>'
         f'<div class="reason-text">{render_markdown(request.reason)}</div>'
-        '<p class="hint">The agent wrote this, not offprompt. Fill these in only if it makes '
-        "sense to you.</p></section>"
+        f'<p class="hint">{hint} Fill these in only if it makes sense to you.</p></section>'
     )
 
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwr
 
 from offprompt.journal import Journal
 from offprompt.page import PageServer
-from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.spec import ReasonAuthor, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
 
@@ -41,6 +41,7 @@ class LiveServer:
         sink: SinkSpec | None = None,
         ttl: float = 300,
         client: str | None = "Browser Test Agent",
+        reason_by: ReasonAuthor = "agent",
     ) -> RequestRecord:
         async def make() -> RequestRecord:
             return self.store.create(
@@ -50,6 +51,7 @@ class LiveServer:
                 "The billing module needs the live key.",
                 ttl=ttl,
                 client=client,
+                reason_by=reason_by,
             )
 
         return self.call(make())

@@ -1,6 +1,7 @@
 """`offprompt fingerprints` and `offprompt keys`: names and fingerprints, never a value."""
 
 import json
+import os
 import secrets
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from offprompt import sinks
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.journal import Journal, JournalEntry
 from offprompt.spec import SinkSpec
+from offprompt.table import cells, local_time
 
 Run = Callable[..., Result]
 FIELDS = ["at", "project", "file", "names", "kept", "fingerprint", "client", "request_id"]
@@ -56,12 +58,55 @@ def test_fingerprints_lists_writes_newest_first(
 
     assert (0, "") == (result.exit_code, result.stderr)
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["WHEN", "PROJECT", "FILE", "NAMES", "FINGERPRINT", "CLIENT"]
-    assert lines[1].startswith("2026-11-30T02:41:01Z")
+    assert lines[0].split() == [
+        "LOCAL",
+        "TIME",
+        "PROJECT",
+        "FILE",
+        "NAMES",
+        "FINGERPRINT",
+        "CLIENT",
+    ]
+    assert lines[1].startswith(local_time("2026-11-30T02:41:01Z") + "  ")
     assert "DATABASE_URL, SESSION_SECRET" in lines[1]
     assert written[1].fingerprint in lines[1]  # type: ignore[operator]
-    assert lines[2].startswith("2026-11-30T02:41:00Z")
+    assert lines[2].startswith(local_time("2026-11-30T02:41:00Z") + "  ")
     assert canary not in result.output
+
+
+def test_fingerprints_table_lines_up_and_shows_local_time(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """Each column starts at the same cell on every row (emoji are two cells wide), and the
+    time is this machine's: 02:41 UTC is 08:11 at UTC+05:30."""
+    record(project, 0, fingerprint="🍋 🥝 🌮 🧀", client="claude-code")
+    record(project, 1, fingerprint=None, client="codex")
+    env = {**os.environ, "TZ": "IST-05:30", "OFFPROMPT_STATE_DIR": str(home / "state")}
+
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "fingerprints"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+
+    header, newest, oldest = done.stdout.splitlines()
+    assert newest.startswith("2026-11-30 08:11:01  ")
+    assert oldest.startswith("2026-11-30 08:11:00  ")
+    for column, new, old in (("FINGERPRINT", "- ", "🍋 🥝"), ("CLIENT", "codex", "claude-code")):
+        at = cells(header[: header.index(column)])
+        assert from_cell(newest, at).startswith(new)
+        assert from_cell(oldest, at).startswith(old)
+
+
+def from_cell(line: str, at: int) -> str:
+    """What `line` shows from terminal cell `at` on."""
+    for i in range(len(line) + 1):
+        if cells(line[:i]) >= at:
+            return line[i:]
+    return ""
 
 
 def test_fingerprints_json_is_the_contract(
@@ -213,3 +258,25 @@ def test_keys_reads_standard_input_and_bounds_endless_files(run: Run, project: P
     assert (0, ["A", "B"]) == (piped.returncode, piped.stdout.splitlines())
     assert 1 == endless.exit_code
     assert "is larger than 16 MiB" in endless.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [(), (".env",), (".env", "--json")], ids=["default", "named", "json"]
+)
+def test_keys_in_a_project_with_no_env_yet_is_not_an_error(
+    args: tuple[str, ...], project: Path
+) -> None:
+    """No .env yet in this folder: exit 0, no names (`--json`: []), one note on stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "keys", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert 0 == done.returncode
+    assert ("[]\n" if "--json" in args else "") == done.stdout
+    assert done.stderr.startswith("offprompt: no .env in this folder yet")
+    assert 1 == len(done.stderr.splitlines())

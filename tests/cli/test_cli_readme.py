@@ -75,5 +75,21 @@ def test_help_is_the_same_on_any_terminal_width(monkeypatch: pytest.MonkeyPatch)
         assert wide == help_text("init")
 
 
+def _exit_codes(text: str) -> set[int]:
+    """The codes a help text lists after "Exit codes:" (inline or one per line)."""
+    said = " ".join(text.split("Exit codes:", 1)[1].split()) if "Exit codes:" in text else ""
+    return {int(n) for n in re.findall(r"(?:^|[:,] |\b)([0-9])\s+(?=[a-z(])", said)}
+
+
+def test_the_top_level_help_lists_every_exit_code_a_command_uses() -> None:
+    """0 to 4 in `offprompt --help`, and no command's help names a code the top level lacks."""
+    top = _exit_codes(help_text())
+    used = {code for name in commands() for code in _exit_codes(help_text(name))}
+
+    assert {0, 1, 2, 3, 4} == top
+    assert used <= top, f"codes a command names that `offprompt --help` does not: {used - top}"
+    assert {3, 4} <= used  # collect's and status's own codes are seen there too
+
+
 if __name__ == "__main__":
     print(render(), end="")

@@ -160,3 +160,33 @@ def test_wrong_usage_exits_2(project: Path, args: tuple[str, ...], says: str) ->
     assert done.returncode == 2
     assert says in done.stderr
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("stripe_secret_key",), "did you mean STRIPE_SECRET_KEY?"),
+        (("name", "--json"), "did you mean NAME?"),
+    ],
+)
+def test_a_lowercase_key_name_is_said_to_be_one_not_read_as_a_file(
+    project: Path, args: tuple[str, ...], says: str
+) -> None:
+    """`status name` with no file called `name`: exit 2, suggesting the key name in upper case."""
+    (project / ".env").write_text("NAME=x\n")
+
+    done = run(project, *args)
+
+    assert (done.returncode, done.stdout) == (2, "")
+    assert f"{args[0]!r} is not a file here" in done.stderr
+    assert says in done.stderr
+
+
+def test_a_lowercase_file_that_exists_is_still_a_file(project: Path, canary: str) -> None:
+    """A file really called `name` is read as the FILE, as before."""
+    (project / "name").write_text(f"A_KEY={canary}\n")
+
+    done = run(project, "name")
+
+    assert (done.returncode, done.stdout.splitlines()[0]) == (0, "name")
+    assert_no_part(canary, done.stdout)

@@ -200,3 +200,74 @@ def test_page_warnings_are_prefixed_lines(project: Path, canary: str) -> None:
     assert ["offprompt: page: request"] == [line[:24] for line in logged]
     assert canary not in done.stdout + done.stderr
     assert not (project / ".env").exists()
+
+
+@pytest.mark.parametrize(
+    ("env", "because"),
+    [
+        ({"OFFPROMPT_SANDBOX": "1"}, "OFFPROMPT_SANDBOX=1"),
+        ({"OFFPROMPT_SANDBOX": "", "SSH_CONNECTION": "10.0.0.2 5 10.0.0.1 22"}, "SSH_CONNECTION"),
+        (
+            {"OFFPROMPT_SANDBOX": "", "DISPLAY": "", "WAYLAND_DISPLAY": "", "SSH_CONNECTION": ""},
+            "Linux without DISPLAY or WAYLAND_DISPLAY",
+        ),
+    ],
+    ids=["forced", "ssh", "no display"],
+)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display rule is Linux's")
+def test_remote_mode_says_why_and_how_to_say_otherwise(
+    project: Path, env: dict[str, str], because: str
+) -> None:
+    """Remote mode names the variable that decided it and OFFPROMPT_SANDBOX=0 to undo it."""
+    quiet = {"OFFPROMPT_TUNNEL": "off", "BROWSER": "false", "CLAUDE_CODE_REMOTE": ""}
+    quiet.update({"CODESPACES": "", "SSH_CONNECTION": ""})
+    done = collect(project, "API_KEY", "--timeout", "1", env={**quiet, **env})
+
+    (said,) = [line for line in done.stderr.splitlines() if "remote mode" in line]
+    assert 3 == done.returncode
+    assert said.startswith(f"offprompt: remote mode, because {because}")
+    assert "OFFPROMPT_SANDBOX=0" in said
+
+
+def test_local_mode_says_nothing_about_it(project: Path) -> None:
+    """On the person's own machine there is nothing to explain."""
+    done = collect(project, "API_KEY", "--timeout", "1", env={"BROWSER": "false"})
+
+    assert 3 == done.returncode
+    assert "remote mode" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "heading"),
+    [([], '<h2 id="reason-h">Why</h2>'), (["--reason", "For billing"], "as typed at the")],
+    ids=["no --reason", "--reason"],
+)
+def test_the_page_of_a_terminal_request_never_says_the_agent_wrote_its_reason(
+    project: Path, args: list[str], heading: str
+) -> None:
+    """The page `offprompt collect` serves, fetched as a browser would: who wrote the reason."""
+    import signal
+    import urllib.request
+
+    env = {**os.environ, **LOCAL, "BROWSER": "false"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "offprompt", "collect", "API_KEY", "--timeout", "30", *args],
+        cwd=project,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        link = next(line.strip() for line in proc.stderr if line.startswith("  http"))
+        with urllib.request.urlopen(link, timeout=10) as reply:  # noqa: S310 (loopback)
+            page = reply.read().decode()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+
+    assert heading in page
+    assert "agent&#x27;s words" not in page
+    assert "agent's words" not in page
+    assert "The agent wrote this" not in page

@@ -118,3 +118,23 @@ def test_the_terminal_loads_neither_the_tools_nor_the_protocol(project: Path) ->
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (0, "[]") == (loaded.returncode, loaded.stdout.strip()), loaded.stderr
+
+
+@pytest.mark.parametrize(
+    ("reason", "by"), [(None, "offprompt"), ("Billing needs the live key", "person")]
+)
+def test_the_request_says_who_wrote_its_reason(project: Path, reason: str | None, by: str) -> None:
+    """No --reason: offprompt's own sentence, said to be offprompt's; --reason: the person's."""
+    asked = check_usage(CommandLine(names=("API_KEY",), reason=reason), project)
+
+    assert by == asked.reason_by
+    assert asked.reason == (reason or terminal.DEFAULT_REASON)
+
+
+def test_an_agent_s_request_is_the_agent_s() -> None:
+    """The MCP door's arguments: the reason is the agent's words."""
+    from offprompt.collect.request import validate
+
+    asked = validate({"secrets": [{"name": "API_KEY"}], "reason": "r"})
+
+    assert "agent" == asked.reason_by
