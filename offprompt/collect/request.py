@@ -36,9 +36,9 @@ checks again what an earlier owner decided, so a caller that skipped that owner 
    most 16 KiB of UTF-8, no lone surrogate; blanks only is empty) and raises
    `ValidationFailed` with 7's failures.
 9. The writers: the dotenv serializer (`offprompt.sinks.dotenv_quoting.unsafe_reason`,
-   `UnsafeValue`) owns "a dotenv form carries this value exactly for python-dotenv, Node and bash"; each
-   destination's `Destination.unsafe` owns "its program receives it exactly". `check_values`
-   of both *repeats* them before the write, so the page can say so first.
+   `UnsafeValue`) owns "a dotenv form carries this value exactly for python-dotenv, Node and
+   bash"; each destination's `Destination.unsafe` owns "its program receives it exactly".
+   `check_values` of both *repeats* them before the write, so the page can say so first.
 10. `secret_status` (`offprompt.status`): *repeats* 2 for its names and 4 for its path (it
    resolves like a dotenv sink); owns only what a stand-in looks like (`is_stand_in`).
 """
