@@ -67,6 +67,8 @@ class Check:
         """`text` names (the inside of) a staging folder, from the cwd or a folder `cd` named."""
         if in_staging(text):
             return True
+        if ".." not in text and not any(".offprompt-" in d for d in self.dirs):
+            return False  # the common case, without a normpath per word
         for folder in self.dirs:
             if in_staging(os.path.normpath(os.path.join(folder, os.path.expanduser(text)))):
                 return True

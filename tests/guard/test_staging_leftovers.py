@@ -245,3 +245,9 @@ def test_the_guard_and_the_writer_agree_on_what_is_staging(name: str, staged: bo
         staged,
         staged,
     )
+
+
+def test_the_guard_blocks_a_read_from_inside_the_staging_folder(leftover: Path) -> None:
+    """An agent whose cwd is the staging folder itself names the file by its bare name."""
+    done = guard(leftover / stage_of(leftover), "Bash", {"command": "cat .env.new"})
+    assert done.returncode == 2, done.stderr

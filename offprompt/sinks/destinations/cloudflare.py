@@ -86,6 +86,14 @@ class CloudflareDestination(Destination[CloudflareSpec]):
                 )
             own = section.get("name")
             worker = own if isinstance(own, str) and own else f"{name}-{spec.env}"
+            account = section.get("account_id")
+            if account is not None and account != config.get("account_id"):
+                # Without --env wrangler takes the top-level account_id; sending there would be
+                # another account than the environment's.
+                raise NotLinked(
+                    f"{file}'s env.{spec.env} names an account_id of its own, which offprompt "
+                    "cannot pass to wrangler with the worker's name; set it at the top level."
+                )
         if not _WORKER.fullmatch(worker):
             raise NotLinked(f"{file} names the worker {worker!r}, which is not a worker name.")
         env = f" (env {spec.env})" if spec.env is not None else ""

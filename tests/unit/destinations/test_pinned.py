@@ -273,3 +273,23 @@ def test_last_line_withholds_a_stretch_in_another_case(canary: str) -> None:
     own = canary[len("canary-") :]
     line = f"bad token {own[2:8].lower()}".encode()
     assert "quoted part of a value" in runner.last_line(line, [canary])
+
+
+def test_a_wrangler_environment_with_its_own_account_is_not_linked(project: Path) -> None:
+    """wrangler is given the worker's name without --env, so it would use the top-level
+    account_id: an environment naming another account is refused, one repeating it is not."""
+    (project / "wrangler.toml").write_text(
+        'name = "edge"\naccount_id = "a1"\n[env.staging]\naccount_id = "b2"\n'
+        '[env.qa]\naccount_id = "a1"\n'
+    )
+    kind = destinations.KINDS["cloudflare"]
+    with pytest.raises(NotLinked, match="account_id of its own"):
+        kind.link(project, CloudflareSpec(env="staging"))
+    assert kind.link(project, CloudflareSpec(env="qa")).ident == "edge-qa"
+
+
+def test_wrangler_service_environments_are_not_linked(project: Path) -> None:
+    """With legacy_env = false an environment is no worker of its own that --name can say."""
+    (project / "wrangler.toml").write_text('name = "edge"\nlegacy_env = false\n[env.staging]\n')
+    with pytest.raises(NotLinked, match="service environments"):
+        destinations.KINDS["cloudflare"].link(project, CloudflareSpec(env="staging"))
