@@ -97,7 +97,12 @@ class CloudflareDestination(Destination[CloudflareSpec]):
         if not _WORKER.fullmatch(worker):
             raise NotLinked(f"{file} names the worker {worker!r}, which is not a worker name.")
         env = f" (env {spec.env})" if spec.env is not None else ""
-        return Link(kind=self.kind, ident=worker, target=f"{worker}{env}")
+        # The account is part of what was checked: a config naming another one since the page
+        # opened is a changed link. (wrangler lets the config's account_id outrank this
+        # variable, so it pins nothing the config does not already say; THREAT_MODEL 12.)
+        account = config.get("account_id")
+        pins = (("CLOUDFLARE_ACCOUNT_ID", account),) if isinstance(account, str) else ()
+        return Link(kind=self.kind, ident=worker, target=f"{worker}{env}", env=pins)
 
     def calls(self, link: Link, spec: CloudflareSpec, values: Mapping[str, str]) -> list[Call]:
         return [

@@ -293,3 +293,17 @@ def test_wrangler_service_environments_are_not_linked(project: Path) -> None:
     (project / "wrangler.toml").write_text('name = "edge"\nlegacy_env = false\n[env.staging]\n')
     with pytest.raises(NotLinked, match="service environments"):
         destinations.KINDS["cloudflare"].link(project, CloudflareSpec(env="staging"))
+
+
+def test_an_account_changed_since_the_page_opened_is_not_sent(
+    linked: Path, fakes: FakePrograms, canary: str
+) -> None:
+    """The worker's account_id is part of the link checked again before wrangler runs."""
+    (linked / "wrangler.toml").write_text('name = "web-worker"\naccount_id = "a1"\n')
+    environ = fakes.env()
+    planned = destinations.plan(linked, [CLOUDFLARE], ["K"], env=environ)
+    (linked / "wrangler.toml").write_text('name = "web-worker"\naccount_id = "evil"\n')
+    (result,) = destinations.send(linked, planned, {"K": canary}, {0}, env=environ, timeout=10)
+    assert result.status == "failed"
+    assert "link changed" in result.detail
+    assert fakes.calls() == []
