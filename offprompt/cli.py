@@ -213,6 +213,10 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
 
 
 def _read_dotenv(file: Path) -> str:
+    from offprompt.sinks import atomic
+
+    if atomic.is_staged(file):
+        fatal(f"{file} {atomic.STAGED_REFUSAL}.")
     try:
         # Read at most one byte past the limit: `keys /dev/stdin < .env` works, `keys /dev/zero`
         # stops instead of filling memory.

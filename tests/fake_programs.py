@@ -1,5 +1,11 @@
 """Fake `gh`, `vercel`, `wrangler`, `fly` and `flyctl` on PATH: each records its argv, stdin,
-environment, working folder and /proc/self/cmdline as one JSON line, and fails on demand.
+environment, working folder, /proc/self/cmdline and the target it would send to as one JSON
+line, and fails on demand.
+
+The target is found the way the real program finds it: its options and variables first
+(`--repo`, `--name`/`--env`, `--app`, VERCEL_ORG_ID + VERCEL_PROJECT_ID), else the project's
+files, read when it runs. `retarget(files)` makes the next runs rewrite those files first, as
+an agent racing a slow program start would.
 
 `FakePrograms.fail(name, code, line)` makes the next runs of `name` print `line` (with
 `{stdin}` replaced by what it read) and exit `code`. `hold(name)` makes it wait, after writing
@@ -22,11 +28,51 @@ from typing import Any
 NAMES = ("gh", "vercel", "wrangler", "fly", "flyctl")
 
 SCRIPT = """#!{python}
-import json, os, sys, time
+import json, os, re, sys, time, tomllib
 from pathlib import Path
 log = Path({log!r})
 name = os.path.basename(sys.argv[0])
 data = sys.stdin.buffer.read()
+here = Path(os.getcwd())
+retarget = log / "retarget.json"
+if retarget.exists():
+    for rel, text in json.loads(retarget.read_text()).items():
+        (here / rel).parent.mkdir(parents=True, exist_ok=True)
+        (here / rel).write_text(text)
+args = sys.argv[1:]
+def opt(*names):
+    for i, a in enumerate(args):
+        if a in names and i + 1 < len(args):
+            return args[i + 1]
+    return None
+def target():
+    if name == "gh":
+        repo = opt("--repo", "-R")
+        if repo:
+            return repo
+        config = (here / ".git/config").read_text()
+        m = re.search(r"url = .*github.com[:/](.+?)(?:\\.git)?$", config, re.M)
+        return m.group(1) if m else None
+    if name == "vercel":
+        if os.environ.get("VERCEL_ORG_ID") and os.environ.get("VERCEL_PROJECT_ID"):
+            return os.environ["VERCEL_ORG_ID"] + "/" + os.environ["VERCEL_PROJECT_ID"]
+        link = json.loads((here / ".vercel/project.json").read_text())
+        return link["orgId"] + "/" + link["projectId"]
+    if name == "wrangler":
+        config = tomllib.loads((here / "wrangler.toml").read_text())
+        worker, env = opt("--name"), opt("--env")
+        if worker and env:
+            return worker + "-" + env
+        if worker:
+            return worker
+        if env:
+            return config["env"][env].get("name") or config["name"] + "-" + env
+        return config["name"]
+    return opt("--app", "-a") or tomllib.loads((here / "fly.toml").read_text())["app"]
+try:
+    aimed = target()
+except Exception as e:
+    aimed = "unreadable: " + type(e).__name__
 ctl = log / (name + ".hold")
 if ctl.exists():
     (log / (name + ".pid")).write_text(str(os.getpid()))
@@ -42,6 +88,7 @@ record = {{
     "env": dict(os.environ),
     "cwd": os.getcwd(),
     "cmdline": cmdline,
+    "target": aimed,
 }}
 with open(log / "calls.jsonl", "a") as f:
     f.write(json.dumps(record) + "\\n")
@@ -66,6 +113,7 @@ class Call:
     env: dict[str, str]
     cwd: str
     cmdline: str
+    target: str | None
 
 
 class FakePrograms:
@@ -96,6 +144,10 @@ class FakePrograms:
         (self.log / f"{name}.fail").write_text(f"{code}\n{line}")
         if sleep is not None:
             (self.log / f"{name}.sleep").write_text(str(sleep))
+
+    def retarget(self, files: dict[str, str]) -> None:
+        """Each later run first writes `files` (project-relative path: text) into its cwd."""
+        (self.log / "retarget.json").write_text(json.dumps(files))
 
     def hold(self, name: str) -> None:
         (self.log / f"{name}.hold").write_text("")

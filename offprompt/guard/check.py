@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from offprompt.guard.protected import Protected, glob_hits, is_dotenv
+from offprompt.guard.protected import Protected, glob_hits, in_staging, is_dotenv
 
 __all__ = ["Check"]
 
@@ -40,6 +40,8 @@ class Check:
         base = text.rsplit("/", 1)[-1]
         if is_dotenv(base):
             return base
+        if not dynamic and self._staged(text):
+            return text
         if glob:
             hit = glob_hits(base)
             if hit is not None:
@@ -48,7 +50,7 @@ class Check:
             for folder in self.dirs:
                 for found in _expand(os.path.join(folder, os.path.expanduser(text))):
                     name = os.path.basename(found)
-                    if is_dotenv(name) or self._written(found):
+                    if is_dotenv(name) or self._written(found) or in_staging(found):
                         return text
         if not self.protected.written:
             return None
@@ -60,6 +62,17 @@ class Check:
             if self._written(os.path.join(folder, os.path.expanduser(text))):
                 return text
         return None
+
+    def _staged(self, text: str) -> bool:
+        """`text` names (the inside of) a staging folder, from the cwd or a folder `cd` named."""
+        if in_staging(text):
+            return True
+        if ".." not in text and not any(".offprompt-" in d for d in self.dirs):
+            return False  # the common case, without a normpath per word
+        for folder in self.dirs:
+            if in_staging(os.path.normpath(os.path.join(folder, os.path.expanduser(text)))):
+                return True
+        return False
 
     def _written(self, path: str) -> bool:
         written = self.protected.written

@@ -59,21 +59,24 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
     return files
 
 
-def dotenv_under(root: str, is_dotenv: Callable[[str], bool]) -> list[str]:
-    """The dotenv files under `root` (`is_dotenv` of the name), found by a look through at most
-    _TREE_LIMIT folders, skipping _SKIP_DIRS."""
+def dotenv_under(
+    root: str, is_dotenv: Callable[[str], bool], is_staging: Callable[[str], bool]
+) -> list[str]:
+    """The dotenv files under `root` (`is_dotenv` of the name), and every file inside a staging
+    folder or named as an old temporary file (`is_staging` of a component), found by a look
+    through at most _TREE_LIMIT folders, skipping _SKIP_DIRS."""
     found = []
-    pending, seen = [root], 0
+    pending, seen = [(root, False)], 0
     while pending and seen < _TREE_LIMIT:
-        here = pending.pop()
+        here, staged = pending.pop()
         seen += 1
         try:
             with os.scandir(here) as entries:
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
                         if entry.name not in _SKIP_DIRS:
-                            pending.append(entry.path)
-                    elif is_dotenv(entry.name):
+                            pending.append((entry.path, staged or is_staging(entry.name)))
+                    elif staged or is_dotenv(entry.name) or is_staging(entry.name):
                         found.append(entry.path)
         except OSError:
             continue

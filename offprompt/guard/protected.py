@@ -1,5 +1,6 @@
 """What the guard keeps from the model: the dotenv names protected in any folder (the one list
-the installers' deny rules are made from), and the files the journal says offprompt wrote.
+the installers' deny rules are made from), the files the journal says offprompt wrote, and
+everything inside offprompt's staging folders (a killed write leaves its value there).
 
 Imports only fnmatch and os, for the hook's speed.
 """
@@ -10,7 +11,16 @@ import fnmatch
 import os
 from collections.abc import Iterable
 
-__all__ = ["DENY_RULES", "DOTENV_NAMES", "LOCAL_PATTERN", "Protected", "glob_hits", "is_dotenv"]
+__all__ = [
+    "DENY_RULES",
+    "DOTENV_NAMES",
+    "LOCAL_PATTERN",
+    "Protected",
+    "glob_hits",
+    "in_staging",
+    "is_dotenv",
+    "is_staging",
+]
 
 # The dotenv files Claude Code's deny rules name (DESIGN §14), protected in any folder.
 DOTENV_NAMES = (
@@ -26,6 +36,13 @@ LOCAL_PATTERN = ".env.*.local"
 DENY_RULES = tuple(
     f"Read(./{name})" for name in (*DOTENV_NAMES[:2], LOCAL_PATTERN, *DOTENV_NAMES[2:])
 )
+# What sinks.atomic stages a write in (its `_STAGE_NAME`, `_TEMP_NAME`; a test holds the two
+# to agree): a folder `.offprompt-<16 hex>` beside the file, holding `<name>.new` and a
+# `.gitignore`, and, from earlier versions, a file `.<name>.offprompt-<16 hex>.tmp`. A writer
+# killed before its rename leaves the new value in one of them, under a name no rule above
+# protects, until the next write there removes it.
+_HEX16 = "[0-9a-f]" * 16
+_STAGING = (f".offprompt-{_HEX16}", f".?*.offprompt-{_HEX16}.tmp")
 # Names a glob is tried against when no such file exists yet (`cat .e*` in an empty folder).
 _SAMPLES = (*DOTENV_NAMES, ".env.development.local", ".env.production.local", ".env.test.local")
 
@@ -44,6 +61,17 @@ class Protected:
 def is_dotenv(name: str) -> bool:
     """`name` (a file name, no folder) is one of the protected dotenv names."""
     return name in DOTENV_NAMES or fnmatch.fnmatchcase(name, LOCAL_PATTERN)
+
+
+def is_staging(name: str) -> bool:
+    """`name` (one path component) is a staging folder or an old temporary file of a write."""
+    return name.startswith(".") and any(fnmatch.fnmatchcase(name, p) for p in _STAGING)
+
+
+def in_staging(path: str) -> bool:
+    """Some component of `path` is a staging folder or an old temporary file (so the path is,
+    or is inside, what a killed write left)."""
+    return ".offprompt-" in path and any(is_staging(part) for part in path.split(os.sep))
 
 
 def glob_hits(pattern: str) -> str | None:

@@ -17,7 +17,7 @@ from offprompt.guard import disk
 from offprompt.guard.bash import Word
 from offprompt.guard.check import Check
 from offprompt.guard.grep import GrepArgs
-from offprompt.guard.protected import is_dotenv
+from offprompt.guard.protected import is_dotenv, is_staging
 
 __all__ = ["shell", "tool"]
 
@@ -49,8 +49,9 @@ def tool(check: Check, tool_input: Mapping[str, object]) -> str | None:
 
 
 def _under(check: Check, root: str) -> list[str]:
-    """The protected files under `root`: the dotenv files the look finds, then the journal's."""
-    found = disk.dotenv_under(root, is_dotenv)
+    """The protected files under `root`: the dotenv and staged files the look finds, then the
+    journal's."""
+    found = disk.dotenv_under(root, is_dotenv, is_staging)
     return found + sorted(
         p for p in check.protected.written if p.startswith(root + os.sep) and p not in found
     )

@@ -18,6 +18,7 @@ from offprompt.errors import WriteError
 __all__ = [
     "MAX_EXISTING_BYTES",
     "ensure_parents",
+    "is_staged",
     "read_existing",
     "remove_created",
     "remove_stale_temps",
@@ -37,6 +38,26 @@ _STAGE_IGNORE = ".gitignore"
 _IGNORE_ALL = b"*\n"
 # What earlier versions named their temporary files, beside the destination; still removed.
 _TEMP_NAME = re.compile(r"\..{1,64}\.offprompt-[0-9a-f]{16}\.tmp", re.DOTALL)
+
+STAGED_REFUSAL = (
+    "is inside a staging folder that an interrupted write left behind (it may hold a value "
+    "being written); offprompt never reads it, and the next write to that folder removes it"
+)
+
+
+def is_staged(path: str | os.PathLike[str]) -> bool:
+    """`path`, as given or with its links resolved, is (inside) a staging folder or an old
+    temporary file: what a killed writer leaves holding a value, protected like the file it
+    was for (the guard's `protected.in_staging` says the same, without importing this)."""
+    texts = {os.fspath(path)}
+    with contextlib.suppress(OSError, ValueError):
+        texts.add(os.path.realpath(path))
+    return any(
+        _STAGE_NAME.fullmatch(part) or _TEMP_NAME.fullmatch(part)
+        for text in texts
+        for part in Path(text).parts
+    )
+
 
 # O_NOFOLLOW turns a path that became a symlink into ELOOP; say what that means here.
 _OUR_REASONS = {errno.ELOOP: "the path turned into a symlink during the write"}

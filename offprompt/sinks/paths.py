@@ -10,6 +10,7 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 
 from offprompt.errors import ProjectError, RefusedRequest
+from offprompt.sinks import atomic
 from offprompt.spec import SinkSpec
 
 __all__ = ["display", "display_of", "real_project", "resolve_target"]
@@ -66,6 +67,9 @@ def resolve_target(project: Path, sink: SinkSpec) -> Path:
     if any(p.casefold() == ".git" for p in parts):
         # Git reads config and hooks from there; a secret has no business in it.
         raise RefusedRequest(f"The sink path {raw!r} is inside .git; name another file.")
+    if atomic.is_staged(candidate) or atomic.is_staged(resolved):
+        # A killed write's leftover: reading it could show a value, writing there loses it.
+        raise RefusedRequest(f"The sink path {raw!r} {atomic.STAGED_REFUSAL}; name another file.")
     if resolved.is_dir():
         raise RefusedRequest(f"The sink path {raw!r} is a folder; name a file inside it.")
     return resolved

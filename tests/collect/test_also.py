@@ -108,7 +108,7 @@ async def test_done_when_one_collect_writes_env_runs_gh_once_and_vercel_twice(
         {"kind": "github", "target": "acme/web", "status": "sent", "detail": "sent STRIPE_KEY"},
         {
             "kind": "vercel",
-            "target": "web (production, preview)",
+            "target": "prj_123 (web) in production, preview",
             "status": "sent",
             "detail": "sent STRIPE_KEY in production, STRIPE_KEY in preview",
         },
@@ -118,7 +118,7 @@ async def test_done_when_one_collect_writes_env_runs_gh_once_and_vercel_twice(
     lines = [json.loads(ln) for ln in journal.read_text().splitlines()]
     assert lines[-1]["destinations"] == [
         {"kind": "github", "target": "acme/web", "status": "sent"},
-        {"kind": "vercel", "target": "web (production, preview)", "status": "sent"},
+        {"kind": "vercel", "target": "prj_123 (web) in production, preview", "status": "sent"},
     ]
     for text in (json.dumps(result), written, json.dumps(lines)):
         assert canary not in text
@@ -238,3 +238,21 @@ async def test_a_value_a_ticked_program_would_change_is_refused_before_any_write
     result = structured(await call)
     assert [d["status"] for d in result["destinations"]] == ["skipped", "sent"]
     assert [c.stdin for c in fakes.calls()] == [value, value]
+
+
+async def test_a_fifo_named_fly_toml_is_refused_and_the_server_keeps_answering(
+    also_session: Session, opener: FakeOpener, project: Path, fakes: FakePrograms
+) -> None:
+    """A FIFO where fly.toml should be (nobody ever writes to it) is `not linked` at once; the
+    server answers tools/list right after, instead of hanging on the read."""
+    link_all(project)
+    (project / "fly.toml").unlink()
+    os.mkfifo(project / "fly.toml")
+    call = also_session.call("collect_secret", ask([{"kind": "fly"}]))
+    why = refusal(await asyncio.wait_for(call, 10))
+    assert why.startswith("also[0] (fly): the project's Fly.io link is unusable")
+    assert "not a regular file" in why
+    listed = await asyncio.wait_for(also_session.request("tools/list", {}), 5)
+    assert "collect_secret" in json.dumps(listed)
+    assert opener.opened == []
+    assert fakes.calls() == []

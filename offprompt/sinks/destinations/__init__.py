@@ -198,7 +198,8 @@ def _send_one(
             sendable[name] = value
         else:
             problems.append(f"{why}, so it was not sent")
-    child = runner.child_env(env, _DROP_ENV)
+    # Every kind's targeting variables dropped, then the checked target's own set (Vercel's).
+    child = {**runner.child_env(env, _DROP_ENV), **dict(now.env)}
     sent: list[str] = []
     for call in dest.calls(now, planned.spec, sendable):
         ran = runner.run(

@@ -1,8 +1,14 @@
-"""Cloudflare Workers secrets: `wrangler secret put NAME [--env ENV]`, the value on stdin.
+"""Cloudflare Workers secrets: `wrangler secret put NAME --name WORKER`, the value on stdin.
 
 Linked when `wrangler.json`, `wrangler.jsonc` or `wrangler.toml` (wrangler's own order) names
 the worker. wrangler reads the value from stdin when it is not a terminal, drops whitespace at
 its end, and creates or replaces the secret.
+
+`--name` is the worker checked, the environment's own (`env.E.name`, else `NAME-E`), and no
+`--env` goes with it: wrangler appends `-E` to `--name` when both are given (so an environment
+with a name of its own would get a worker that does not exist), and with `--env` it would read
+`legacy_env` from the config again when it starts, which moves the secret to a service
+environment. With `--name` alone, the script wrangler writes to is exactly the one shown.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ class CloudflareDestination(Destination[CloudflareSpec]):
     def link(self, project: Path, spec: CloudflareSpec) -> Link:
         for file in CONFIG_FILES:
             try:
-                config = linked.read_config(project / file)
+                config = linked.read_config(project, file)
             except ValueError as e:
                 raise NotLinked(f"the project's wrangler config is unusable: {e}.") from None
             if config is not None:
@@ -65,6 +71,11 @@ class CloudflareDestination(Destination[CloudflareSpec]):
                 '(set name = "my-worker").'
             )
         worker = name
+        if spec.env is not None and config.get("legacy_env") is False:
+            raise NotLinked(
+                f"{file} uses service environments (legacy_env = false), which wrangler has "
+                "deprecated; offprompt sends only to a worker it can name."
+            )
         if spec.env is not None:
             envs = config.get("env")
             section = envs.get(spec.env) if isinstance(envs, dict) else None
@@ -75,15 +86,31 @@ class CloudflareDestination(Destination[CloudflareSpec]):
                 )
             own = section.get("name")
             worker = own if isinstance(own, str) and own else f"{name}-{spec.env}"
+            account = section.get("account_id")
+            if account is not None and account != config.get("account_id"):
+                # Without --env wrangler takes the top-level account_id; sending there would be
+                # another account than the environment's.
+                raise NotLinked(
+                    f"{file}'s env.{spec.env} names an account_id of its own, which offprompt "
+                    "cannot pass to wrangler with the worker's name; set it at the top level."
+                )
         if not _WORKER.fullmatch(worker):
             raise NotLinked(f"{file} names the worker {worker!r}, which is not a worker name.")
         env = f" (env {spec.env})" if spec.env is not None else ""
-        return Link(kind=self.kind, ident=worker, target=f"{worker}{env}")
+        # The account is part of what was checked: a config naming another one since the page
+        # opened is a changed link. (wrangler lets the config's account_id outrank this
+        # variable, so it pins nothing the config does not already say; THREAT_MODEL 12.)
+        account = config.get("account_id")
+        pins = (("CLOUDFLARE_ACCOUNT_ID", account),) if isinstance(account, str) else ()
+        return Link(kind=self.kind, ident=worker, target=f"{worker}{env}", env=pins)
 
     def calls(self, link: Link, spec: CloudflareSpec, values: Mapping[str, str]) -> list[Call]:
-        env = ("--env", spec.env) if spec.env is not None else ()
         return [
-            Call(args=("secret", "put", name, *env), stdin=value.encode("utf-8"), label=name)
+            Call(
+                args=("secret", "put", name, "--name", link.ident),
+                stdin=value.encode("utf-8"),
+                label=name,
+            )
             for name, value in values.items()
         ]
 
@@ -93,5 +120,4 @@ class CloudflareDestination(Destination[CloudflareSpec]):
         return None
 
     def describe(self, link: Link, spec: CloudflareSpec, names: Sequence[str]) -> str:
-        env = f" --env {spec.env}" if spec.env is not None else ""
-        return f"{self.command} {' '.join(names)}{env}"
+        return f"{self.command} {' '.join(names)} --name {link.ident}"

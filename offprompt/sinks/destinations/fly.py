@@ -1,6 +1,7 @@
-"""Fly.io secrets: `fly secrets import` (or `flyctl`) with `NAME=VALUE` lines on stdin.
+"""Fly.io secrets: `fly secrets import --app APP` (or `flyctl`) with `NAME=VALUE` lines on stdin.
 
-Linked when `fly.toml` names the app. flyctl's line format has changed between versions
+Linked when `fly.toml` names the app; `--app` passes the app checked, since flyctl would read
+fly.toml again when it starts. flyctl's line format has changed between versions
 (quotes, comments and `\"\"\"` blocks read differently), so only values every version reads as
 written, bare ones, are sent; any other is reported, never sent altered.
 """
@@ -36,7 +37,7 @@ class FlyDestination(Destination[FlySpec]):
 
     def link(self, project: Path, spec: FlySpec) -> Link:
         try:
-            config = linked.read_config(project / "fly.toml")
+            config = linked.read_config(project, "fly.toml")
         except ValueError as e:
             raise NotLinked(f"the project's Fly.io link is unusable: {e}.") from None
         if config is None:
@@ -58,7 +59,11 @@ class FlyDestination(Destination[FlySpec]):
             return []
         lines = "".join(f"{name}={value}\n" for name, value in values.items())
         return [
-            Call(args=("secrets", "import"), stdin=lines.encode("utf-8"), label=", ".join(values))
+            Call(
+                args=("secrets", "import", "--app", link.ident),
+                stdin=lines.encode("utf-8"),
+                label=", ".join(values),
+            )
         ]
 
     def unsafe(self, name: str, value: str) -> str | None:
@@ -70,4 +75,4 @@ class FlyDestination(Destination[FlySpec]):
         )
 
     def describe(self, link: Link, spec: FlySpec, names: Sequence[str]) -> str:
-        return f"{self.command} ({', '.join(names)}) for app {link.ident}"
+        return f"{self.command} ({', '.join(names)}) --app {link.ident}"

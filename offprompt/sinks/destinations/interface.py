@@ -26,12 +26,15 @@ S = TypeVar("S", bound=DestinationSpec)
 
 @dataclass(frozen=True)
 class Link:
-    """What the project's files say a destination is: `ident` goes into argv (OWNER/REPO, a
-    worker or an app), `target` is how the page and results show it."""
+    """What the project's files said a destination is, at the check: `ident` goes into argv
+    (OWNER/REPO, a worker or an app), `env` into the program's environment (Vercel's ids),
+    `target` is how the page and results show it. The program is told all of it, so a file
+    changed after the check cannot redirect the value (DESIGN §13)."""
 
     kind: str
     ident: str
     target: str
+    env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

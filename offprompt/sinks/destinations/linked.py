@@ -1,5 +1,9 @@
 """Reading what the project's own files link it to: git remotes, `.vercel/project.json`, the
 wrangler config and `fly.toml`. Read-only; nothing here runs a destination's program.
+
+Every file is read only when it is a regular file inside the project under 1 MiB, and within
+`READ_SECONDS`: a FIFO, a device, a link out of the project or a stuck file system is "not
+linked", never a wait (the agent can put any of them where a config should be).
 """
 
 from __future__ import annotations
@@ -8,13 +12,16 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
+import threading
 import tomllib
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["first_remote", "github_repo", "jsonc_loads", "read_config"]
+__all__ = ["READ_SECONDS", "first_remote", "github_repo", "jsonc_loads", "read_config"]
 
+READ_SECONDS: Final = 2.0
 _MAX_CONFIG: Final = 1024 * 1024
 _OWNER: Final = r"(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))"
 _REPO: Final = r"(?P<repo>[A-Za-z0-9._-]{1,100}?)"
@@ -29,30 +36,110 @@ _GITHUB_SCP: Final = re.compile(
 )
 
 
+def read_file(project: Path, rel: str) -> bytes | None:
+    """The bytes of `project/rel`, None when it is absent. ValueError, naming `rel`, when it
+    is not a regular file inside the project, is 1 MiB or larger, or is not read within
+    `READ_SECONDS`."""
+    box: dict[str, bytes | BaseException | None] = {}
+
+    def work() -> None:
+        try:
+            box["data"] = _read_file(project, rel)
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    # A read of a hung mount cannot be interrupted; it is left behind in its own thread.
+    reader = threading.Thread(target=work, name=f"offprompt-read-{rel}", daemon=True)
+    reader.start()
+    reader.join(READ_SECONDS)
+    if reader.is_alive():
+        raise ValueError(f"{rel} was not read in time ({READ_SECONDS:g} s)")
+    error = box.get("error")
+    if isinstance(error, BaseException):
+        raise error
+    data = box.get("data")
+    return data if isinstance(data, bytes) else None
+
+
+def _read_file(project: Path, rel: str) -> bytes | None:
+    root = os.path.realpath(project)
+    real = os.path.realpath(project / rel)
+    if not os.path.lexists(real):
+        return None
+    if os.path.commonpath([root, real]) != root:
+        raise ValueError(f"{rel} links to a file outside the project")
+    try:
+        # O_NONBLOCK: opening a FIFO waits for a writer otherwise. O_NOFOLLOW: a link put in
+        # place since realpath is refused, not followed.
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise ValueError(f"{rel} cannot be read ({e.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{rel} is not a regular file")
+        if info.st_size > _MAX_CONFIG:
+            raise ValueError(f"{rel} is larger than 1 MiB")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= _MAX_CONFIG:
+            chunk = os.read(fd, _MAX_CONFIG + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as e:
+        raise ValueError(f"{rel} cannot be read ({e.strerror})") from None
+    finally:
+        os.close(fd)
+    if size > _MAX_CONFIG:  # grew since fstat
+        raise ValueError(f"{rel} is larger than 1 MiB")
+    return b"".join(chunks)
+
+
 def first_remote(project: Path) -> tuple[str, str] | None:
     """(name, url) of the project's first git remote, in the order its config lists them (the
     order they were added; `git remote` sorts by name); None when there is none.
 
     OSError or ValueError when git cannot answer. The url may hold credentials: never show it.
+    When the project holds its own `.git` folder, its config is read like any project file
+    and git parses those very bytes from stdin (so what git reads is what was checked).
     """
     git = shutil.which("git")
     if git is None:
         raise OSError("git is not installed")
+    dot_git = project / ".git"
+    config: bytes | None = None
+    if dot_git.is_symlink():
+        root = os.path.realpath(project)
+        if os.path.commonpath([root, os.path.realpath(dot_git)]) != root:
+            raise ValueError(".git links to a folder outside the project")
+    if dot_git.is_dir():
+        config = read_file(project, ".git/config")
+        if config is None:
+            raise ValueError("the project is not a git repository (.git has no config)")
+        where = ["--file", "-"]
+    else:
+        # A worktree or submodule (`.git` is a file naming the real folder), or a project
+        # inside a repository: git finds the config; its own time limit bounds the wait.
+        where = ["--local"]
     # Our own repository only: GIT_DIR & co. from outside would name another one.
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["LC_ALL"] = "C"
     done = subprocess.run(  # noqa: S603 - fixed argv, no shell
-        [git, "-c", "safe.directory=*", "config", "--local", "--null", "--get-regexp", _KEYS],
+        [git, "-c", "safe.directory=*", "config", *where, "--null", "--get-regexp", _KEYS],
         cwd=project,
         env=env,
-        stdin=subprocess.DEVNULL,
+        input=config if config is not None else b"",
         capture_output=True,
         timeout=5.0,
         check=False,
     )
     if done.returncode == 1:  # no such key: no remote
         return None
-    if done.returncode == 128:  # --local outside a repository (never the global config)
+    if done.returncode == 128 and config is None:  # --local outside a repository
         raise ValueError("the project is not a git repository")
     if done.returncode != 0:
         raise ValueError(f"git config exited with {done.returncode}")
@@ -74,25 +161,20 @@ def github_repo(url: str) -> str | None:
     return f"{match['owner']}/{repo}"
 
 
-def read_config(path: Path) -> dict[str, Any] | None:
-    """The top-level table of a TOML, JSON or JSONC config; None when the file is absent.
-    ValueError when it is not one (unreadable, too large, not a table)."""
-    try:
-        with path.open("rb") as f:
-            data = f.read(_MAX_CONFIG + 1)
-    except FileNotFoundError:
+def read_config(project: Path, rel: str) -> dict[str, Any] | None:
+    """The top-level table of the TOML, JSON or JSONC config `project/rel`; None when the file
+    is absent. ValueError when it is not one (see `read_file`; or not a table)."""
+    data = read_file(project, rel)
+    if data is None:
         return None
-    except OSError as e:
-        raise ValueError(f"{path.name} cannot be read ({e.strerror})") from None
-    if len(data) > _MAX_CONFIG:
-        raise ValueError(f"{path.name} is larger than 1 MiB")
+    path = Path(rel)
     try:
         text = data.decode("utf-8-sig")
         parsed: Any = tomllib.loads(text) if path.suffix == ".toml" else jsonc_loads(text)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError):
-        raise ValueError(f"{path.name} is not valid {_format(path)}") from None
+        raise ValueError(f"{rel} is not valid {_format(path)}") from None
     if not isinstance(parsed, dict):
-        raise ValueError(f"{path.name} does not hold a table of settings")
+        raise ValueError(f"{rel} does not hold a table of settings")
     return parsed
 
 

@@ -23,8 +23,13 @@ __all__ = ["TIMEOUT_SECONDS", "Ran", "child_env", "find_program", "last_line", "
 TIMEOUT_SECONDS: Final = 60.0
 _MAX_DETAIL: Final = 200
 _MAX_OUTPUT: Final = 256 * 1024
-# A stretch this long shared with a value means the line quotes part of it.
-_WINDOW: Final = 8
+# A line sharing a stretch this long with a value (in any case) is withheld whole. Four
+# characters of a random value are ~24 bits of it, and a program an agent can make fail again
+# and again (a bad value echoed from a different offset each time) would hand it the value in
+# pieces of any length that gets through: 8 let 4-7 through. Three characters turn up in
+# ordinary words too often to mean anything, so four is the shortest that does; a line that
+# shares four by chance is only withheld, which costs a detail, never a value.
+_WINDOW: Final = 4
 _HIDDEN: Final = "[value removed]"
 _WITHHELD: Final = "(its last line quoted part of a value, so it is not shown)"
 _ANSI: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
@@ -135,7 +140,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def last_line(output: bytes, values: Collection[str], noise: Sequence[re.Pattern[str]] = ()) -> str:
     """The last non-blank line of `output`, with every value (and each line of a multi-line
     one) taken out, controls spelled out, at most 200 characters; withheld entirely when it
-    still shares a stretch of 8 characters with a value."""
+    still shares a stretch of 4 characters with a value, in any case."""
     text = _ANSI.sub("", output[-_MAX_OUTPUT:].decode("utf-8", "replace"))
     lines = [ln.strip() for ln in re.split(r"[\r\n]+", text)]
     lines = [ln for ln in lines if ln and not any(n.search(ln) for n in noise)]
@@ -159,6 +164,7 @@ def last_line(output: bytes, values: Collection[str], noise: Sequence[re.Pattern
 
 
 def _shares_stretch(line: str, value: str) -> bool:
+    line, value = line.casefold(), value.casefold()
     if len(value) < _WINDOW or len(line) < _WINDOW:
         return False
     grams = {value[i : i + _WINDOW] for i in range(len(value) - _WINDOW + 1)}

@@ -3,10 +3,15 @@ on stdin.
 
 Linked when `.vercel/project.json` exists (written by `vercel link`). vercel reads the value
 from stdin when it is not a terminal; `--force` replaces a variable that exists already.
+
+vercel would read project.json again when it starts; the ids checked go to it instead in
+VERCEL_ORG_ID and VERCEL_PROJECT_ID, which it takes over the file. The page names the project by
+that id; the name beside it is only ever from the same read.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -19,6 +24,9 @@ from offprompt.spec import VercelSpec
 __all__ = ["ENVIRONMENTS", "VercelDestination"]
 
 ENVIRONMENTS: Final = ("production", "preview", "development")
+# Vercel's ids (`prj_…`, `team_…`, a user's id): they go into variables, so nothing else does.
+_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+_NAME: Final = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 
 
 class VercelDestination(Destination[VercelSpec]):
@@ -46,28 +54,34 @@ class VercelDestination(Destination[VercelSpec]):
         return VercelSpec(environments=tuple(envs))
 
     def link(self, project: Path, spec: VercelSpec) -> Link:
-        path = project / ".vercel" / "project.json"
         try:
-            data = linked.read_config(path)
+            data = linked.read_config(project, ".vercel/project.json")
         except ValueError as e:
-            raise NotLinked(f"the project's Vercel link is unusable: .vercel/{e}.") from None
+            raise NotLinked(f"the project's Vercel link is unusable: {e}.") from None
         if data is None:
             raise NotLinked(
                 "the project is not linked to Vercel: there is no .vercel/project.json "
                 "(run `vercel link` in the project)."
             )
-        project_id = data.get("projectId")
-        if not isinstance(project_id, str) or not project_id:
-            raise NotLinked(
-                "the project's Vercel link is unusable: .vercel/project.json has no projectId "
-                "(run `vercel link` again)."
-            )
+        project_id, org_id = str(data.get("projectId") or ""), str(data.get("orgId") or "")
+        for key, got in (("projectId", data.get("projectId")), ("orgId", data.get("orgId"))):
+            if not isinstance(got, str) or not got:
+                raise NotLinked(
+                    f"the project's Vercel link is unusable: .vercel/project.json has no {key} "
+                    "(run `vercel link` again)."
+                )
+            if not _ID.fullmatch(got):
+                raise NotLinked(
+                    f"the project's Vercel link is unusable: .vercel/project.json's {key} is "
+                    "not a Vercel id (run `vercel link` again)."
+                )
         name = data.get("projectName")
-        shown = name if isinstance(name, str) and name else project_id
+        beside = f" ({name})" if isinstance(name, str) and _NAME.fullmatch(name) else ""
         return Link(
             kind=self.kind,
             ident=project_id,
-            target=f"{shown} ({', '.join(spec.environments)})",
+            target=f"{project_id}{beside} in {', '.join(spec.environments)}",
+            env=(("VERCEL_ORG_ID", org_id), ("VERCEL_PROJECT_ID", project_id)),
         )
 
     def calls(self, link: Link, spec: VercelSpec, values: Mapping[str, str]) -> list[Call]:

@@ -119,9 +119,10 @@ def test_github_environment_shows_in_target(linked: Path) -> None:
 
 
 def test_vercel_link_reads_project_json(linked: Path) -> None:
-    """.vercel/project.json gives the project; the target names it and the environments."""
+    """.vercel/project.json gives the project; the target names it by id (its name beside)
+    and the environments."""
     link = destinations.KINDS["vercel"].link(linked, VERCEL)
-    assert (link.ident, link.target) == ("prj_123", "web (production, preview)")
+    assert (link.ident, link.target) == ("prj_123", "prj_123 (web) in production, preview")
 
 
 @pytest.mark.parametrize(

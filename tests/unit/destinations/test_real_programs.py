@@ -63,10 +63,14 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def our_args(project: Path, spec: DestinationSpec, canary: str) -> tuple[tuple[str, ...], bytes]:
+def our_args(
+    project: Path, spec: DestinationSpec, canary: str
+) -> tuple[tuple[str, ...], bytes, dict[str, str]]:
+    """Our argv, stdin and the variables the checked link adds (Vercel's ids)."""
     dest = destinations.KINDS[spec.kind]
-    (call, *_) = dest.calls(dest.link(project, spec), spec, {NAME: canary})
-    return call.args, call.stdin
+    link = dest.link(project, spec)
+    (call, *_) = dest.calls(link, spec, {NAME: canary})
+    return call.args, call.stdin, dict(link.env)
 
 
 def run(
@@ -87,7 +91,7 @@ def test_gh_accepts_our_secret_set_argv(
     stdin without --body, and without credentials stops at `gh auth login`."""
     gh = program_or_skip("gh")
     link_all(project)
-    args, stdin = our_args(project, GithubSpec(environment="production"), canary)
+    args, stdin, _ = our_args(project, GithubSpec(environment="production"), canary)
     helped = run(gh, (*args, "--help"), b"", project, clean_env)
     assert helped.ok, helped.detail
     control = subprocess.run(
@@ -141,7 +145,8 @@ def test_vercel_accepts_our_env_add_argv(
     project: Path, clean_env: dict[str, str], vercel_api: str, tmp_path: Path, canary: str
 ) -> None:
     """vercel parses `env add NAME ENV --force` (its parser refuses an unknown option) and goes
-    on to fetch the linked project, from the local stub."""
+    on to fetch the project named by VERCEL_ORG_ID/VERCEL_PROJECT_ID, from the local stub,
+    even when .vercel/project.json was changed to another project since the check."""
     vercel = program_or_skip("vercel")
     link_all(project)
     config = tmp_path / "vercel-config"
@@ -149,27 +154,34 @@ def test_vercel_accepts_our_env_add_argv(
     (config / "auth.json").write_text('{"token": "not-a-real-token"}')
     (config / "config.json").write_text("{}")
     spec = VercelSpec(environments=("production", "preview"))
-    args, stdin = our_args(project, spec, canary)
+    args, stdin, pins = our_args(project, spec, canary)
+    (project / ".vercel" / "project.json").write_text(
+        json.dumps({"projectId": "prj_evil", "orgId": "team_evil", "projectName": "web"})
+    )
+    env = {**clean_env, **pins}
     prefix = ("--global-config", str(config), "--api", vercel_api)
-    control = run(vercel, (*prefix, *args, "--bogus"), stdin, project, clean_env)
+    control = run(vercel, (*prefix, *args, "--bogus"), stdin, project, env)
     assert not control.ok
     assert "unknown or unexpected option: --bogus" in control.detail
     _Refuse.seen.clear()
-    ran = run(vercel, (*prefix, *args), stdin, project, clean_env)
+    ran = run(vercel, (*prefix, *args), stdin, project, env)
     assert not ran.ok
     assert "unknown or unexpected option" not in ran.detail
     assert any("/v9/projects/prj_123" in s for s in _Refuse.seen), (ran.detail, _Refuse.seen)
+    assert not any("evil" in s for s in _Refuse.seen), _Refuse.seen
+    assert any("teamId=team_9" in s for s in _Refuse.seen), _Refuse.seen
     assert canary not in ran.detail
 
 
 def test_wrangler_accepts_our_secret_put_argv(
     project: Path, clean_env: dict[str, str], canary: str
 ) -> None:
-    """wrangler's strict parser takes `secret put NAME --env ENV` and stops at the missing
+    """wrangler's strict parser takes `secret put NAME --name WORKER` and stops at the missing
     CLOUDFLARE_API_TOKEN; an unknown argument is refused instead."""
     wrangler = program_or_skip("wrangler")
     link_all(project)
-    args, stdin = our_args(project, CloudflareSpec(env="staging"), canary)
+    args, stdin, _ = our_args(project, CloudflareSpec(env="staging"), canary)
+    assert args == ("secret", "put", NAME, "--name", "web-worker-staging")
     control = run(wrangler, (*args, "--bogus"), stdin, project, clean_env)
     assert not control.ok
     assert "Unknown argument: bogus" in control.detail

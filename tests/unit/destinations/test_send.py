@@ -85,9 +85,9 @@ def test_every_kind_with_several_names(linked: Path, fakes: FakePrograms, canary
     assert got == [
         ("gh", ["secret", "set", "A_KEY", "--repo", "acme/web", "--env", "production"], a),
         ("gh", ["secret", "set", "B_KEY", "--repo", "acme/web", "--env", "production"], b),
-        ("wrangler", ["secret", "put", "A_KEY", "--env", "staging"], a),
-        ("wrangler", ["secret", "put", "B_KEY", "--env", "staging"], b),
-        ("fly", ["secrets", "import"], f"A_KEY={a}\nB_KEY={b}\n"),
+        ("wrangler", ["secret", "put", "A_KEY", "--name", "web-worker-staging"], a),
+        ("wrangler", ["secret", "put", "B_KEY", "--name", "web-worker-staging"], b),
+        ("fly", ["secrets", "import", "--app", "acme-web"], f"A_KEY={a}\nB_KEY={b}\n"),
     ]
     assert results[1].target == "web-worker-staging (env staging)"
     assert_only_on_stdin(fakes, canary)
@@ -180,7 +180,9 @@ def test_flyctl_is_used_when_fly_is_absent(linked: Path, fakes: FakePrograms, ca
     fakes.remove("fly")
     (result,) = send(linked, fakes, [FLY], {"K": canary})
     assert result.status == "sent"
-    assert [(c.name, c.argv) for c in fakes.calls()] == [("flyctl", ["secrets", "import"])]
+    assert [(c.name, c.argv) for c in fakes.calls()] == [
+        ("flyctl", ["secrets", "import", "--app", "acme-web"])
+    ]
 
 
 def test_an_unticked_destination_does_not_run(
@@ -207,7 +209,8 @@ def test_targeting_variables_do_not_reach_the_program(
     linked: Path, fakes: FakePrograms, canary: str
 ) -> None:
     """Each variable THREAT_MODEL names would pick a target the page did not show; the
-    programs run without them (and keep the rest, e.g. tokens)."""
+    programs run without them (and keep the rest, e.g. tokens); vercel gets its two back,
+    holding the checked ids."""
     env = {
         "FLY_APP": "evil",
         "VERCEL_PROJECT_ID": "prj_evil",
@@ -220,7 +223,10 @@ def test_targeting_variables_do_not_reach_the_program(
     }
     send(linked, fakes, [GITHUB, VERCEL, CLOUDFLARE, FLY], {"K": canary}, **env)
     for call in fakes.calls():
-        assert not (set(env) - {"GH_TOKEN"}) & set(call.env)
+        pinned = {"VERCEL_ORG_ID": "team_9", "VERCEL_PROJECT_ID": "prj_123"}
+        if call.name != "vercel":
+            pinned = {}
+        assert {k: call.env[k] for k in set(env) & set(call.env) - {"GH_TOKEN"}} == pinned
         assert call.env["GH_TOKEN"] == "t0ken"
 
 
