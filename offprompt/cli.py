@@ -123,11 +123,23 @@ def keys(file: Path, as_json: bool) -> None:
     FILE defaults to .env in the current folder. This is how an agent (or a
     script) sees what a .env holds without reading the secrets in it.
     """
+    from offprompt.journal import Journal
     from offprompt.sinks import dotenv
 
     text = _read_dotenv(file)
-    names = dotenv.keys(text)
-    for line in dotenv.bad_lines(text):
+    parsed = dotenv.Parsed(text)
+    why = None
+    if os.path.realpath(file) in Journal().file_sinks():
+        why = "offprompt wrote it as a file sink (the value is the whole file)"
+    elif parsed.opaque:
+        why = "it is not a dotenv file (python-dotenv reads names no .env would have)"
+    if why is not None:
+        # Never a name from inside a value (DESIGN §12): such a "name" is a stretch of it.
+        click.echo(f"offprompt: {file} shows no key names: {why}.", err=True)
+        click.echo("[]" if as_json else "", nl=as_json)
+        return
+    names = parsed.keys
+    for line in parsed.bad_lines:
         click.echo(
             f"offprompt: line {line} of {file} is not a KEY=value statement; skipped"
             " (python-dotenv skips it too).",

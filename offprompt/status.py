@@ -125,13 +125,22 @@ class StatusReport:
         }
 
 
-def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> StatusReport:
+def report(
+    project: Path,
+    path: str = ".env",
+    names: Sequence[str] | None = None,
+    *,
+    journal: Path | None = None,
+) -> StatusReport:
     """The status of `names` (else the example's keys, else the target's own) in `path`.
 
-    `path` resolves as a dotenv sink's (DESIGN §8). Raises RefusedRequest for names or a path
-    offprompt refuses, ProjectError for a project folder it cannot use, and Unreadable for a
-    target or example file that exists but cannot be read.
+    `path` resolves as a dotenv sink's (DESIGN §8). A target that `journal` (default: the usual
+    journal) records as a file sink's, or whose text is not a dotenv file's (`Parsed.opaque`),
+    is reported by its file alone. Raises RefusedRequest for names or a path offprompt refuses,
+    ProjectError for a project folder it cannot use, and Unreadable for a target or example
+    file that exists but cannot be read.
     """
+    from offprompt.journal import Journal
     from offprompt.sinks import paths
 
     if names is not None:
@@ -148,7 +157,12 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
         raise
     shown = paths.display(root, target)
     exists = os.path.lexists(target)
-    held, held_names = _read(target, shown)
+    whole = os.path.realpath(target) in Journal(journal).file_sinks()
+    held, held_names = _read(target, shown, whole=whole)
+    if isinstance(held, _WholeFile):
+        # Never a name from inside a value (DESIGN §12): the file is the one thing named.
+        state: KeyStatus = "set" if held.set else "empty"
+        return StatusReport(file=shown, exists=True, example=None, keys=(KeyState(shown, state),))
     example, example_values, example_names = _example(project, root, target)
     if names is None:
         # Names as dotenv.keys gives them: never a line of a value read as a key.
@@ -157,9 +171,19 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
     return StatusReport(file=shown, exists=exists, example=example, keys=keys)
 
 
-def _read(path: Path, shown: str) -> tuple[dict[str, str] | None, tuple[str, ...]]:
+@dataclass(frozen=True)
+class _WholeFile:
+    """A file shown by its name alone: only whether it holds anything but blanks."""
+
+    set: bool
+
+
+def _read(
+    path: Path, shown: str, *, whole: bool = False
+) -> tuple[dict[str, str] | _WholeFile | None, tuple[str, ...]]:
     """What python-dotenv reads from `path` (uninterpolated; None when there is no file), and
-    the key names it sets as offprompt shows them (dotenv.keys)."""
+    the key names it sets as offprompt shows them (dotenv.keys); a _WholeFile when `whole` (a
+    file sink's) or when the text is no dotenv file (`Parsed.opaque`)."""
     from offprompt.sinks import atomic, dotenv
 
     try:
@@ -170,13 +194,18 @@ def _read(path: Path, shown: str) -> tuple[dict[str, str] | None, tuple[str, ...
         raise Unreadable(f"{reason}, so offprompt cannot tell which keys it sets.") from None
     if data is None:
         return None, ()
+    if whole:
+        return _WholeFile(bool(data.strip())), ()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise Unreadable(
             f"{shown} is not UTF-8 text, so offprompt cannot tell which keys it sets."
         ) from None
-    return dotenv.values(text), dotenv.keys(text)
+    parsed = dotenv.Parsed(text)
+    if parsed.opaque:
+        return _WholeFile(bool(text.strip())), ()
+    return parsed.values, parsed.keys
 
 
 def _is_folder_inside(root: Path, path: str) -> bool:
@@ -208,7 +237,8 @@ def _example(
                 "the example file; replace it with a file, or name the keys."
             ) from None
         values, names = _read(real, shown)
-        return shown, values or {}, names
+        # An example that is no dotenv file names no key and gives no value to compare with.
+        return shown, values if isinstance(values, dict) else {}, names
     return None, {}, ()
 
 

@@ -255,20 +255,32 @@ class Parsed:
         return _held(self.entries)
 
     @cached_property
-    def keys(self) -> tuple[str, ...]:
-        """As the module's `keys`."""
-        text = self.text
-        # The PEM blocks, by start; a statement is inside one when it starts after the block's
-        # start and before the furthest end of the blocks opened before it.
-        blocks = [(m.end(), _block_end(text, m.end())) for m in _PEM_OPEN.finditer(text)]
-        named: set[str] = set()
+    def _named(self) -> tuple[Entry, ...]:
+        """The statements a person wrote as such: none that starts inside a PEM block."""
+        blocks = _pem_blocks(_newlines_to_lf(self.text))
+        out: list[Entry] = []
         reach, b = -1, 0
-        for e in self.entries:  # in file order, so `start` grows
-            while b < len(blocks) and blocks[b][0] < e.start:
+        for e in self.entries:  # in file order, so `first_line` grows
+            while b < len(blocks) and blocks[b][0] < e.first_line:
                 reach = max(reach, blocks[b][1])
                 b += 1
-            if NAME_PATTERN.fullmatch(e.key) and not e.start < reach:
-                named.add(e.key)
+            if not e.first_line <= reach:
+                out.append(e)
+        return tuple(out)
+
+    @cached_property
+    def opaque(self) -> bool:
+        """Whether python-dotenv reads, outside a PEM block, a name no person would write as a
+        key (outside DESIGN §3.1's pattern): the text is then not a dotenv file but a value (an
+        AWS credentials file, a key, `abc…==` read as `NAME=`), and is shown by its file alone."""
+        return any(_SHOWN_NAME.fullmatch(e.key) is None for e in self._named)
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        """As the module's `keys`."""
+        if self.opaque:
+            return ()
+        named = {e.key for e in self._named}
         return tuple(k for k in self.values if k in named)
 
     @cached_property
@@ -324,27 +336,38 @@ def values(text: str) -> dict[str, str]:
 def keys(text: str) -> tuple[str, ...]:
     """The key names `values` holds that a person wrote as names, in the order they first
     appear (as python-dotenv's dict): what offprompt shows of a file, so never a part of a value.
-    Left out: a key that is not a NAME_PATTERN name, and every line of a PEM block left unquoted
-    after `KEY=-----BEGIN …` (python-dotenv reads such a line as a key, and its key is a base64
-    stretch of the secret: `MIIEvQIBADAN=` gives `MIIEvQIBADAN`)."""
+    Left out: every statement that starts inside a PEM block, in any layout (CRLF, CR, a BOM, the
+    BEGIN line after `KEY=`, lower case): python-dotenv reads such a line as a key, and its key is
+    a base64 stretch of the secret (`MIIEvQIBADAN=` gives `MIIEvQIBADAN`). None at all when the
+    text is `opaque` (a name outside DESIGN §3.1's pattern elsewhere): it is a value, not a
+    dotenv file."""
     return Parsed(text).keys
 
 
-# An unquoted assignment whose value opens a PEM block it does not close on the same line.
-_PEM_OPEN = re.compile(
-    r"^[^\S\r\n]*(?:export[^\S\r\n]+)?[A-Za-z_][A-Za-z0-9_]*[^\S\r\n]*=[^\S\r\n]*"
-    r"-----BEGIN (?:(?!-----END)[^\r\n])*$",
-    re.MULTILINE,
-)
+# A key name as DESIGN §3.1 has it (the tools' own pattern): what offprompt shows as a name.
+_SHOWN_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
+# A PEM armour line's start, in any case (OpenSSL reads `-----begin` too), anywhere on a line:
+# after `KEY=`, after `KEY="`, or on the line after `KEY=`.
+_PEM_BEGIN = re.compile(r"-----BEGIN", re.IGNORECASE)
+_PEM_END = re.compile(r"-----END", re.IGNORECASE)
 
 
-def _block_end(text: str, start: int) -> int:
-    """The end of the line holding the first `-----END` after `start` (the text's end if none)."""
-    at = text.find("-----END", start)
-    if at < 0:
-        return len(text)
-    stop = text.find("\n", at)
-    return len(text) if stop < 0 else stop + 1
+def _pem_blocks(lf: str) -> list[tuple[int, int]]:
+    """Each PEM block of the LF-only text as (line of its BEGIN, line of its END), in order;
+    the END of a block left open is past the last line. One pass over the text."""
+    blocks: list[tuple[int, int]] = []
+    pos, line = 0, 1  # `line` is the number (from 1, as `Entry.first_line`) of the line at `pos`
+    while (m := _PEM_BEGIN.search(lf, pos)) is not None:
+        line += lf.count("\n", pos, m.start())
+        begin = line
+        end_m = _PEM_END.search(lf, m.end())
+        if end_m is None:
+            blocks.append((begin, lf.count("\n", m.end()) + line + 1))
+            break
+        line += lf.count("\n", m.start(), end_m.start())
+        blocks.append((begin, line))
+        pos = end_m.end()
+    return blocks
 
 
 # --- Upsert --------------------------------------------------------------------------------

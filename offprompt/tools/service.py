@@ -178,7 +178,12 @@ class Service:
         try:
             cwd = self._cwd or Path.cwd()
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
-            found = status.report(project, str(args.get("path", ".env")), args.get("names"))
+            found = status.report(
+                project,
+                str(args.get("path", ".env")),
+                args.get("names"),
+                journal=self.settings.journal_path,
+            )
         except (RefusedRequest, ProjectError, Unreadable) as err:
             return ToolResult.refused(str(err))
         return ToolResult.of(found.to_json())
