@@ -6,10 +6,12 @@ Exit codes: 0 ok, 1 error (one `offprompt: …` sentence on stderr, from `fatal`
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -183,7 +185,8 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     try:
         found = key_status.report(Path.cwd(), file, names or None)
     except RefusedRequest as e:
-        raise click.UsageError(str(e).replace("The sink path", "FILE", 1)) from None
+        # One line, exit 2: a name or FILE offprompt refuses, however long it is.
+        _wrong_usage(str(e).replace("The sink path", "FILE", 1))
     except (ProjectError, Unreadable) as e:
         fatal(str(e))
     if as_json:
@@ -192,6 +195,12 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
         for line in key_status.table(found):
             click.echo(line)
     raise SystemExit(4 if found.missing else 0)
+
+
+def _wrong_usage(message: str) -> NoReturn:
+    """A refused argument: one line on stderr, exit 2 (DESIGN §9)."""
+    click.echo(f"offprompt: {message}", err=True)
+    raise SystemExit(2)
 
 
 def _read_dotenv(file: Path) -> str:
@@ -205,6 +214,8 @@ def _read_dotenv(file: Path) -> str:
     except IsADirectoryError:
         fatal(f"{file} is a folder; name the .env file inside it.")
     except OSError as e:
+        if e.errno == errno.ENAMETOOLONG:
+            _wrong_usage("FILE has a part longer than this file system allows; name another file.")
         fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
     if len(data) > _MAX_DOTENV_BYTES:
         fatal(f"{file} is larger than 16 MiB; it is not a .env file.")

@@ -211,9 +211,10 @@ def _read(
 def _is_folder_inside(root: Path, path: str) -> bool:
     try:
         real = Path(os.path.realpath(root / path))
+        # is_dir too may fail: a part too long for the file system (ENAMETOOLONG), a loop.
+        return real != root and real.is_relative_to(root) and real.is_dir()
     except (OSError, ValueError):
         return False
-    return real != root and real.is_relative_to(root) and real.is_dir()
 
 
 def _example(

@@ -7,6 +7,7 @@ Arguments become a validated request (`arguments`), the core runs the ladder
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -107,7 +108,7 @@ class Service:
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
         except (RefusedRequest, ProjectError) as err:
             return ToolResult.refused(str(err))
-        made = self.core.create(asked, project=project, client=ctx.client_name)
+        made = await self.core.create_off_loop(asked, project=project, client=ctx.client_name)
         if isinstance(made, Refused):
             return ToolResult.refused(made.message)
         return await self._answer(await self.core.deliver(made, client), ctx)
@@ -178,7 +179,9 @@ class Service:
         try:
             cwd = self._cwd or Path.cwd()
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
-            found = status.report(
+            # Off the event loop: a big file must not hold up `ping` or another call.
+            found = await asyncio.to_thread(
+                status.report,
                 project,
                 str(args.get("path", ".env")),
                 args.get("names"),
