@@ -220,9 +220,14 @@ def _is_folder_inside(root: Path, path: str) -> bool:
 def _example(
     project: Path, root: Path, target: Path
 ) -> tuple[str | None, dict[str, str], tuple[str, ...]]:
-    """The first example file beside `target`, the values it assigns and its key names;
-    (None, {}, ()) if none."""
-    from offprompt.sinks import paths
+    """The first example file beside `target`, the values its committed version assigns and
+    the key names it assigns now; (None, {}, ()) if none.
+
+    Values come from the last commit only (`git cat-file blob HEAD:…`): the working copy is the
+    agent's to edit, and comparing with it would let the agent test a guess (write
+    `KEY=guess` in .env.example, see `placeholder`). An untracked example gives none, so only
+    the usual stand-ins count."""
+    from offprompt.sinks import atomic, dotenv, git, paths
 
     for name in EXAMPLES:
         beside = target.parent / name
@@ -237,9 +242,18 @@ def _example(
                 f"{shown} is not a file inside the project, so offprompt does not read it as "
                 "the example file; replace it with a file, or name the keys."
             ) from None
-        values, names = _read(real, shown)
-        # An example that is no dotenv file names no key and gives no value to compare with.
-        return shown, values if isinstance(values, dict) else {}, names
+        _, names = _read(real, shown)
+        values: dict[str, str] = {}
+        held = git.committed(real, atomic.MAX_EXISTING_BYTES)
+        if held is not None:
+            try:
+                parsed = dotenv.Parsed(held.decode("utf-8"))
+            except UnicodeDecodeError:
+                parsed = None
+            # An example that is no dotenv file gives no value to compare with.
+            if parsed is not None and not parsed.opaque:
+                values = parsed.values
+        return shown, values, names
     return None, {}, ()
 
 
