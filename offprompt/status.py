@@ -6,9 +6,11 @@ here and go no further; what leaves is names, statuses and the registry's own wo
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,7 +186,7 @@ def _read(
     """What python-dotenv reads from `path` (uninterpolated; None when there is no file), and
     the key names it sets as offprompt shows them (dotenv.keys); a _WholeFile when `whole` (a
     file sink's) or when the text is no dotenv file (`Parsed.opaque`)."""
-    from offprompt.sinks import atomic, dotenv
+    from offprompt.sinks import atomic, dotenv_read
 
     try:
         data = atomic.read_existing(path, shown)
@@ -202,10 +204,20 @@ def _read(
         raise Unreadable(
             f"{shown} is not UTF-8 text, so offprompt cannot tell which keys it sets."
         ) from None
-    parsed = dotenv.Parsed(text)
-    if parsed.opaque:
+    # python-dotenv's answer, linear in the file's size; on shapes its own parser is slow on,
+    # a refusal within DESIGN §12's times (1 MiB in 2 s, 16 MiB in 10 s) rather than no answer.
+    budget = 1 + 8 * len(data) / atomic.MAX_EXISTING_BYTES
+    try:
+        found = dotenv_read.read(text, deadline=time.monotonic() + budget)
+    except dotenv_read.TooSlow:
+        raise Unreadable(
+            f"{shown} could not be read within {math.ceil(budget)} s (python-dotenv is slow on "
+            "some text, such as a quote left open), so offprompt cannot tell which keys it "
+            "sets; name the keys in a smaller file."
+        ) from None
+    if found.opaque:
         return _WholeFile(bool(text.strip())), ()
-    return parsed.values, parsed.keys
+    return found.values, found.keys
 
 
 def _is_folder_inside(root: Path, path: str) -> bool:
@@ -227,7 +239,7 @@ def _example(
     agent's to edit, and comparing with it would let the agent test a guess (write
     `KEY=guess` in .env.example, see `placeholder`). An untracked example gives none, so only
     the usual stand-ins count."""
-    from offprompt.sinks import atomic, dotenv, git, paths
+    from offprompt.sinks import atomic, dotenv_read, git, paths
 
     for name in EXAMPLES:
         beside = target.parent / name
@@ -246,9 +258,10 @@ def _example(
         values: dict[str, str] = {}
         held = git.committed(real, atomic.MAX_EXISTING_BYTES)
         if held is not None:
+            budget = 1 + 8 * len(held) / atomic.MAX_EXISTING_BYTES
             try:
-                parsed = dotenv.Parsed(held.decode("utf-8"))
-            except UnicodeDecodeError:
+                parsed = dotenv_read.read(held.decode("utf-8"), time.monotonic() + budget)
+            except (UnicodeDecodeError, dotenv_read.TooSlow):
                 parsed = None
             # An example that is no dotenv file gives no value to compare with.
             if parsed is not None and not parsed.opaque:

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import RefusedRequest
-from offprompt.sinks import dotenv_quoting
+from offprompt.sinks import dotenv_quoting, dotenv_read
 
 if TYPE_CHECKING:
     from dotenv.parser import Binding
@@ -255,33 +255,22 @@ class Parsed:
         return _held(self.entries)
 
     @cached_property
-    def _named(self) -> tuple[Entry, ...]:
-        """The statements a person wrote as such: none that starts inside a PEM block."""
-        blocks = _pem_blocks(_newlines_to_lf(self.text))
-        out: list[Entry] = []
-        reach, b = -1, 0
-        for e in self.entries:  # in file order, so `first_line` grows
-            while b < len(blocks) and blocks[b][0] < e.first_line:
-                reach = max(reach, blocks[b][1])
-                b += 1
-            if not e.first_line <= reach:
-                out.append(e)
-        return tuple(out)
+    def _shown(self) -> tuple[tuple[str, ...], bool]:
+        return dotenv_read.shown_keys(
+            ((e.key, e.first_line) for e in self.entries), _newlines_to_lf(self.text), self.values
+        )
 
     @cached_property
     def opaque(self) -> bool:
         """Whether python-dotenv reads, outside a PEM block, a name no person would write as a
         key (outside DESIGN §3.1's pattern): the text is then not a dotenv file but a value (an
         AWS credentials file, a key, `abc…==` read as `NAME=`), and is shown by its file alone."""
-        return any(_SHOWN_NAME.fullmatch(e.key) is None for e in self._named)
+        return self._shown[1]
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
         """As the module's `keys`."""
-        if self.opaque:
-            return ()
-        named = {e.key for e in self._named}
-        return tuple(k for k in self.values if k in named)
+        return self._shown[0]
 
     @cached_property
     def read_by_python_dotenv(self) -> dict[str, str | None]:
@@ -342,32 +331,6 @@ def keys(text: str) -> tuple[str, ...]:
     text is `opaque` (a name outside DESIGN §3.1's pattern elsewhere): it is a value, not a
     dotenv file."""
     return Parsed(text).keys
-
-
-# A key name as DESIGN §3.1 has it (the tools' own pattern): what offprompt shows as a name.
-_SHOWN_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
-# A PEM armour line's start, in any case (OpenSSL reads `-----begin` too), anywhere on a line:
-# after `KEY=`, after `KEY="`, or on the line after `KEY=`.
-_PEM_BEGIN = re.compile(r"-----BEGIN", re.IGNORECASE)
-_PEM_END = re.compile(r"-----END", re.IGNORECASE)
-
-
-def _pem_blocks(lf: str) -> list[tuple[int, int]]:
-    """Each PEM block of the LF-only text as (line of its BEGIN, line of its END), in order;
-    the END of a block left open is past the last line. One pass over the text."""
-    blocks: list[tuple[int, int]] = []
-    pos, line = 0, 1  # `line` is the number (from 1, as `Entry.first_line`) of the line at `pos`
-    while (m := _PEM_BEGIN.search(lf, pos)) is not None:
-        line += lf.count("\n", pos, m.start())
-        begin = line
-        end_m = _PEM_END.search(lf, m.end())
-        if end_m is None:
-            blocks.append((begin, lf.count("\n", m.end()) + line + 1))
-            break
-        line += lf.count("\n", m.start(), end_m.start())
-        blocks.append((begin, line))
-        pos = end_m.end()
-    return blocks
 
 
 # --- Upsert --------------------------------------------------------------------------------

@@ -83,6 +83,25 @@ def test_big_target_is_answered_in_time(
     assert took < limit, f"{took:.1f}s for {size} bytes"
 
 
+@pytest.mark.parametrize(
+    "shape",
+    [b"F='x\n" + b"A=1\n" * (4 * MiB - 2), b"J='q' junk\n" * (16 * MiB // 11)],
+    ids=["quote-left-open", "junk-after-quotes"],
+)
+def test_a_16_mib_target_python_dotenv_is_slow_on_is_answered_within_10_s(
+    server: Wire, project: Path, shape: bytes
+) -> None:
+    """Text python-dotenv's parser takes most of a minute on: an answer or a refusal within
+    10 s, never a wait."""
+    (project / ".env").write_bytes(shape)
+    start = time.monotonic()
+    result = call(server, {"names": ["A"]}, timeout=20)
+    took = time.monotonic() - start
+    if result.get("isError"):
+        assert "could not be read within" in refused(result)
+    assert took < 10.5, f"{took:.1f}s"
+
+
 def test_target_over_16_mib_is_refused(server: Wire, project: Path) -> None:
     (project / ".env").write_bytes(b"A=" + b"x" * (16 * MiB) + b"\n")
     text = refused(call(server, {}))

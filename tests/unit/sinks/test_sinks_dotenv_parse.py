@@ -12,7 +12,7 @@ from dotenv_texts import GRAMMAR, dotenv_texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from offprompt.sinks import dotenv
+from offprompt.sinks import dotenv, dotenv_read
 
 # (text, [(key, value, first_line, last_line)])
 CASES = [
@@ -279,7 +279,7 @@ def test_keys_leave_out_every_statement_inside_an_unquoted_pem_block(text: str) 
     """`keys` in one pass gives what checking each statement against each block gives, and
     leaves out every statement that starts on a line after a BEGIN up to its END."""
     lines = dotenv._newlines_to_lf(text).split("\n")
-    blocks = dotenv._pem_blocks(dotenv._newlines_to_lf(text))
+    blocks = dotenv_read.pem_blocks(dotenv._newlines_to_lf(text))
     for begin, end in blocks:
         assert "-----begin" in lines[begin - 1].lower()
         assert end > len(lines) or "-----end" in lines[end - 1].lower()
