@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from offprompt.collect.offloop import run_off_loop
 from offprompt.collect.settings import REMOTE_TTL, Settings
 from offprompt.collect.steps import Ask, Client, Refused, Report, Step, Wait
 from offprompt.errors import NotLinked, OffpromptError, ProjectError, RefusedRequest, TrackedFile
@@ -117,7 +118,7 @@ class Collector:
         """As `create`, with the file work (the target's path, the project's files `also`
         reads, git) in a worker thread, so the protocol loop keeps answering meanwhile; the
         request itself is made on the loop, where the store lives."""
-        planned = await asyncio.to_thread(self._plan, ask, project)
+        planned = await run_off_loop(self._plan, ask, project)
         if isinstance(planned, Refused):
             return planned
         return self._record(ask, project, client, ttl, planned)

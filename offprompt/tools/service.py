@@ -7,12 +7,12 @@ Arguments become a validated request (`arguments`), the core runs the ladder
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.core import Collector
+from offprompt.collect.offloop import run_off_loop
 from offprompt.collect.settings import Settings
 from offprompt.collect.steps import Ask, Refused, Report, Step, Wait
 from offprompt.errors import ProjectError, RefusedRequest, Unreadable
@@ -180,7 +180,7 @@ class Service:
             cwd = self._cwd or Path.cwd()
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
             # Off the event loop: a big file must not hold up `ping` or another call.
-            found = await asyncio.to_thread(
+            found = await run_off_loop(
                 status.report,
                 project,
                 str(args.get("path", ".env")),

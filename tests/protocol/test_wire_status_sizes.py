@@ -164,3 +164,27 @@ def test_ping_is_answered_while_collect_reads_the_project_files(
         with contextlib.suppress(OSError):  # ENXIO: the read was not waiting on it
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     server.response("c", timeout=10)
+
+
+def test_the_server_exits_on_end_of_input_while_file_work_is_stuck(
+    server: Wire, project: Path
+) -> None:
+    """A request's file work that never ends (a FIFO named fly.toml, never written) does not
+    keep the server from exiting promptly on end of input (DESIGN §3)."""
+    os.mkfifo(project / "fly.toml")
+    args = {
+        "secrets": [{"name": "API_KEY"}],
+        "reason": "The app needs it",
+        "also": [{"kind": "fly"}],
+    }
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "c",
+            "method": "tools/call",
+            "params": {"name": "collect_secret", "arguments": args},
+        }
+    )
+    time.sleep(0.3)
+    assert server.request("ping", rid="p", timeout=5)["result"] == {}
+    assert server.close(timeout=5) == 0
