@@ -215,7 +215,7 @@ def _read_dotenv(file: Path) -> str:
         fatal(f"{file} is a folder; name the .env file inside it.")
     except OSError as e:
         if e.errno == errno.ENAMETOOLONG:
-            _wrong_usage("FILE has a part longer than this file system allows; name another file.")
+            _wrong_usage("FILE is a path longer than this file system allows; name another file.")
         fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
     if len(data) > _MAX_DOTENV_BYTES:
         fatal(f"{file} is larger than 16 MiB; it is not a .env file.")

@@ -132,12 +132,13 @@ def _pem_body(raw: bytes) -> list[str]:
 LAYOUTS = ["lf", "crlf", "cr", "bom", "next_line", "lower", "export_indent"]
 
 
-def pem_file(layout: str, body: list[str], before: str, after: str) -> str:
-    """A .env holding `BEFORE=1`, a PEM in `layout` under KEY, and `AFTER=2`."""
+def pem_file(layout: str, body: list[str], before: str, after: str, quote: str = "") -> str:
+    """A .env holding `BEFORE=1`, a PEM in `layout` under KEY (in `quote`s), and `AFTER=2`."""
     head, tail = "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----"
     if layout == "lower":
         head, tail = head.lower(), tail.lower()
-    key = "  export KEY=" if layout == "export_indent" else "KEY="
+    key = ("  export KEY=" if layout == "export_indent" else "KEY=") + quote
+    tail += quote
     first = [key, head] if layout == "next_line" else [key + head]
     lines = [f"{before}=1", *first, *body, tail, f"{after}=2"]
     if layout == "bom":  # the BOM right before the PEM's own key
@@ -217,9 +218,13 @@ def test_generated_values_in_a_file_sink_never_show(
 
 
 @SETTINGS
-@given(raw=st.binary(min_size=40, max_size=400), layout=st.sampled_from(LAYOUTS))
+@given(
+    raw=st.binary(min_size=40, max_size=400),
+    layout=st.sampled_from(LAYOUTS),
+    quote=st.sampled_from(["", '"', "'"]),
+)
 def test_pems_in_every_layout_never_show(
-    tmp_path_factory: pytest.TempPathFactory, raw: bytes, layout: str
+    tmp_path_factory: pytest.TempPathFactory, raw: bytes, layout: str, quote: str
 ) -> None:
     """Property: a .env with a PEM in any layout says what it would with a stand-in body, and
     lists exactly its own names."""
@@ -227,7 +232,29 @@ def test_pems_in_every_layout_never_show(
     said = []
     for lines in (body, [_stand_in(line) for line in body]):
         project = tmp_path_factory.mktemp("p")
-        (project / ".env").write_bytes(pem_file(layout, lines, "BEFORE", "AFTER").encode())
+        text = pem_file(layout, lines, "BEFORE", "AFTER", quote)
+        (project / ".env").write_bytes(text.encode())
         said.append([o.replace(str(project), "P") for o in outputs(project, ".env")])
         assert names_said(project, ".env") == [*expected(layout)] * 3
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_writes_file_keys_hold_no_line_of_a_pem(project: Path, canary: str, layout: str) -> None:
+    """A write into a .env holding a quoted PEM in any layout (an unquoted one is refused: bash
+    runs its lines): `file_keys` are the file's names and the new one, never a line of the PEM
+    (or the write is refused, nothing changed)."""
+    from offprompt.errors import WriteError
+    from offprompt.sinks import SinkSpec, write
+
+    body = [*_pem_body(b"\xfb\xef" * 40 + b"Q" * 8), "MIIEVQIBADANBGKQHKIG9W0BAQEFAASC="]
+    text = pem_file(layout, body, "BEFORE", "AFTER", quote='"')
+    (project / ".env").write_bytes(text.encode())
+    try:
+        result = write(project, SinkSpec(), {"NEW_KEY": canary})
+    except WriteError:
+        assert (project / ".env").read_bytes() == text.encode()
+        return
+    assert result.file_keys == (*expected(layout), "NEW_KEY")
+    for line in body:
+        assert_no_part(line, json.dumps(list(result.file_keys)))
