@@ -54,7 +54,10 @@ _SIMPLE: Final = re.compile(
 
 class TooSlow(Exception):
     """The text was not read by the deadline `read` was given (python-dotenv's own parser is
-    slow on some shapes: a quote left open at the top of 16 MiB takes it most of a minute)."""
+    slow on some shapes: a quote left open at the top of 16 MiB takes it most of a minute).
+
+    Outside the error root on purpose: status turns it into an Unreadable naming the file.
+    """
 
 
 @dataclass(frozen=True)
