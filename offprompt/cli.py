@@ -126,10 +126,10 @@ def keys(file: Path, as_json: bool) -> None:
     script) sees what a .env holds without reading the secrets in it.
     """
     from offprompt.journal import Journal
-    from offprompt.sinks import dotenv
+    from offprompt.sinks import dotenv_read
 
     text = _read_dotenv(file)
-    parsed = dotenv.Parsed(text)
+    parsed = dotenv_read.read(text)  # python-dotenv's reading, linear in the file's size
     why = None
     if os.path.realpath(file) in Journal().file_sinks():
         why = "offprompt wrote it as a file sink (the value is the whole file)"

@@ -45,9 +45,9 @@ _SIMPLE: Final = re.compile(
     r"|\"(?P<double>[^\"\\\n]*)\"[ \t]*(?:#.*)?"
     r"))?"
     r"|#.*"
-    r"|=.*"  # no key: a statement python-dotenv skips, to the end of its line
-    # no key either: a word, blanks, then more than `=` or `#` (`-----BEGIN RSA KEY-----`)
-    r"|(?:export[ \t]+|(?!export[ \t]))[^\s=#'][^\s=#]*[ \t]+[^\s=#].*"
+    # no key: a statement python-dotenv skips, to the end of its line: one that starts with
+    # `=`, or a word, blanks, then more than `=` or `#` (`-----BEGIN RSA KEY-----`)
+    r"|(?P<skip>=.*|(?:export[ \t]+|(?!export[ \t]))[^\s=#'][^\s=#]*[ \t]+[^\s=#].*)"
     r")?"
 )
 
@@ -68,23 +68,32 @@ class Read:
     values: dict[str, str] = field(repr=False)
     keys: tuple[str, ...]
     opaque: bool
+    bad_lines: tuple[int, ...]
+    """As `dotenv.bad_lines`: where each statement python-dotenv skips starts."""
 
 
 def read(text: str, deadline: float | None = None) -> Read:
     """`text` read as python-dotenv reads a file holding it; one pass, linear in its size.
     TooSlow when `time.monotonic()` passes `deadline` before the end."""
     lf = text.replace("\r\n", "\n").replace("\r", "\n")
-    statements = list(_statements(lf, deadline))
+    statements: list[tuple[str, str | None, int]] = []
+    bad: list[int] = []
+    for key, value, line in _statements(lf, deadline):
+        if key is None:
+            bad.append(line)
+        else:
+            statements.append((key, value, line))
     last: dict[str, str | None] = {}
     for key, value, _ in statements:
         last[key] = value
     values = {k: v for k, v in last.items() if v is not None}
     keys, opaque = shown_keys(((k, line) for k, _, line in statements), lf, values)
-    return Read(values, keys, opaque)
+    return Read(values, keys, opaque, tuple(bad))
 
 
-def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str, str | None, int]]:
-    """(key, value or None, first line) of every statement with a key, in file order."""
+def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str | None, str | None, int]]:
+    """(key, value or None, first line) of every statement with a key, and (None, None, first
+    line) of every statement python-dotenv skips, in file order."""
     pos = len(_BOM) if lf.startswith(_BOM) else 0  # python-dotenv drops a leading BOM
     line = 1
     size = len(lf)
@@ -106,6 +115,8 @@ def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str, str | No
                 else:
                     value = None
                 yield key, value, line
+            elif m["skip"] is not None:
+                yield None, None, line
             pos, line = end + 1, line + 1
             continue
         # Lines python-dotenv must read: up to the next line the regex reads. Read alone, they
@@ -127,7 +138,7 @@ def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str, str | No
         # given a line ending before it, one line more to take off.
         shift = 1 if chunk.startswith(_BOM) else 0
         for b in bindings:
-            if b.key is not None:
+            if b.key is not None or b.error:
                 s = b.original.string
                 blank = s[: len(s) - len(s.lstrip())]
                 yield b.key, b.value, line - 1 - shift + b.original.line + blank.count("\n")

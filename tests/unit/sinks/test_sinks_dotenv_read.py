@@ -74,6 +74,7 @@ def check(text: str, folder: Path) -> None:
     assert got.values == expected
     assert got.values == parsed.values
     assert (got.keys, got.opaque) == (parsed.keys, parsed.opaque)
+    assert got.bad_lines == parsed.bad_lines
 
 
 @PROPERTY
