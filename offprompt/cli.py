@@ -8,10 +8,12 @@ help lists them all.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -136,7 +138,8 @@ def keys(file: Path, as_json: bool) -> None:
     .env holds without reading the secrets in it. Exit codes: 0 done, 1 error,
     2 wrong usage.
     """
-    from offprompt.sinks import dotenv
+    from offprompt.journal import Journal
+    from offprompt.sinks import dotenv_read
 
     if file == Path(".env") and not os.path.lexists(file):
         # A project before its first key: nothing to list, which is not an error.
@@ -149,8 +152,19 @@ def keys(file: Path, as_json: bool) -> None:
             click.echo("[]")
         return
     text = _read_dotenv(file)
-    names = dotenv.keys(text)
-    for line in dotenv.bad_lines(text):
+    parsed = dotenv_read.read(text)  # python-dotenv's reading, linear in the file's size
+    why = None
+    if os.path.realpath(file) in Journal().file_sinks():
+        why = "offprompt wrote it as a file sink (the value is the whole file)"
+    elif parsed.opaque:
+        why = "it is not a dotenv file (python-dotenv reads names no .env would have)"
+    if why is not None:
+        # Never a name from inside a value (DESIGN §12): such a "name" is a stretch of it.
+        click.echo(f"offprompt: {file} shows no key names: {why}.", err=True)
+        click.echo("[]" if as_json else "", nl=as_json)
+        return
+    names = parsed.keys
+    for line in parsed.bad_lines:
         click.echo(
             f"offprompt: line {line} of {file} is not a KEY=value statement; skipped"
             " (python-dotenv skips it too).",
@@ -201,7 +215,8 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     try:
         found = key_status.report(Path.cwd(), file, names or None)
     except RefusedRequest as e:
-        raise click.UsageError(str(e).replace("The sink path", "FILE", 1)) from None
+        # One line, exit 2: a name or FILE offprompt refuses, however long it is.
+        _wrong_usage(str(e).replace("The sink path", "FILE", 1))
     except (ProjectError, Unreadable) as e:
         fatal(str(e))
     if as_json:
@@ -210,6 +225,12 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
         for line in key_status.table(found):
             click.echo(line)
     raise SystemExit(4 if found.missing else 0)
+
+
+def _wrong_usage(message: str) -> NoReturn:
+    """A refused argument: one line on stderr, exit 2 (DESIGN §9)."""
+    click.echo(f"offprompt: {message}", err=True)
+    raise SystemExit(2)
 
 
 def _read_dotenv(file: Path) -> str:
@@ -227,6 +248,8 @@ def _read_dotenv(file: Path) -> str:
     except IsADirectoryError:
         fatal(f"{file} is a folder; name the .env file inside it.")
     except OSError as e:
+        if e.errno == errno.ENAMETOOLONG:
+            _wrong_usage("FILE is a path longer than this file system allows; name another file.")
         fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
     if len(data) > _MAX_DOTENV_BYTES:
         fatal(f"{file} is larger than 16 MiB; it is not a .env file.")

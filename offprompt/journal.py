@@ -68,6 +68,9 @@ class JournalEntry:
     request_id: str
     destinations: tuple[tuple[str, str, str], ...] = ()
     """`(kind, target, status)` per `also` destination (DESIGN §13); never a value."""
+    sink: str | None = None
+    """`file` when the write was a file sink's (the value is the whole file), else None: status
+    and `offprompt keys` then name that file alone, never a `NAME=` read from the value."""
 
     @classmethod
     def from_outcome(
@@ -84,6 +87,7 @@ class JournalEntry:
             client=request.client,
             request_id=request.id,
             destinations=tuple((d.kind, d.target, d.status) for d in outcome.destinations),
+            sink="file" if request.sink.kind == "file" else None,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -103,6 +107,8 @@ class JournalEntry:
             out["destinations"] = [
                 {"kind": k, "target": t, "status": s} for k, t, s in self.destinations
             ]
+        if self.sink is not None:
+            out["sink"] = self.sink
         return out
 
     def to_json(self) -> str:
@@ -130,6 +136,7 @@ class JournalEntry:
             client=_str_or_none(data, "client"),
             request_id=_str(data, "request_id"),
             destinations=_destinations(data.get("destinations", [])),
+            sink="file" if data.get("sink") == "file" else None,
         )
 
 
@@ -199,6 +206,18 @@ class Journal:
                 continue
         entries.reverse()
         return entries
+
+    def file_sinks(self) -> frozenset[str]:
+        """The files (absolute, real paths) the journal says a file sink wrote: a file sink's
+        value is the whole file, so none of its text is ever shown as a name. Empty when the
+        journal cannot be read."""
+        try:
+            entries = self.read()
+        except (OSError, UnicodeDecodeError):
+            return frozenset()
+        return frozenset(
+            os.path.realpath(os.path.join(e.project, e.file)) for e in entries if e.sink == "file"
+        )
 
 
 def _make_private_dirs(folder: Path) -> None:

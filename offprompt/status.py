@@ -6,9 +6,11 @@ here and go no further; what leaves is names, statuses and the registry's own wo
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,13 +127,22 @@ class StatusReport:
         }
 
 
-def report(project: Path, path: str = ".env", names: Sequence[str] | None = None) -> StatusReport:
+def report(
+    project: Path,
+    path: str = ".env",
+    names: Sequence[str] | None = None,
+    *,
+    journal: Path | None = None,
+) -> StatusReport:
     """The status of `names` (else the example's keys, else the target's own) in `path`.
 
-    `path` resolves as a dotenv sink's (DESIGN §8). Raises RefusedRequest for names or a path
-    offprompt refuses, ProjectError for a project folder it cannot use, and Unreadable for a
-    target or example file that exists but cannot be read.
+    `path` resolves as a dotenv sink's (DESIGN §8). A target that `journal` (default: the usual
+    journal) records as a file sink's, or whose text is not a dotenv file's (`Parsed.opaque`),
+    is reported by its file alone. Raises RefusedRequest for names or a path offprompt refuses,
+    ProjectError for a project folder it cannot use, and Unreadable for a target or example
+    file that exists but cannot be read.
     """
+    from offprompt.journal import Journal
     from offprompt.sinks import paths
 
     if names is not None:
@@ -148,7 +159,12 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
         raise
     shown = paths.display(root, target)
     exists = os.path.lexists(target)
-    held, held_names = _read(target, shown)
+    whole = os.path.realpath(target) in Journal(journal).file_sinks()
+    held, held_names = _read(target, shown, whole=whole)
+    if isinstance(held, _WholeFile):
+        # Never a name from inside a value (DESIGN §12): the file is the one thing named.
+        state: KeyStatus = "set" if held.set else "empty"
+        return StatusReport(file=shown, exists=True, example=None, keys=(KeyState(shown, state),))
     example, example_values, example_names = _example(project, root, target)
     if names is None:
         # Names as dotenv.keys gives them: never a line of a value read as a key.
@@ -157,10 +173,20 @@ def report(project: Path, path: str = ".env", names: Sequence[str] | None = None
     return StatusReport(file=shown, exists=exists, example=example, keys=keys)
 
 
-def _read(path: Path, shown: str) -> tuple[dict[str, str] | None, tuple[str, ...]]:
+@dataclass(frozen=True)
+class _WholeFile:
+    """A file shown by its name alone: only whether it holds anything but blanks."""
+
+    set: bool
+
+
+def _read(
+    path: Path, shown: str, *, whole: bool = False
+) -> tuple[dict[str, str] | _WholeFile | None, tuple[str, ...]]:
     """What python-dotenv reads from `path` (uninterpolated; None when there is no file), and
-    the key names it sets as offprompt shows them (dotenv.keys)."""
-    from offprompt.sinks import atomic, dotenv
+    the key names it sets as offprompt shows them (dotenv.keys); a _WholeFile when `whole` (a
+    file sink's) or when the text is no dotenv file (`Parsed.opaque`)."""
+    from offprompt.sinks import atomic, dotenv_read
 
     try:
         data = atomic.read_existing(path, shown)
@@ -170,29 +196,50 @@ def _read(path: Path, shown: str) -> tuple[dict[str, str] | None, tuple[str, ...
         raise Unreadable(f"{reason}, so offprompt cannot tell which keys it sets.") from None
     if data is None:
         return None, ()
+    if whole:
+        return _WholeFile(bool(data.strip())), ()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise Unreadable(
             f"{shown} is not UTF-8 text, so offprompt cannot tell which keys it sets."
         ) from None
-    return dotenv.values(text), dotenv.keys(text)
+    # python-dotenv's answer, linear in the file's size; on shapes its own parser is slow on,
+    # a refusal within DESIGN §12's times (1 MiB in 2 s, 16 MiB in 10 s) rather than no answer.
+    budget = 1 + 8 * len(data) / atomic.MAX_EXISTING_BYTES
+    try:
+        found = dotenv_read.read(text, deadline=time.monotonic() + budget)
+    except dotenv_read.TooSlow:
+        raise Unreadable(
+            f"{shown} could not be read within {math.ceil(budget)} s (python-dotenv is slow on "
+            "some text, such as a quote left open), so offprompt cannot tell which keys it "
+            "sets; name the keys in a smaller file."
+        ) from None
+    if found.opaque:
+        return _WholeFile(bool(text.strip())), ()
+    return found.values, found.keys
 
 
 def _is_folder_inside(root: Path, path: str) -> bool:
     try:
         real = Path(os.path.realpath(root / path))
+        # is_dir too may fail: a part too long for the file system (ENAMETOOLONG), a loop.
+        return real != root and real.is_relative_to(root) and real.is_dir()
     except (OSError, ValueError):
         return False
-    return real != root and real.is_relative_to(root) and real.is_dir()
 
 
 def _example(
     project: Path, root: Path, target: Path
 ) -> tuple[str | None, dict[str, str], tuple[str, ...]]:
-    """The first example file beside `target`, the values it assigns and its key names;
-    (None, {}, ()) if none."""
-    from offprompt.sinks import paths
+    """The first example file beside `target`, the values its committed version assigns and
+    the key names it assigns now; (None, {}, ()) if none.
+
+    Values come from the last commit only (`git cat-file blob HEAD:…`): the working copy is the
+    agent's to edit, and comparing with it would let the agent test a guess (write
+    `KEY=guess` in .env.example, see `placeholder`). An untracked example gives none, so only
+    the usual stand-ins count."""
+    from offprompt.sinks import atomic, dotenv_read, git, paths
 
     for name in EXAMPLES:
         beside = target.parent / name
@@ -207,8 +254,19 @@ def _example(
                 f"{shown} is not a file inside the project, so offprompt does not read it as "
                 "the example file; replace it with a file, or name the keys."
             ) from None
-        values, names = _read(real, shown)
-        return shown, values or {}, names
+        _, names = _read(real, shown)
+        values: dict[str, str] = {}
+        held = git.committed(real, atomic.MAX_EXISTING_BYTES)
+        if held is not None:
+            budget = 1 + 8 * len(held) / atomic.MAX_EXISTING_BYTES
+            try:
+                parsed = dotenv_read.read(held.decode("utf-8"), time.monotonic() + budget)
+            except (UnicodeDecodeError, dotenv_read.TooSlow):
+                parsed = None
+            # An example that is no dotenv file gives no value to compare with.
+            if parsed is not None and not parsed.opaque:
+                values = parsed.values
+        return shown, values, names
     return None, {}, ()
 
 

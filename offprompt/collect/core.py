@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from offprompt.collect.offloop import run_off_loop
 from offprompt.collect.settings import REMOTE_TTL, Settings
 from offprompt.collect.steps import Ask, Client, Refused, Report, Step, Wait
 from offprompt.errors import (
@@ -27,6 +29,7 @@ from offprompt.errors import (
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts
     from offprompt.collect.request import CollectRequest
+    from offprompt.sinks.destinations import Planned
     from offprompt.spec import DialogAnswer
     from offprompt.store import RequestRecord, RequestStore
 
@@ -38,6 +41,15 @@ log = logging.getLogger("offprompt")
 UNSEEN_HTTP_CLIENTS: Final = frozenset({"codex-mcp-client"})
 STATE_TTL = 3600.0
 """How long a 2026-07-28 requestState for an `Ask` lives."""
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """What `Collector._plan` found on disk for one request."""
+
+    shown: str
+    also: tuple[Planned, ...]
+    remote: bool
 
 
 def _message(names: tuple[str, ...]) -> str:
@@ -97,6 +109,30 @@ class Collector:
     ) -> RequestRecord | Refused:
         """The open request for `ask` in `project`, remote or local as the environment says;
         `ttl` replaces the default lifetime (local: OFFPROMPT_TTL, remote: 30 min)."""
+        planned = self._plan(ask, project)
+        if isinstance(planned, Refused):
+            return planned
+        return self._record(ask, project, client, ttl, planned)
+
+    async def create_off_loop(
+        self,
+        ask: CollectRequest,
+        *,
+        project: Path,
+        client: str | None,
+        ttl: float | None = None,
+    ) -> RequestRecord | Refused:
+        """As `create`, with the file work (the target's path, the project's files `also`
+        reads, git) in a worker thread, so the protocol loop keeps answering meanwhile; the
+        request itself is made on the loop, where the store lives."""
+        planned = await run_off_loop(self._plan, ask, project)
+        if isinstance(planned, Refused):
+            return planned
+        return self._record(ask, project, client, ttl, planned)
+
+    def _plan(self, ask: CollectRequest, project: Path) -> _Planned | Refused:
+        """Everything `create` reads from disk and the environment: the target as shown, the
+        `also` destinations, and whether the request is remote."""
         from offprompt import sinks
         from offprompt.sinks import destinations
 
@@ -113,9 +149,18 @@ class Collector:
             return Refused(str(err), "arguments")
         except ProjectError as err:
             return Refused(str(err), "project")
-        remote = self.settings.sandbox.remote(ask.sandbox)
+        return _Planned(shown, also, self.settings.sandbox.remote(ask.sandbox))
+
+    def _record(
+        self,
+        ask: CollectRequest,
+        project: Path,
+        client: str | None,
+        ttl: float | None,
+        planned: _Planned,
+    ) -> RequestRecord:
         if ttl is None:
-            ttl = REMOTE_TTL if remote else self.settings.ttl
+            ttl = REMOTE_TTL if planned.remote else self.settings.ttl
         request = self.store.create(
             ask.secrets,
             ask.sink,
@@ -123,9 +168,9 @@ class Collector:
             ask.reason,
             ttl=ttl,
             client=client or None,
-            remote=remote,
-            display=shown,
-            also=also,
+            remote=planned.remote,
+            display=planned.shown,
+            also=planned.also,
             reason_by=ask.reason_by,
         )
         log.info("request %s: collecting %s", request.id, ", ".join(request.names))

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import RefusedRequest
-from offprompt.sinks import dotenv_quoting
+from offprompt.sinks import dotenv_quoting, dotenv_read
 
 if TYPE_CHECKING:
     from dotenv.parser import Binding
@@ -255,21 +255,22 @@ class Parsed:
         return _held(self.entries)
 
     @cached_property
+    def _shown(self) -> tuple[tuple[str, ...], bool]:
+        return dotenv_read.shown_keys(
+            ((e.key, e.first_line) for e in self.entries), _newlines_to_lf(self.text), self.values
+        )
+
+    @cached_property
+    def opaque(self) -> bool:
+        """Whether python-dotenv reads, outside a PEM block, a name no person would write as a
+        key (outside DESIGN §3.1's pattern): the text is then not a dotenv file but a value (an
+        AWS credentials file, a key, `abc…==` read as `NAME=`), and is shown by its file alone."""
+        return self._shown[1]
+
+    @cached_property
     def keys(self) -> tuple[str, ...]:
         """As the module's `keys`."""
-        text = self.text
-        # The PEM blocks, by start; a statement is inside one when it starts after the block's
-        # start and before the furthest end of the blocks opened before it.
-        blocks = [(m.end(), _block_end(text, m.end())) for m in _PEM_OPEN.finditer(text)]
-        named: set[str] = set()
-        reach, b = -1, 0
-        for e in self.entries:  # in file order, so `start` grows
-            while b < len(blocks) and blocks[b][0] < e.start:
-                reach = max(reach, blocks[b][1])
-                b += 1
-            if NAME_PATTERN.fullmatch(e.key) and not e.start < reach:
-                named.add(e.key)
-        return tuple(k for k in self.values if k in named)
+        return self._shown[0]
 
     @cached_property
     def read_by_python_dotenv(self) -> dict[str, str | None]:
@@ -324,27 +325,12 @@ def values(text: str) -> dict[str, str]:
 def keys(text: str) -> tuple[str, ...]:
     """The key names `values` holds that a person wrote as names, in the order they first
     appear (as python-dotenv's dict): what offprompt shows of a file, so never a part of a value.
-    Left out: a key that is not a NAME_PATTERN name, and every line of a PEM block left unquoted
-    after `KEY=-----BEGIN …` (python-dotenv reads such a line as a key, and its key is a base64
-    stretch of the secret: `MIIEvQIBADAN=` gives `MIIEvQIBADAN`)."""
+    Left out: every statement that starts inside a PEM block, in any layout (CRLF, CR, a BOM, the
+    BEGIN line after `KEY=`, lower case): python-dotenv reads such a line as a key, and its key is
+    a base64 stretch of the secret (`MIIEvQIBADAN=` gives `MIIEvQIBADAN`). None at all when the
+    text is `opaque` (a name outside DESIGN §3.1's pattern elsewhere): it is a value, not a
+    dotenv file."""
     return Parsed(text).keys
-
-
-# An unquoted assignment whose value opens a PEM block it does not close on the same line.
-_PEM_OPEN = re.compile(
-    r"^[^\S\r\n]*(?:export[^\S\r\n]+)?[A-Za-z_][A-Za-z0-9_]*[^\S\r\n]*=[^\S\r\n]*"
-    r"-----BEGIN (?:(?!-----END)[^\r\n])*$",
-    re.MULTILINE,
-)
-
-
-def _block_end(text: str, start: int) -> int:
-    """The end of the line holding the first `-----END` after `start` (the text's end if none)."""
-    at = text.find("-----END", start)
-    if at < 0:
-        return len(text)
-    stop = text.find("\n", at)
-    return len(text) if stop < 0 else stop + 1
 
 
 # --- Upsert --------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GitStatus", "GitUnanswered", "status", "tracked"]
+__all__ = ["GitStatus", "GitUnanswered", "committed", "status", "tracked"]
 
 TIMEOUT_SECONDS = 5.0
 
@@ -51,6 +51,23 @@ def tracked(path: Path) -> bool:
     the write needs only this, and each question is one more git process. GitUnanswered as for
     `status`."""
     return _ask(path, ignored=False).tracked
+
+
+def committed(path: Path, most: int) -> bytes | None:
+    """What the last commit (HEAD) holds at `path`, raw (`cat-file blob`: no filter or textconv
+    a repository could configure runs); None without git, a repository, a commit or that file
+    in it, when git gives no answer, and when the blob is larger than `most` bytes."""
+    git = shutil.which("git")
+    if git is None or not path.parent.is_dir():
+        return None
+    try:
+        size = _run(git, path.parent, "cat-file", "-s", f"HEAD:./{path.name}")
+        if size.returncode != 0 or int(size.stdout.strip() or b"-1") > most:
+            return None
+        blob = _run(git, path.parent, "cat-file", "blob", f"HEAD:./{path.name}")
+    except (GitUnanswered, ValueError):
+        return None
+    return blob.stdout if blob.returncode == 0 else None
 
 
 def _ask(path: Path, *, ignored: bool) -> GitStatus:

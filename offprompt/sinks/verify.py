@@ -4,6 +4,7 @@ python-dotenv, Node and bash, whatever the other lines do; else a reason naming 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cached_property
 
@@ -72,7 +73,7 @@ def hidden(
     not parsed again.
     """
     texts = _Texts(new_text, old_text, new, old)
-    for check in (_python_dotenv, _node, _bash):
+    for check in (_python_dotenv, _node, _bash, _bash_others):
         why = check(texts, written, shown)
         if why is not None:
             return why
@@ -178,6 +179,83 @@ def _bash(texts: _Texts, written: Mapping[str, str], shown: str) -> str | None:
         if why is not None:
             return why
     return None
+
+
+def _bash_others(texts: _Texts, written: Mapping[str, str], shown: str) -> str | None:
+    """Why the write would change what bash reads for a key it does not write, or None.
+
+    python-dotenv reads `API_KEY=old;X=5` as one statement of API_KEY, and a line ending in a
+    backslash as a statement of its own where bash joins the next line to it: rewriting or
+    removing such a statement changes the other assignments bash runs. They must be the same,
+    in the same order and joined the same way, before and after. A file bash runs something
+    offprompt does not follow in is compared by nothing: if the write removes that, it stops.
+    """
+    if not _may_touch_others(texts, written):
+        return None
+    before = shell.analyze(texts.old_text)
+    after = texts.script
+    if before.problem is not None:
+        if after.problem is not None:
+            return None  # the same file bash cannot be followed in: `_bash` vouches for nothing
+        line = texts.old_text.count("\n", 0, before.problem.offset) + 1
+        return (
+            f"line {line} of {shown} holds {before.problem.what}, which the write would rewrite "
+            "away, so offprompt cannot tell what bash reads there for the other keys. Put each "
+            "assignment on a line of its own, then try again."
+        )
+    old = _other_assignments(before, written)
+    new = _other_assignments(after, written)
+    if [a[:4] for a in old] == [a[:4] for a in new]:
+        return None
+    at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a[:4] != b[:4]), None)
+    if at is None:
+        at = min(len(old), len(new))
+    if at < len(old):
+        name, line = old[at][0], texts.old_text.count("\n", 0, old[at][4]) + 1
+    else:
+        name = new[at][0]
+        line = _old_line(new[at][4], texts.new_text, texts.old_text) or 1
+    return (
+        f"line {line} of {shown} also sets {name} for bash (or bash reads it joined to the line "
+        f"after it), and rewriting {', '.join(written)} there would change what bash reads for "
+        f"{name}. Put each assignment on a line of its own, then try again."
+    )
+
+
+# A statement bash reads as this one assignment and nothing else: a plain or single-quoted word,
+# blanks, a comment. Rewriting or removing it changes no other key.
+_PLAIN = re.compile(
+    r"[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*="
+    r"(?:[A-Za-z0-9_@%+=:,./-]*|'[^'\r\n]*')(?:[ \t]+#[^\r\n]*|[ \t]*)(?:\r?\n|\r)?"
+)
+_CONTINUED = re.compile(r"\\(?:\r?\n|\r)?\Z")
+
+
+def _may_touch_others(texts: _Texts, written: Mapping[str, str]) -> bool:
+    """Whether the write could change another key for bash: it rewrites or removes a statement
+    that is not `_PLAIN`, or one (or the end it appends at) right after a line bash continues.
+    Else the old text needs no reading of its own."""
+    old = texts.old_text
+    if _CONTINUED.search(old):
+        return True
+    for name in written:
+        for e in texts.old.by_key.get(name, []):
+            if not _PLAIN.fullmatch(old, e.start, e.end) or _CONTINUED.search(old, 0, e.start):
+                return True
+    return False
+
+
+def _other_assignments(
+    script: shell.Script, written: Mapping[str, str]
+) -> list[tuple[str, bool, str | None, str, int]]:
+    """(name, append, value, join, offset) of every assignment bash runs to a name not written,
+    in order; `join` is how its command follows the one before ("", "&&" or "||")."""
+    return [
+        (a.name, a.append, a.value, c.after, a.offset)
+        for c in script.commands
+        for a in c.assignments
+        if a.name not in written
+    ]
 
 
 def _bash_reason(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.core import Collector
+from offprompt.collect.offloop import run_off_loop
 from offprompt.collect.settings import Settings
 from offprompt.collect.steps import Ask, Refused, Report, Step, Wait
 from offprompt.errors import ProjectError, RefusedRequest, Unreadable
@@ -107,7 +108,7 @@ class Service:
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
         except (RefusedRequest, ProjectError) as err:
             return ToolResult.refused(str(err))
-        made = self.core.create(asked, project=project, client=ctx.client_name)
+        made = await self.core.create_off_loop(asked, project=project, client=ctx.client_name)
         if isinstance(made, Refused):
             return ToolResult.refused(made.message)
         return await self._answer(await self.core.deliver(made, client), ctx)
@@ -178,7 +179,14 @@ class Service:
         try:
             cwd = self._cwd or Path.cwd()
             project = await arguments.project_for(ctx, cwd=cwd, env=self.settings.env)
-            found = status.report(project, str(args.get("path", ".env")), args.get("names"))
+            # Off the event loop: a big file must not hold up `ping` or another call.
+            found = await run_off_loop(
+                status.report,
+                project,
+                str(args.get("path", ".env")),
+                args.get("names"),
+                journal=self.settings.journal_path,
+            )
         except (RefusedRequest, ProjectError, Unreadable) as err:
             return ToolResult.refused(str(err))
         return ToolResult.of(found.to_json())

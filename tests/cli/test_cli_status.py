@@ -190,3 +190,41 @@ def test_a_lowercase_file_that_exists_is_still_a_file(project: Path, canary: str
 
     assert (done.returncode, done.stdout.splitlines()[0]) == (0, "name")
     assert_no_part(canary, done.stdout)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("A" * 256,),
+        (".env", "B" * 300),
+        ("a" * 300,),
+        ("sub/" + "é" * 200,),
+        (".env/" + "b" * 256, "A_KEY"),
+    ],
+    ids=["name-256", "name-300", "file-300", "file-400-bytes", "under"],
+)
+def test_over_long_names_and_files_are_one_line_and_exit_2(
+    project: Path, args: tuple[str, ...]
+) -> None:
+    """A name of 256 bytes or more, or a FILE part too long for the file system: exit 2 and one
+    stderr line, never a traceback."""
+    (project / ".env").write_text("A_KEY=1\n")
+    done = run(project, *args)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("offprompt: ")
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_keys_of_an_over_long_file_is_one_line_and_exit_2(project: Path) -> None:
+    """`offprompt keys` with a FILE part too long for the file system: exit 2, one line."""
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "keys", "k" * 300],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("offprompt: ")
+    assert len(done.stderr.splitlines()) == 1, done.stderr

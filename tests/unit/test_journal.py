@@ -147,11 +147,16 @@ def test_read_ignores_unknown_keys(tmp_path: Path) -> None:
 
 def test_entry_has_exactly_the_contract_fields() -> None:
     """An entry carries the eight fields `offprompt fingerprints --json` documents, in order,
-    and `destinations` (DESIGN §13) only when the write had some."""
-    assert [*FIELDS, "destinations"] == [f.name for f in dataclasses.fields(JournalEntry)]
+    `destinations` (DESIGN §13) only when the write had some, and `sink` only for a file sink's
+    write (DESIGN §12 names such a file alone)."""
+    fields = [*FIELDS, "destinations", "sink"]
+    assert fields == [f.name for f in dataclasses.fields(JournalEntry)]
     assert FIELDS == list(json.loads(entry().to_json()))
     sent = entry(destinations=(("github", "acme/web", "sent"),))
     assert [*FIELDS, "destinations"] == list(json.loads(sent.to_json()))
+    whole = entry(sink="file")
+    assert [*FIELDS, "sink"] == list(json.loads(whole.to_json()))
+    assert whole == JournalEntry.from_json(whole.to_json())
 
 
 def test_destinations_round_trip_with_kind_target_and_status_only() -> None:

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import jsonschema
@@ -166,13 +167,51 @@ def test_values_near_a_stand_in_are_set(project: Path, real: str) -> None:
 
 
 def test_the_examples_own_value_is_a_placeholder(project: Path, canary: str) -> None:
-    """A value equal to the example file's non-empty value for the name is a placeholder."""
+    """A value equal to the committed example file's non-empty value for the name is a
+    placeholder."""
     (project / ".env.example").write_text(f"API_KEY={canary}\nOTHER_KEY={canary}\n")
+    git_commit(project, ".env.example")
     (project / ".env").write_text(f"API_KEY={canary}\nOTHER_KEY={canary}-real\n")
 
     out = answer(project)
 
     assert statuses(out) == {"API_KEY": "placeholder", "OTHER_KEY": "set"}
+    assert_no_part(canary, dumped(out))
+
+
+def git_commit(project: Path, *files: str) -> None:
+    """`project` as a git repository with `files` committed."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    for args in (["init", "-q"], ["add", "--", *files], ["commit", "-qm", "example"]):
+        subprocess.run(["git", *args], cwd=project, env=env, check=True, capture_output=True)
+
+
+def test_an_untracked_examples_value_is_no_placeholder(project: Path, canary: str) -> None:
+    """An agent cannot test a guess by writing it into an untracked .env.example: only the
+    usual stand-ins make a placeholder there."""
+    (project / ".env").write_text(f"API_KEY={canary}\nTOKEN=changeme\n")
+    (project / ".env.example").write_text(f"API_KEY={canary}\nTOKEN=\n")
+
+    assert statuses(answer(project)) == {"API_KEY": "set", "TOKEN": "placeholder"}
+
+
+def test_a_tracked_example_is_compared_in_its_committed_version(project: Path, canary: str) -> None:
+    """The committed value makes a placeholder; what the working copy says instead does not,
+    so editing .env.example to a guess tells nothing."""
+    (project / ".env.example").write_text("API_KEY=sk_from_the_template\nOTHER=\n")
+    git_commit(project, ".env.example")
+    (project / ".env").write_text(f"API_KEY=sk_from_the_template\nOTHER={canary}\n")
+    assert statuses(answer(project)) == {"API_KEY": "placeholder", "OTHER": "set"}
+
+    (project / ".env.example").write_text(f"API_KEY=sk_from_the_template\nOTHER={canary}\n")
+    out = answer(project)
+    assert statuses(out) == {"API_KEY": "placeholder", "OTHER": "set"}
     assert_no_part(canary, dumped(out))
 
 

@@ -2,6 +2,7 @@
 
 import base64
 import binascii
+import json
 import logging
 import subprocess
 from pathlib import Path
@@ -430,3 +431,20 @@ async def test_a_name_alone_never_blocks_a_value(
     req = make(store, project, SecretSpec("OPENAI_API_KEY"))
     await submitter.submit(req, {"OPENAI_API_KEY": "or-compatible-proxy-key"})
     assert env(project) == {"OPENAI_API_KEY": "or-compatible-proxy-key"}
+
+
+async def test_file_sink_write_is_journaled_so_status_names_the_file_alone(
+    submitter: Submitter, store: RequestStore, project: Path, journal: Journal
+) -> None:
+    """A file sink's journal line says so; secret_status then names the file, not `NAME=`
+    read from a padded base64 value (DESIGN §12)."""
+    from offprompt import status
+
+    value = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3OA=="
+    req = make(store, project, SecretSpec("TOKEN"), sink=SinkSpec("file", "token.txt"))
+    await submitter.submit(req, {"TOKEN": value})
+    (entry,) = journal.read()
+    assert entry.sink == "file"
+    found = status.report(project, "token.txt", journal=journal.path).to_json()
+    assert found["keys"] == [{"name": "token.txt", "status": "set"}]
+    assert value[:-2] not in json.dumps(found)

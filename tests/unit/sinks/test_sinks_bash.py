@@ -340,3 +340,97 @@ def test_bash_reads_every_accepted_write_exactly_and_a_refusal_changes_nothing(
             assert before.encode() == env.read_bytes()
             assert value not in why
             assert re.search(r"\bline \d+ of \.env\b", why) or "bash" not in why
+
+
+# --- What bash reads for the other keys ----------------------------------------------------
+OTHERS = ["X", "OTHER", "API_KEY", "NEW_KEY"]
+
+
+def bash_all(folder: Path) -> dict[str, str | None] | None:
+    """What bash reads for every name of OTHERS (None when bash stops on an error)."""
+    try:
+        return readers.bash(folder, OTHERS)
+    except subprocess.CalledProcessError:
+        return None
+
+
+# Found with the oracle: python-dotenv reads the whole line as API_KEY's statement, so its
+# rewrite took X's assignment with it, or ended a continuation that had swallowed the next line.
+OTHER_KEY_CASES = [
+    "API_KEY=old;X=5\n",
+    "API_KEY=old X=5\n",
+    "API_KEY=old && X=5\n",
+    "API_KEY=old\nAPI_KEY=dup;X=5\n",
+    "API_KEY=a\\\nX=5\n",
+    "API_KEY=old\\\nX=5\nAPI_KEY=2\n",
+    "API_KEY=old\r\nAPI_KEY=dup;X=5\r\n",
+]
+
+
+@pytest.mark.parametrize("before", OTHER_KEY_CASES)
+def test_a_rewritten_line_that_sets_another_key_for_bash_stops_the_write(
+    project: Path, canary: str, before: str
+) -> None:
+    """A line bash reads as more than API_KEY's assignment is not rewritten under it: the
+    write is refused naming the line, and nothing changes."""
+    env = project / ".env"
+    env.write_bytes(before.encode())
+    (project / "other").write_text("API_KEY=evil\n")
+    old = bash_all(project)
+    with pytest.raises(WriteError, match=r"\bline \d+ of \.env\b") as caught:
+        write(project, DOTENV, {"API_KEY": canary})
+    assert "X" in str(caught.value)
+    assert before.encode() == env.read_bytes()
+    assert old == bash_all(project)
+
+
+# Lines that set API_KEY and another key at once, so a random file meets them often.
+SHARED_LINES = st.builds(
+    lambda name, sep, other: f"{name}=old{sep}{other}",
+    st.sampled_from(["API_KEY", "X", "NEW_KEY"]),
+    st.sampled_from([";", " ", " && ", " || ", "\\\n", " \\\n"]),
+    st.sampled_from(["X=5", "OTHER=6", "API_KEY=7", "Y"]),
+)
+MIXED_FILES = st.lists(
+    st.tuples(st.one_of(LINES, SHARED_LINES), st.sampled_from(["\n", "\n", "\r\n"])), max_size=6
+).map(lambda lines: "".join(line + end for line, end in lines))
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    before=MIXED_FILES,
+    names=st.lists(
+        st.sampled_from(["API_KEY", "X", "NEW_KEY"]), min_size=1, max_size=2, unique=True
+    ),
+    form=st.sampled_from(FORMS),
+)
+def test_a_write_never_changes_what_bash_reads_for_another_key(
+    before: str, names: list[str], form: str
+) -> None:
+    """Property (issue 22 item 4): upserting some keys leaves bash's reading of every other
+    key of the file exactly as it was, or the write is refused and nothing changes."""
+    value = form.format("canary-" + secrets.token_hex(8))
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        env = project / ".env"
+        env.write_bytes(before.encode())
+        (project / "other").write_text("API_KEY=evil\n")
+        old = bash_all(project)
+        try:
+            write(project, DOTENV, dict.fromkeys(names, value))
+        except WriteError:
+            event("refused")
+            assert before.encode() == env.read_bytes()
+            return
+        event("written")
+        new = bash_all(project)
+        if old is None:
+            return  # bash stopped on the old file: nothing it read to keep
+        assert new is not None, env.read_text()
+        others = [k for k in OTHERS if k not in names]
+        assert {k: new[k] for k in others} == {k: old[k] for k in others}, env.read_text()

@@ -12,7 +12,7 @@ from dotenv_texts import GRAMMAR, dotenv_texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from offprompt.sinks import dotenv
+from offprompt.sinks import dotenv, dotenv_read
 
 # (text, [(key, value, first_line, last_line)])
 CASES = [
@@ -192,9 +192,12 @@ def test_parse_values_keys_and_bad_lines_agree_with_python_dotenv(text: str, fol
         (e.key, e.value) for e in dotenv.parse(text)
     ]
     assert held(path) == dotenv.values(text)
-    # keys: python-dotenv's names that are names; a PEM block left unquoted hides its lines.
-    names = tuple(k for k in held(path) if dotenv.NAME_PATTERN.fullmatch(k))
-    if "-----BEGIN" in text:
+    # keys: python-dotenv's names that are names; a PEM block hides its lines; none at all when
+    # a name outside DESIGN §3.1's pattern says the text is no dotenv file.
+    names = tuple(k for k in held(path) if re.fullmatch(r"[A-Z][A-Z0-9_]{0,127}", k))
+    if dotenv.Parsed(text).opaque:
+        assert dotenv.keys(text) == ()
+    elif "-----begin" in text.lower():
         assert [k for k in names if k in dotenv.keys(text)] == list(dotenv.keys(text))
     else:
         assert names == dotenv.keys(text)
@@ -273,14 +276,20 @@ def test_read_by_python_dotenv_is_what_dotenv_values_gives(text: str, folder: Pa
 @PROPERTY
 @given(text=mixed_texts(PEM_LINES))
 def test_keys_leave_out_every_statement_inside_an_unquoted_pem_block(text: str) -> None:
-    """`keys` in one pass gives what checking each statement against each block gives."""
-    blocks = [(m.end(), dotenv._block_end(text, m.end())) for m in dotenv._PEM_OPEN.finditer(text)]
-    named = {
-        e.key
-        for e in dotenv.parse(text)
-        if dotenv.NAME_PATTERN.fullmatch(e.key) and not any(a < e.start < b for a, b in blocks)
-    }
-    assert tuple(k for k in dotenv.values(text) if k in named) == dotenv.keys(text)
+    """`keys` in one pass gives what checking each statement against each block gives, and
+    leaves out every statement that starts on a line after a BEGIN up to its END."""
+    lines = dotenv._newlines_to_lf(text).split("\n")
+    blocks = dotenv_read.pem_blocks(dotenv._newlines_to_lf(text))
+    for begin, end in blocks:
+        assert "-----begin" in lines[begin - 1].lower()
+        assert end > len(lines) or "-----end" in lines[end - 1].lower()
+    inside = [e for e in dotenv.parse(text) if any(a < e.first_line <= b for a, b in blocks)]
+    named = {e.key for e in dotenv.parse(text) if e not in inside}
+    shown = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
+    if any(not shown.fullmatch(k) for k in named):
+        assert dotenv.keys(text) == ()
+    else:
+        assert tuple(k for k in dotenv.values(text) if k in named) == dotenv.keys(text)
 
 
 def same_parse(a: dotenv.Parsed, b: dotenv.Parsed) -> None:

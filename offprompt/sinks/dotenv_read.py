@@ -1,0 +1,216 @@
+"""A .env's names and values as python-dotenv reads them, fast enough for any size status reads
+(16 MiB of `A=1` lines in seconds), and which of its names offprompt may show. Pure text.
+
+Lines of the common shapes (`KEY=value`, `KEY='v' # c`, comments, blanks) are read with one
+regex each, giving exactly what python-dotenv's parser gives them; every other run of lines is
+handed to python-dotenv's own parser (tests/unit/sinks/test_sinks_dotenv_read.py checks the two
+agree on random texts). `dotenv.Parsed`, which the write path needs, stays the reference.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from dotenv.parser import Binding
+
+__all__ = ["Read", "TooSlow", "pem_blocks", "read", "shown_keys"]
+
+_BOM: Final = "\ufeff"
+# A key name as DESIGN §3.1 has it (the tools' own pattern): what offprompt shows as a name.
+_SHOWN_NAME: Final = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
+# A PEM armour line's start, in any case (OpenSSL reads `-----begin` too), anywhere on a line:
+# after `KEY=`, after `KEY="`, or on the line after `KEY=`.
+_PEM_BEGIN: Final = re.compile(r"-----BEGIN", re.IGNORECASE)
+_PEM_END: Final = re.compile(r"-----END", re.IGNORECASE)
+
+# One whole line (LF text, no line ending) python-dotenv reads as one statement on its own, and
+# whose key and value these groups give exactly (the key as python-dotenv's unquoted key; none
+# for a comment, a blank line or a statement it skips): an unquoted value holds no blank, `#` or
+# quote (python-dotenv cuts ` #…` and trailing blanks off it), a quoted one no backslash and no
+# quote of its kind, closed on the line (escapes and multi-line values go to python-dotenv).
+# Blanks are only spaces and tabs; any other line goes to python-dotenv too.
+_SIMPLE: Final = re.compile(
+    r"[ \t]*(?:"
+    # `export KEY`, or a KEY that is not `export` followed by blanks (python-dotenv takes those
+    # as the prefix and then finds no key)
+    r"(?:export[ \t]+|(?!export[ \t]))(?P<key>[^\s=#'][^\s=#]*)[ \t]*(?:=[ \t]*(?:"
+    r"(?:(?P<bare>[^\s#'\"][^\s#]*)(?:[ \t]+#.*)?)?[ \t]*"
+    r"|'(?P<single>[^'\\\n]*)'[ \t]*(?:#.*)?"
+    r"|\"(?P<double>[^\"\\\n]*)\"[ \t]*(?:#.*)?"
+    r"))?"
+    r"|#.*"
+    # no key: a statement python-dotenv skips, to the end of its line: one that starts with
+    # `=`, or a word, blanks, then more than `=` or `#` (`-----BEGIN RSA KEY-----`)
+    r"|(?P<skip>=.*|(?:export[ \t]+|(?!export[ \t]))[^\s=#'][^\s=#]*[ \t]+[^\s=#].*)"
+    r")?"
+)
+
+
+class TooSlow(Exception):
+    """The text was not read by the deadline `read` was given (python-dotenv's own parser is
+    slow on some shapes: a quote left open at the top of 16 MiB takes it most of a minute).
+
+    Outside the error root on purpose: status turns it into an Unreadable naming the file.
+    """
+
+
+@dataclass(frozen=True)
+class Read:
+    """What python-dotenv reads (uninterpolated, a bare `KEY` unsetting it) and the names
+    offprompt shows of it (see `shown_keys`)."""
+
+    values: dict[str, str] = field(repr=False)
+    keys: tuple[str, ...]
+    opaque: bool
+    bad_lines: tuple[int, ...]
+    """As `dotenv.bad_lines`: where each statement python-dotenv skips starts."""
+
+
+def read(text: str, deadline: float | None = None) -> Read:
+    """`text` read as python-dotenv reads a file holding it; one pass, linear in its size.
+    TooSlow when `time.monotonic()` passes `deadline` before the end."""
+    lf = text.replace("\r\n", "\n").replace("\r", "\n")
+    statements: list[tuple[str, str | None, int]] = []
+    bad: list[int] = []
+    for key, value, line in _statements(lf, deadline):
+        if key is None:
+            bad.append(line)
+        else:
+            statements.append((key, value, line))
+    last: dict[str, str | None] = {}
+    for key, value, _ in statements:
+        last[key] = value
+    values = {k: v for k, v in last.items() if v is not None}
+    keys, opaque = shown_keys(((k, line) for k, _, line in statements), lf, values)
+    return Read(values, keys, opaque, tuple(bad))
+
+
+def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str | None, str | None, int]]:
+    """(key, value or None, first line) of every statement with a key, and (None, None, first
+    line) of every statement python-dotenv skips, in file order."""
+    pos = len(_BOM) if lf.startswith(_BOM) else 0  # python-dotenv drops a leading BOM
+    line = 1
+    size = len(lf)
+    while pos < size:
+        if deadline is not None and not line % 4096 and time.monotonic() > deadline:
+            raise TooSlow
+        end = lf.find("\n", pos)
+        end = size if end < 0 else end
+        m = _SIMPLE.fullmatch(lf, pos, end)
+        if m is not None:
+            key = m["key"]
+            if key is not None:
+                if m["single"] is not None:
+                    value: str | None = m["single"]
+                elif m["double"] is not None:
+                    value = m["double"]
+                elif "=" in lf[m.end("key") : end]:
+                    value = m["bare"] or ""
+                else:
+                    value = None
+                yield key, value, line
+            elif m["skip"] is not None:
+                yield None, None, line
+            pos, line = end + 1, line + 1
+            continue
+        # Lines python-dotenv must read: up to the next line the regex reads. Read alone, they
+        # read as in the whole text when python-dotenv skipped none of them and the last ends
+        # with its line ending (its grammar looks at nothing past such a statement); else
+        # python-dotenv reads all the rest of the text.
+        stop = _next_simple(lf, end + 1)
+        chunk = lf[pos:stop]
+        bindings = _bindings(chunk, deadline)
+        clean = stop == size or (
+            all(not b.error for b in bindings)
+            and bool(bindings)
+            and bindings[-1].original.string.endswith("\n")
+        )
+        if not clean:
+            chunk, stop = lf[pos:], size
+            bindings = _bindings(chunk, deadline)
+        # A U+FEFF that starts what python-dotenv is given would be dropped as a BOM: it is
+        # given a line ending before it, one line more to take off.
+        shift = 1 if chunk.startswith(_BOM) else 0
+        for b in bindings:
+            if b.key is not None or b.error:
+                s = b.original.string
+                blank = s[: len(s) - len(s.lstrip())]
+                yield b.key, b.value, line - 1 - shift + b.original.line + blank.count("\n")
+        pos, line = stop, line + chunk.count("\n")
+
+
+def _next_simple(lf: str, pos: int) -> int:
+    """The start of the first line from `pos` on that `_SIMPLE` reads (the end if none)."""
+    size = len(lf)
+    while pos < size:
+        end = lf.find("\n", pos)
+        end = size if end < 0 else end
+        if _SIMPLE.fullmatch(lf, pos, end) is not None:
+            return pos
+        pos = end + 1
+    return size
+
+
+def _bindings(chunk: str, deadline: float | None) -> list[Binding]:
+    """python-dotenv's bindings for `chunk` (LF text) as part of a longer text: a U+FEFF at its
+    start is kept (python-dotenv drops one only at the start of a file)."""
+    from dotenv.parser import parse_stream
+
+    given = "\n" + chunk if chunk.startswith(_BOM) else chunk
+    out: list[Binding] = []
+    for binding in parse_stream(io.StringIO(given, newline="\n")):
+        out.append(binding)
+        if deadline is not None and not len(out) % 512 and time.monotonic() > deadline:
+            raise TooSlow
+    return out
+
+
+def shown_keys(
+    statements: Iterable[tuple[str, int]], lf: str, values: dict[str, str]
+) -> tuple[tuple[str, ...], bool]:
+    """The names offprompt may show of a .env, and whether the text is `opaque`.
+
+    `statements`: (key, first line) of each statement in file order; `lf`: the text with LF
+    line endings. A statement that starts inside a PEM block (after the line of a BEGIN, up to
+    its END) is a line of a value, never a name. Opaque: another statement's key is outside
+    DESIGN §3.1's pattern, so the text is no dotenv file but a value (an AWS credentials file,
+    a key, `abc…==` read as `NAME=`), and no name of it is shown. Else the keys of `values`
+    that some statement outside the blocks assigns, in `values`' order.
+    """
+    blocks = pem_blocks(lf)
+    named: set[str] = set()
+    reach, b = -1, 0
+    for key, first in statements:  # in file order, so `first` grows
+        while b < len(blocks) and blocks[b][0] < first:
+            reach = max(reach, blocks[b][1])
+            b += 1
+        if first <= reach:
+            continue
+        if _SHOWN_NAME.fullmatch(key) is None:
+            return (), True
+        named.add(key)
+    return tuple(k for k in values if k in named), False
+
+
+def pem_blocks(lf: str) -> list[tuple[int, int]]:
+    """Each PEM block of the LF-only text as (line of its BEGIN, line of its END), lines counted
+    from 1, in order; the END of a block left open is past the last line. One pass."""
+    blocks: list[tuple[int, int]] = []
+    pos, line = 0, 1  # `line` is the number of the line holding `pos`
+    while (m := _PEM_BEGIN.search(lf, pos)) is not None:
+        line += lf.count("\n", pos, m.start())
+        begin = line
+        end_m = _PEM_END.search(lf, m.end())
+        if end_m is None:
+            blocks.append((begin, line + lf.count("\n", m.end()) + 1))
+            break
+        line += lf.count("\n", m.start(), end_m.start())
+        blocks.append((begin, line))
+        pos = end_m.end()
+    return blocks
