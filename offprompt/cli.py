@@ -200,14 +200,21 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     wrong usage, 4 something missing.
     """
     from offprompt import status as key_status
+    from offprompt.collect.request import MAX_NAME_LENGTH
     from offprompt.errors import ProjectError, RefusedRequest, Unreadable
 
     file = ".env"
     names = list(args)
     if names and not key_status.looks_like_name(names[0]):
         word = names[0]
-        if key_status.looks_like_name(word.upper()) and not os.path.lexists(word):
-            raise click.UsageError(
+        # Only a word that upper-cased is a name a request may hold (DESIGN §3.1, ≤128): a
+        # longer one is a FILE, refused below as too long.
+        if (
+            key_status.looks_like_name(word.upper())
+            and len(word) <= MAX_NAME_LENGTH
+            and not os.path.lexists(word)
+        ):
+            _wrong_usage(
                 f"{word!r} is not a file here, and key names are upper case:"
                 f" did you mean {word.upper()}?"
             )
