@@ -59,15 +59,24 @@ def target():
         link = json.loads((here / ".vercel/project.json").read_text())
         return link["orgId"] + "/" + link["projectId"]
     if name == "wrangler":
-        config = tomllib.loads((here / "wrangler.toml").read_text())
+        # As wrangler does: the config named by --config, else the project's; the account
+        # from the config (it outranks CLOUDFLARE_ACCOUNT_ID), shown after the worker.
+        given = opt("--config", "-c")
+        if given:
+            text = open(given).read()
+            config = json.loads(text) if given.endswith(".json") else tomllib.loads(text)
+        else:
+            config = tomllib.loads((here / "wrangler.toml").read_text())
+        account = config.get("account_id") or os.environ.get("CLOUDFLARE_ACCOUNT_ID")
+        at = "@" + account if account else ""
         worker, env = opt("--name"), opt("--env")
         if worker and env:
-            return worker + "-" + env
+            return worker + "-" + env + at
         if worker:
-            return worker
+            return worker + at
         if env:
-            return config["env"][env].get("name") or config["name"] + "-" + env
-        return config["name"]
+            return (config["env"][env].get("name") or config["name"] + "-" + env) + at
+        return config["name"] + at
     return opt("--app", "-a") or tomllib.loads((here / "fly.toml").read_text())["app"]
 try:
     aimed = target()
@@ -114,6 +123,13 @@ class Call:
     cwd: str
     cmdline: str
     target: str | None
+
+    def plain_argv(self) -> list[str]:
+        """argv without wrangler's `--config PRIVATE-FILE` (its path differs each run)."""
+        if "--config" not in self.argv:
+            return self.argv
+        at = self.argv.index("--config")
+        return self.argv[:at] + self.argv[at + 2 :]
 
 
 class FakePrograms:

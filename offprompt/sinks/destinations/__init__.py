@@ -8,6 +8,7 @@ One module per kind implements `interface.Destination` (`github`, `vercel`, `clo
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ __all__ = [
     "check_values",
     "destination_for",
     "parse",
+    "pinned_args",
     "plan",
     "send",
 ]
@@ -161,6 +163,19 @@ def send(
     )
 
 
+def pinned_args(dest: Destination[Any], link: Link, folder: Path) -> tuple[str, ...]:
+    """The arguments that point `dest`'s program at a config of the checked target alone,
+    written into `folder` (private, outside the project, gone after the send); () when the
+    program needs none. The file holds names and ids, never a value."""
+    pinned = dest.pinned_config(link)
+    if pinned is None:
+        return ()
+    name, data = pinned
+    path = folder / name
+    path.write_bytes(data)
+    return (dest.config_option, str(path))
+
+
 def _send_one(
     project: Path,
     planned: Planned,
@@ -201,21 +216,23 @@ def _send_one(
     # Every kind's targeting variables dropped, then the checked target's own set (Vercel's).
     child = {**runner.child_env(env, _DROP_ENV), **dict(now.env)}
     sent: list[str] = []
-    for call in dest.calls(now, planned.spec, sendable):
-        ran = runner.run(
-            program,
-            call.args,
-            call.stdin,
-            cwd=project,
-            env=child,
-            values=every,
-            timeout=timeout,
-            noise=dest.noise,
-        )
-        if ran.ok:
-            sent.append(call.label)
-        else:
-            problems.append(f"{call.label}: {ran.detail}")
+    with tempfile.TemporaryDirectory(prefix="offprompt-config-") as folder:
+        pinned = pinned_args(dest, now, Path(folder))
+        for call in dest.calls(now, planned.spec, sendable):
+            ran = runner.run(
+                program,
+                (*call.args, *pinned),
+                call.stdin,
+                cwd=project,
+                env=child,
+                values=every,
+                timeout=timeout,
+                noise=dest.noise,
+            )
+            if ran.ok:
+                sent.append(call.label)
+            else:
+                problems.append(f"{call.label}: {ran.detail}")
     if problems:
         done = f" (sent {', '.join(sent)})" if sent else ""
         return result("failed", "; ".join(problems) + done)

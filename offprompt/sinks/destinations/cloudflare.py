@@ -13,6 +13,7 @@ environment. With `--name` alone, the script wrangler writes to is exactly the o
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -98,8 +99,8 @@ class CloudflareDestination(Destination[CloudflareSpec]):
             raise NotLinked(f"{file} names the worker {worker!r}, which is not a worker name.")
         env = f" (env {spec.env})" if spec.env is not None else ""
         # The account is part of what was checked: a config naming another one since the page
-        # opened is a changed link. (wrangler lets the config's account_id outrank this
-        # variable, so it pins nothing the config does not already say; THREAT_MODEL 12.)
+        # opened is a changed link. wrangler lets a config's account_id outrank this variable,
+        # so `pinned_config` gives it a config of the checked facts alone (THREAT_MODEL 12).
         account = config.get("account_id")
         pins = (("CLOUDFLARE_ACCOUNT_ID", account),) if isinstance(account, str) else ()
         return Link(kind=self.kind, ident=worker, target=f"{worker}{env}", env=pins)
@@ -113,6 +114,17 @@ class CloudflareDestination(Destination[CloudflareSpec]):
             )
             for name, value in values.items()
         ]
+
+    def pinned_config(self, link: Link) -> tuple[str, bytes] | None:
+        # wrangler takes the account from its config when it starts, before anything else,
+        # and the config outranks CLOUDFLARE_ACCOUNT_ID: pointed at the project's own file, a
+        # rewrite in that instant would send the value to another account. Given a file with
+        # the checked worker and account alone, it reads nothing of the project's.
+        pinned: dict[str, str] = {"name": link.ident, **dict(link.env)}
+        account = pinned.pop("CLOUDFLARE_ACCOUNT_ID", None)
+        if account is not None:
+            pinned["account_id"] = account
+        return "wrangler.json", json.dumps(pinned).encode("utf-8")
 
     def unsafe(self, name: str, value: str) -> str | None:
         if value != value.rstrip():

@@ -83,6 +83,15 @@ class Destination(ABC, Generic[S]):
         phrase the caller completes ("…: untick it", "…, so it was not sent")."""
         return None
 
+    def pinned_config(self, link: Link) -> tuple[str, bytes] | None:
+        """A config file (its name, its bytes) holding only the checked target, which the
+        program is pointed at instead of the project's own (`config_option`): a program that
+        reads more of its target from its config when it starts than argv can say. None: the
+        program needs none."""
+        return None
+
+    config_option: ClassVar[str] = "--config"
+
     @abstractmethod
     def describe(self, link: Link, spec: S, names: Sequence[str]) -> str:
         """The command line the page shows (names and target only), from `command`."""

@@ -109,11 +109,15 @@ def test_vercel_gets_the_checked_ids_and_no_other_variable(
 def test_argv_names_the_checked_target(
     linked: Path, fakes: FakePrograms, canary: str, spec: DestinationSpec, argv: list[str]
 ) -> None:
-    """gh gets --repo, wrangler --name (the worker itself), fly --app."""
+    """gh gets --repo, wrangler --name (the worker itself) and --config (a private file of the
+    checked worker alone), fly --app."""
     environ = fakes.env()
     planned = destinations.plan(linked, [spec], ["K"], env=environ)
     destinations.send(linked, planned, {"K": canary}, {0}, env=environ, timeout=10)
-    assert [c.argv for c in fakes.calls()] == [argv]
+    (call,) = fakes.calls()
+    if spec.kind == "cloudflare":
+        assert call.argv[call.argv.index("--config") + 1].endswith("/wrangler.json")
+    assert [call.plain_argv()] == [argv]
 
 
 def test_the_page_names_the_vercel_project_by_the_id_it_uses(linked: Path) -> None:
@@ -307,3 +311,22 @@ def test_an_account_changed_since_the_page_opened_is_not_sent(
     assert result.status == "failed"
     assert "link changed" in result.detail
     assert fakes.calls() == []
+
+
+def test_an_account_rewritten_while_wrangler_starts_does_not_redirect_the_value(
+    linked: Path, fakes: FakePrograms, canary: str
+) -> None:
+    """wrangler reads its account from its config as it starts, and the config outranks
+    CLOUDFLARE_ACCOUNT_ID: it is pointed at a private config holding the checked worker and
+    account alone, so a project file rewritten in that instant changes nothing."""
+    (linked / "wrangler.toml").write_text('name = "web-worker"\naccount_id = "a1"\n')
+    environ = fakes.env()
+    planned = destinations.plan(linked, [CLOUDFLARE], ["K"], env=environ)
+    fakes.retarget({"wrangler.toml": 'name = "web-worker"\naccount_id = "evil"\n'})
+    (result,) = destinations.send(linked, planned, {"K": canary}, {0}, env=environ, timeout=10)
+    (call,) = fakes.calls()
+    assert "evil" in (linked / "wrangler.toml").read_text()  # the race really happened
+    assert ("web-worker@a1", "sent") == (call.target, result.status)
+    config = call.argv[call.argv.index("--config") + 1]
+    assert not Path(config).exists()  # the private config is gone after the send
+    assert not Path(config).is_relative_to(linked)

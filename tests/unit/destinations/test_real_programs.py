@@ -174,17 +174,29 @@ def test_vercel_accepts_our_env_add_argv(
 
 
 def test_wrangler_accepts_our_secret_put_argv(
-    project: Path, clean_env: dict[str, str], canary: str
+    project: Path, clean_env: dict[str, str], canary: str, tmp_path: Path
 ) -> None:
-    """wrangler's strict parser takes `secret put NAME --name WORKER` and stops at the missing
-    CLOUDFLARE_API_TOKEN; an unknown argument is refused instead."""
+    """wrangler's strict parser takes `secret put NAME --name WORKER --config PRIVATE` (the
+    private config of the checked worker alone, which it reads without complaint) and stops at
+    the missing CLOUDFLARE_API_TOKEN; an unknown argument, or a config it cannot read, is
+    refused instead."""
     wrangler = program_or_skip("wrangler")
     link_all(project)
-    args, stdin, _ = our_args(project, CloudflareSpec(env="staging"), canary)
+    spec = CloudflareSpec(env="staging")
+    args, stdin, _ = our_args(project, spec, canary)
     assert args == ("secret", "put", NAME, "--name", "web-worker-staging")
-    control = run(wrangler, (*args, "--bogus"), stdin, project, clean_env)
+    dest = destinations.KINDS[spec.kind]
+    pinned = destinations.pinned_args(dest, dest.link(project, spec), tmp_path)
+    assert pinned == ("--config", str(tmp_path / "wrangler.json"))
+    control = run(wrangler, (*args, *pinned, "--bogus"), stdin, project, clean_env)
     assert not control.ok
     assert "Unknown argument: bogus" in control.detail
-    ran = run(wrangler, args, stdin, project, clean_env)
+    broken = tmp_path / "broken" / "wrangler.json"
+    broken.parent.mkdir()
+    broken.write_text("{not json")
+    unreadable = run(wrangler, (*args, "--config", str(broken)), stdin, project, clean_env)
+    assert not unreadable.ok
+    assert "CLOUDFLARE_API_TOKEN" not in unreadable.detail, unreadable.detail
+    ran = run(wrangler, (*args, *pinned), stdin, project, clean_env)
     assert not ran.ok
     assert "CLOUDFLARE_API_TOKEN" in ran.detail, ran.detail
