@@ -53,6 +53,18 @@ def test_readme_test_command_uses_the_pins() -> None:
     assert command.endswith("python3 -m pytest")
 
 
+def test_readme_test_command_installs_the_pinned_test_tools_itself() -> None:
+    """The Node lines, deploy CLIs and real hosts come from scripts/test-tools, run by the test
+    command before pytest: on a fresh machine with CI=true nothing is left to fail for want of
+    a tool."""
+    steps = [step.strip() for step in _readme_test_command().split("&&")]
+    tools = [i for i, step in enumerate(steps) if step.split()[0] == "scripts/test-tools"]
+    assert tools, steps
+    assert "--no-hosts" not in steps[tools[0]]
+    assert tools[0] < len(steps) - 1 and steps[-1] == "python3 -m pytest"
+    assert (ROOT / "scripts" / "test-tools").stat().st_mode & 0o111
+
+
 def test_ci_runs_readme_test_command_in_a_fresh_venv() -> None:
     """README's test command makes a new virtual environment (`--clear`) and activates it
     before installing; .ci/run runs that command as it is."""
