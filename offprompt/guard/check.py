@@ -50,7 +50,7 @@ class Check:
             for folder in self.dirs:
                 for found in _expand(os.path.join(folder, os.path.expanduser(text))):
                     name = os.path.basename(found)
-                    if is_dotenv(name) or self._written(found) or in_staging(found):
+                    if is_dotenv(name) or self._written(found) or _staged_file(found):
                         return text
         if not self.protected.written:
             return None
@@ -64,13 +64,13 @@ class Check:
         return None
 
     def _staged(self, text: str) -> bool:
-        """`text` names (the inside of) a staging folder, from the cwd or a folder `cd` named."""
+        """`text` names (the inside of) a staging folder, from the cwd or a folder `cd` named,
+        as written or through a link (`ln -s .offprompt-… l; cat l/.env.new`)."""
         if in_staging(text):
             return True
-        if ".." not in text and not any(".offprompt-" in d for d in self.dirs):
-            return False  # the common case, without a normpath per word
         for folder in self.dirs:
-            if in_staging(os.path.normpath(os.path.join(folder, os.path.expanduser(text)))):
+            joined = os.path.join(folder, os.path.expanduser(text))
+            if in_staging(os.path.normpath(joined)) or in_staging(os.path.realpath(joined)):
                 return True
         return False
 
@@ -110,3 +110,8 @@ def _expand(pattern: str) -> Iterator[str]:
         yield from glob.iglob(pattern)
     except (OSError, ValueError, RecursionError):
         return
+
+
+def _staged_file(path: str) -> bool:
+    """`path` (a file a glob found) is inside a staging folder, as named or where it leads."""
+    return in_staging(path) or in_staging(os.path.realpath(path))

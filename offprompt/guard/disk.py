@@ -60,13 +60,18 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
 
 
 def dotenv_under(
-    root: str, is_dotenv: Callable[[str], bool], is_staging: Callable[[str], bool]
+    root: str,
+    is_dotenv: Callable[[str], bool],
+    is_staging: Callable[[str], bool],
+    *,
+    staged: bool = False,
 ) -> list[str]:
     """The dotenv files under `root` (`is_dotenv` of the name), and every file inside a staging
     folder or named as an old temporary file (`is_staging` of a component), found by a look
-    through at most _TREE_LIMIT folders, skipping _SKIP_DIRS."""
+    through at most _TREE_LIMIT folders, skipping _SKIP_DIRS. `staged`: `root` itself is (a
+    link to) a staging folder, so everything under it counts."""
     found = []
-    pending, seen = [(root, False)], 0
+    pending, seen = [(root, staged)], 0
     while pending and seen < _TREE_LIMIT:
         here, staged = pending.pop()
         seen += 1

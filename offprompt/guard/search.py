@@ -17,7 +17,7 @@ from offprompt.guard import disk
 from offprompt.guard.bash import Word
 from offprompt.guard.check import Check
 from offprompt.guard.grep import GrepArgs
-from offprompt.guard.protected import is_dotenv, is_staging
+from offprompt.guard.protected import in_staging, is_dotenv, is_staging
 
 __all__ = ["shell", "tool"]
 
@@ -51,7 +51,9 @@ def tool(check: Check, tool_input: Mapping[str, object]) -> str | None:
 def _under(check: Check, root: str) -> list[str]:
     """The protected files under `root`: the dotenv and staged files the look finds, then the
     journal's."""
-    found = disk.dotenv_under(root, is_dotenv, is_staging)
+    # A search starts inside what its folder leads to: a link to a staging folder is one.
+    staged = in_staging(os.path.realpath(root))
+    found = disk.dotenv_under(root, is_dotenv, is_staging, staged=staged)
     return found + sorted(
         p for p in check.protected.written if p.startswith(root + os.sep) and p not in found
     )

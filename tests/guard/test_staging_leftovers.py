@@ -152,6 +152,17 @@ def test_the_guard_blocks_reading_a_leftover_staging_folder(
     assert canary not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "command", ["cat l/.env.new", "cat l/.*", "grep -r API_KEY l", "cd l && cat .env.new"]
+)
+def test_the_guard_blocks_reading_a_leftover_through_a_link(leftover: Path, command: str) -> None:
+    """A link made to the staging folder (`ln -s "$(ls -a | grep offprompt)" l`, whose target
+    the guard cannot know) leads where the folder is: reading through it is blocked."""
+    (leftover / "l").symlink_to(stage_of(leftover))
+    done = guard(leftover, "Bash", {"command": command})
+    assert done.returncode == 2, done.stderr
+
+
 def test_the_guard_blocks_a_file_tool_reading_the_staged_file(leftover: Path) -> None:
     """Read with the absolute path of the staged file is blocked too."""
     path = leftover / stage_of(leftover) / ".env.new"
