@@ -61,7 +61,8 @@ def test_readme_test_command_installs_the_pinned_test_tools_itself() -> None:
     tools = [i for i, step in enumerate(steps) if step.split()[0] == "scripts/test-tools"]
     assert tools, steps
     assert "--no-hosts" not in steps[tools[0]]
-    assert tools[0] < len(steps) - 1 and steps[-1] == "python3 -m pytest"
+    assert tools[0] < len(steps) - 1
+    assert steps[-1] == "python3 -m pytest"
     assert (ROOT / "scripts" / "test-tools").stat().st_mode & 0o111
 
 

@@ -10,7 +10,16 @@ __all__ = ["GrepArgs", "parse"]
 
 # grep's short options that take an argument: the rest of their cluster is that argument.
 _GREP_ARGUMENT = frozenset("efmABCdD")
-_LONG_ARGUMENT = ("--include", "--exclude", "--exclude-dir", "--glob", "--regexp", "--file")
+# `--match` is ack's `--regexp`.
+_LONG_ARGUMENT = (
+    "--include",
+    "--exclude",
+    "--exclude-dir",
+    "--glob",
+    "--regexp",
+    "--match",
+    "--file",
+)
 
 
 class GrepArgs:
@@ -97,7 +106,7 @@ def parse(args: list[Word]) -> GrepArgs:
                 file = Word(attached) if "=" in text else nxt
                 if file is not None:
                     pattern_files.append(file)
-            elif long != "--regexp" and taken:
+            elif long not in ("--regexp", "--match") and taken:
                 argument(nxt)
             i += 1 + taken
             continue
@@ -158,8 +167,8 @@ def parse(args: list[Word]) -> GrepArgs:
 
 def _gives_pattern(text: str) -> bool:
     """`text` reads as an option giving the pattern (`-e`, `-f`, `--regexp=…`, `-eKEY`)."""
-    if text in ("-e", "-f", "--regexp", "--file"):
+    if text in ("-e", "-f", "--regexp", "--match", "--file"):
         return True
-    if text.startswith(("--regexp=", "--file=")):
+    if text.startswith(("--regexp=", "--match=", "--file=")):
         return True
     return text.startswith(("-e", "-f")) and not text.startswith("--")

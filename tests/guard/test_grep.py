@@ -36,6 +36,9 @@ def texts(found: list[Word]) -> list[str]:
         # `-f` read as `-m`'s argument may still give the pattern: nothing is left out.
         ("KEY -m -f .env", ["KEY", "-f", ".env"]),
         ("-- -x .env", [".env"]),
+        # ack's --match gives the pattern: every operand is a file it reads.
+        ("--match=KEY .env", [".env"]),
+        ("--match KEY .env", [".env"]),
     ],
 )
 def test_the_words_that_may_name_a_read_file(line: str, files: list[str]) -> None:
