@@ -154,9 +154,14 @@ def keys(file: Path, as_json: bool) -> None:
     text = _read_dotenv(file)
     parsed = dotenv_read.read(text)  # python-dotenv's reading, linear in the file's size
     why = None
-    if os.path.realpath(file) in Journal().file_sinks():
+    try:
+        file_sink = os.path.realpath(file) in Journal().file_sinks()
+    except OSError:
+        why = "offprompt's journal cannot be read, so a file sink cannot be ruled out"
+        file_sink = False
+    if file_sink:
         why = "offprompt wrote it as a file sink (the value is the whole file)"
-    elif parsed.opaque:
+    elif why is None and parsed.opaque:
         why = "it is not a dotenv file (python-dotenv reads names no .env would have)"
     if why is not None:
         # Never a name from inside a value (DESIGN §12): such a "name" is a stretch of it.

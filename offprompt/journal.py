@@ -209,12 +209,10 @@ class Journal:
 
     def file_sinks(self) -> frozenset[str]:
         """The files (absolute, real paths) the journal says a file sink wrote: a file sink's
-        value is the whole file, so none of its text is ever shown as a name. Empty when the
-        journal cannot be read."""
-        try:
-            entries = self.read()
-        except (OSError, UnicodeDecodeError):
-            return frozenset()
+        value is the whole file, so none of its text is ever shown as a name. Empty when there
+        is no journal; OSError when there is one that cannot be read (the caller then shows no
+        names, since it cannot rule a file sink out)."""
+        entries = self.read()
         return frozenset(
             os.path.realpath(os.path.join(e.project, e.file)) for e in entries if e.sink == "file"
         )

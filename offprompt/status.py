@@ -78,6 +78,9 @@ class StatusReport:
     exists: bool
     example: str | None
     keys: tuple[KeyState, ...]
+    whole: bool = False
+    """The file is shown by its name alone (a file sink's, or no dotenv file): `keys` is that
+    one row, and nothing is known of the key names inside it."""
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -93,7 +96,16 @@ class StatusReport:
         """What the model should do next."""
         never = f"Never open, print or read {self.file}; call secret_status again to check it."
         parts: list[str] = []
-        if not self.keys:
+        if self.whole:
+            held = "holds a value" if not self.missing else "is empty"
+            parts.append(
+                f"offprompt reads {self.file} as one value (a file sink's, or text that is no "
+                f"dotenv file), so it names no keys in it and cannot say which are set; it "
+                f"{held}. If the project needs keys from it, ask the person, and call "
+                f'collect_secret with sink {{"kind": "file", "path": "{self.file}"}} for a '
+                "single value."
+            )
+        elif not self.keys:
             where = f"{self.file} does not exist" if not self.exists else f"{self.file} sets no key"
             parts.append(
                 f"{where} and no example file names the keys. Call collect_secret with every "
@@ -159,12 +171,17 @@ def report(
         raise
     shown = paths.display(root, target)
     exists = os.path.lexists(target)
-    whole = os.path.realpath(target) in Journal(journal).file_sinks()
+    try:
+        whole = os.path.realpath(target) in Journal(journal).file_sinks()
+    except OSError:
+        whole = True  # a journal that cannot be read cannot rule a file sink out: close
     held, held_names = _read(target, shown, whole=whole)
     if isinstance(held, _WholeFile):
         # Never a name from inside a value (DESIGN §12): the file is the one thing named.
         state: KeyStatus = "set" if held.set else "empty"
-        return StatusReport(file=shown, exists=True, example=None, keys=(KeyState(shown, state),))
+        return StatusReport(
+            file=shown, exists=True, example=None, keys=(KeyState(shown, state),), whole=True
+        )
     example, example_values, example_names = _example(project, root, target)
     if names is None:
         # Names as dotenv.keys gives them: never a line of a value read as a key.
@@ -358,7 +375,12 @@ def table(found: StatusReport) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
     for name, state, check in rows:
         lines.append(f"{name:<{widths[0]}}  {state:<{widths[1]}}  {check}".rstrip())
-    if found.missing:
+    if found.whole:
+        lines.append(
+            f"{found.file} is read as one value (a file sink's, or no dotenv file): offprompt"
+            " names no keys in it."
+        )
+    elif found.missing:
         file = [] if found.file == ".env" else ["--file", found.file]
         command = shlex.join(["offprompt", "collect", *found.missing, *file])
         lines.append(f"{len(found.missing)} of {len(found.keys)} not set; to set them: {command}")

@@ -84,7 +84,9 @@ def keys_printed(project: Path, file: str) -> str:
 
 def test_file_sink_of_padded_base64_is_reported_by_file(project: Path) -> None:
     """A file sink's `abcd…==` reads as `NAME=` to python-dotenv: only the file is named."""
-    value = "QUJD" + base64.b64encode(secrets.token_bytes(31)).decode()[:-4] + "RA=="
+    # All capitals and digits: a file python-dotenv reads as one §3.1 name, so only the
+    # journal's file-sink record keeps it from being listed.
+    value = "QUJD" + base64.b32encode(secrets.token_bytes(20)).decode().rstrip("=") + "RA=="
     (project / "token.txt").write_text(value)
     record_file_sink(project, "token.txt")
 
@@ -95,13 +97,44 @@ def test_file_sink_of_padded_base64_is_reported_by_file(project: Path) -> None:
 
 def test_file_sink_of_base32_seed_is_reported_by_file(project: Path) -> None:
     """A padded base32 TOTP seed is all capitals: a §3.1 name to the eye, still only the file."""
-    value = base64.b32encode(secrets.token_bytes(13)).decode()
+    # A letter first (base32 may start with a digit, which no name does): a §3.1 name to
+    # python-dotenv, so only the file-sink rule keeps it unlisted.
+    value = "J" + base64.b32encode(secrets.token_bytes(13)).decode()[1:]
     assert value.endswith("=")
     (project / "seed").write_text(value + "\n")
     record_file_sink(project, "seed")
 
     assert by_file(project, "seed") == [{"name": "seed", "status": "set"}]
     assert_no_part(value, *outputs(project, "seed", file_sink=True))
+
+
+def test_an_unreadable_journal_closes_a_file_sink_to_its_name(
+    project: Path, isolated_env: Path
+) -> None:
+    """A journal that exists but cannot be read cannot rule a file sink out: a base32 seed (a
+    §3.1 name to the eye) is still shown by its file alone, in status and in keys."""
+    # A letter first (base32 may start with a digit, which no name does): a §3.1 name to
+    # python-dotenv, so only the file-sink rule keeps it unlisted.
+    value = "J" + base64.b32encode(secrets.token_bytes(13)).decode()[1:]
+    (project / "seed").write_text(value + "\n")
+    journal = Journal().path
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.mkdir()  # reading it fails with IsADirectoryError, not FileNotFoundError
+
+    assert by_file(project, "seed") == [{"name": "seed", "status": "set"}]
+    assert keys_printed(project, "seed") == ""
+    assert_no_part(value, *outputs(project, "seed", file_sink=True))
+
+
+def test_a_file_shown_by_name_is_never_said_to_have_every_key_set(project: Path) -> None:
+    """One lower-case key makes a .env no dotenv file offprompt names keys in: the note says it
+    cannot tell which keys are set, not that nothing needs collecting."""
+    (project / ".env").write_text("PORT=3000\nhttp_proxy=\n")
+    found = status.report(project, ".env")
+    assert found.to_json()["keys"] == [{"name": ".env", "status": "set"}]
+    assert "Every key is set" not in found.note
+    assert "cannot say which are set" in found.note
+    assert "Every key is set." not in status.table(found)
 
 
 def test_empty_file_sink_is_empty(project: Path) -> None:
