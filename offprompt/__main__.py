@@ -31,10 +31,10 @@ def _guard() -> int:
             raw = sys.stdin.buffer.read(4 * 1024 * 1024)
         except BaseException:
             raw = b""
-        if b".env" in raw:
+        if b".env" in raw or b".offprompt-" in raw:
             sys.stderr.write(
                 "offprompt guard: blocked: offprompt is broken and cannot check this"
-                " call, which names .env; run `offprompt keys` instead.\n"
+                " call, which names .env or a staging folder; run `offprompt keys` instead.\n"
             )
             return 2
         return 0

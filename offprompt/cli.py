@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -151,8 +153,17 @@ def keys(file: Path, as_json: bool) -> None:
         if as_json:
             click.echo("[]")
         return
+    from offprompt.status import read_budget
+
     text = _read_dotenv(file)
-    parsed = dotenv_read.read(text)  # python-dotenv's reading, linear in the file's size
+    budget = read_budget(len(text))
+    try:  # python-dotenv's reading, linear in the file's size, within status's time
+        parsed = dotenv_read.read(text, deadline=time.monotonic() + budget)
+    except dotenv_read.TooSlow:
+        fatal(
+            f"{file} could not be read within {math.ceil(budget)} s (python-dotenv is slow on"
+            " some text, such as a quote left open), so no names are shown."
+        )
     why = None
     try:
         file_sink = os.path.realpath(file) in Journal().file_sinks()

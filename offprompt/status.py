@@ -190,6 +190,14 @@ def report(
     return StatusReport(file=shown, exists=exists, example=example, keys=keys)
 
 
+def read_budget(size: int) -> float:
+    """Seconds a read of `size` bytes may take: DESIGN §12's 2 s for 1 MiB and 10 s for 16 MiB,
+    with a margin (python-dotenv is slow on some text; past this, a refusal, not a wait)."""
+    from offprompt.sinks import atomic
+
+    return 1 + 8 * size / atomic.MAX_EXISTING_BYTES
+
+
 @dataclass(frozen=True)
 class _WholeFile:
     """A file shown by its name alone: only whether it holds anything but blanks."""
@@ -223,7 +231,7 @@ def _read(
         ) from None
     # python-dotenv's answer, linear in the file's size; on shapes its own parser is slow on,
     # a refusal within DESIGN §12's times (1 MiB in 2 s, 16 MiB in 10 s) rather than no answer.
-    budget = 1 + 8 * len(data) / atomic.MAX_EXISTING_BYTES
+    budget = read_budget(len(data))
     try:
         found = dotenv_read.read(text, deadline=time.monotonic() + budget)
     except dotenv_read.TooSlow:
@@ -275,7 +283,7 @@ def _example(
         values: dict[str, str] = {}
         held = git.committed(real, atomic.MAX_EXISTING_BYTES)
         if held is not None:
-            budget = 1 + 8 * len(held) / atomic.MAX_EXISTING_BYTES
+            budget = read_budget(len(held))
             try:
                 parsed = dotenv_read.read(held.decode("utf-8"), time.monotonic() + budget)
             except (UnicodeDecodeError, dotenv_read.TooSlow):

@@ -42,7 +42,7 @@ def _port(env: Mapping[str, str]) -> tuple[int | None, str | None]:
     if raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 65535:
         return int(raw), None
     return None, (
-        f"OFFPROMPT_PORT={raw!r} is not a port number: set it to a port from 1024 to 65535"
+        f"OFFPROMPT_PORT={raw!r} is not a port number: set it to a port from 1 to 65535"
         " for the page on 127.0.0.1, or unset it for a random port."
     )
 

@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Ask", "Client", "Refused", "Report", "Step", "Wait"]
 
-"""How a client answered a URL elicitation (legacy), or what a modern retry carried."""
-
 
 class Client(Protocol):
     """Who asked, and how to talk back to them during the call."""

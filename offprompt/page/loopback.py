@@ -153,6 +153,9 @@ class PageServer:
             self._runner = runner
         except BaseException as exc:
             sock.close()  # a browser gets "connection refused", not a page that never comes
+            # Not started any more: the next request binds afresh instead of handing out a
+            # link to this dead port.
+            self._port = None
             if not isinstance(exc, asyncio.CancelledError):
                 _log.error("page: could not serve the page (%s)", type(exc).__name__)
             raise

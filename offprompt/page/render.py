@@ -73,8 +73,8 @@ def _home_relative(path: Path) -> str:
 _REASON_BY: Final[Mapping[ReasonAuthor, tuple[str, str]]] = {
     "agent": ("Why, in the agent's words", "The agent wrote this, not offprompt."),
     "person": (
-        "Why, as typed at the terminal",
-        "Typed with offprompt collect --reason in a terminal, not by an agent.",
+        "Why, as given at the terminal",
+        "Given with offprompt collect --reason: by you, or by a program or agent that ran it.",
     ),
     "offprompt": (
         "Why",

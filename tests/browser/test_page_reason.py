@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
     ("by", "heading"),
     [
         ("agent", "Why, in the agent's words"),
-        ("person", "Why, as typed at the terminal"),
+        ("person", "Why, as given at the terminal"),
         ("offprompt", "Why"),
     ],
 )

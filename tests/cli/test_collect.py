@@ -239,7 +239,7 @@ def test_local_mode_says_nothing_about_it(project: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "heading"),
-    [([], '<h2 id="reason-h">Why</h2>'), (["--reason", "For billing"], "as typed at the")],
+    [([], '<h2 id="reason-h">Why</h2>'), (["--reason", "For billing"], "as given at the")],
     ids=["no --reason", "--reason"],
 )
 def test_the_page_of_a_terminal_request_never_says_the_agent_wrote_its_reason(

@@ -102,3 +102,11 @@ async def test_a_page_that_cannot_be_loaded_refuses_connections_and_says_so(
         with pytest.raises(aiohttp.ClientConnectionError):
             await session.get(f"http://127.0.0.1:{port}/")
     assert caplog.messages == ["page: could not serve the page (ImportError)"]
+    # Not left "started" on the dead port: the next request binds afresh.
+    assert server.port is None
+    monkeypatch.setattr(loopback.importlib, "import_module", real)
+    again = await server.start()
+    await server.serving()
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{again}/") as answer:
+            assert answer.status in (404, 421)

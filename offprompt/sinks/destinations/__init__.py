@@ -7,9 +7,10 @@ One module per kind implements `interface.Destination` (`github`, `vercel`, `clo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -163,6 +164,17 @@ def send(
     )
 
 
+@contextlib.contextmanager
+def _config_folder(dest: Destination[Any], link: Link) -> Iterator[Path | None]:
+    """A private folder for a pinned config while the program runs; None (and no folder made)
+    for a program that needs none."""
+    if dest.pinned_config(link) is None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="offprompt-config-") as folder:
+        yield Path(folder)
+
+
 def pinned_args(dest: Destination[Any], link: Link, folder: Path) -> tuple[str, ...]:
     """The arguments that point `dest`'s program at a config of the checked target alone,
     written into `folder` (private, outside the project, gone after the send); () when the
@@ -216,8 +228,8 @@ def _send_one(
     # Every kind's targeting variables dropped, then the checked target's own set (Vercel's).
     child = {**runner.child_env(env, _DROP_ENV), **dict(now.env)}
     sent: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="offprompt-config-") as folder:
-        pinned = pinned_args(dest, now, Path(folder))
+    with _config_folder(dest, now) as folder:
+        pinned = pinned_args(dest, now, folder) if folder is not None else ()
         for call in dest.calls(now, planned.spec, sendable):
             ran = runner.run(
                 program,

@@ -64,6 +64,8 @@ class Destination(ABC, Generic[S]):
     """Variables that would make the program choose another target than the project's files."""
     noise: ClassVar[tuple[re.Pattern[str], ...]] = ()
     """Lines the program signs off with that say nothing about what happened."""
+    config_option: ClassVar[str] = "--config"
+    """How the program is pointed at a config file (`pinned_config`)."""
 
     @abstractmethod
     def parse(self, raw: Mapping[str, Any], at: FieldPath) -> S:
@@ -89,8 +91,6 @@ class Destination(ABC, Generic[S]):
         reads more of its target from its config when it starts than argv can say. None: the
         program needs none."""
         return None
-
-    config_option: ClassVar[str] = "--config"
 
     @abstractmethod
     def describe(self, link: Link, spec: S, names: Sequence[str]) -> str:
