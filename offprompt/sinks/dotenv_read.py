@@ -95,10 +95,13 @@ def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str | None, s
     """(key, value or None, first line) of every statement with a key, and (None, None, first
     line) of every statement python-dotenv skips, in file order."""
     pos = len(_BOM) if lf.startswith(_BOM) else 0  # python-dotenv drops a leading BOM
-    line = 1
+    line = passes = 1
     size = len(lf)
     while pos < size:
-        if deadline is not None and not line % 4096 and time.monotonic() > deadline:
+        # Counted in passes, not lines: a pass may take several lines, so a line number could
+        # step over every multiple of the period and the clock never be read.
+        passes += 1
+        if deadline is not None and not passes % 4096 and time.monotonic() > deadline:
             raise TooSlow
         end = lf.find("\n", pos)
         end = size if end < 0 else end
@@ -162,6 +165,8 @@ def _bindings(chunk: str, deadline: float | None) -> list[Binding]:
     start is kept (python-dotenv drops one only at the start of a file)."""
     from dotenv.parser import parse_stream
 
+    if deadline is not None and time.monotonic() > deadline:
+        raise TooSlow  # read before each chunk too: many small ones add up
     given = "\n" + chunk if chunk.startswith(_BOM) else chunk
     out: list[Binding] = []
     for binding in parse_stream(io.StringIO(given, newline="\n")):

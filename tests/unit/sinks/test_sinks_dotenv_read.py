@@ -122,3 +122,13 @@ def test_linear_in_size(line: bytes) -> None:
     start = time.monotonic()
     dotenv_read.read(text)
     assert time.monotonic() - start < 10  # DESIGN §12: a 16 MiB target within 10 s
+
+
+def test_the_deadline_is_kept_however_the_lines_alternate() -> None:
+    """Simple lines between short runs python-dotenv must read (so no line number the clock was
+    read at comes round, and every run is small): a deadline already past still stops the read
+    instead of letting it run to the end."""
+    text = ('S=1\nA="\\x"\nB="\\x"\nC="\\x"\n') * 5000
+    with pytest.raises(dotenv_read.TooSlow):
+        dotenv_read.read(text, deadline=time.monotonic() - 1)
+    assert dotenv_read.read(text).keys  # without a deadline it reads to the end
