@@ -31,6 +31,7 @@ from offprompt.errors import ConfigError
 from offprompt.guard.protected import DENY_RULES
 
 __all__ = [
+    "guard_argv",
     "guarded",
     "hook_command",
     "install",
@@ -125,14 +126,22 @@ def is_ours(entry: object) -> bool:
     return hooks[0].get("type") == "command" and _runs_guard(hooks[0].get("command"))
 
 
-def _runs_guard(command: object) -> bool:
+def guard_argv(command: object) -> tuple[str, ...] | None:
+    """The words of the `… offprompt … guard` program a hook's command string runs, or None
+    when it is not the guard's (`offprompt agents` checks that program still starts)."""
     if not isinstance(command, str):
-        return False
+        return None
     try:
         words = shlex.split(command)
     except ValueError:
-        return False
-    return bool(words) and words[-1] == "guard" and any("offprompt" in w for w in words[:-1])
+        return None
+    if words and words[-1] == "guard" and any("offprompt" in w for w in words[:-1]):
+        return tuple(words)
+    return None
+
+
+def _runs_guard(command: object) -> bool:
+    return guard_argv(command) is not None
 
 
 def _parse(text: str, shown: str) -> dict[str, Any]:
