@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
@@ -267,3 +268,75 @@ def test_claude_code_reads_the_entry_init_wrote(run: Run, repo: Path, home: Path
     assert "Scope: Local config" in got.stdout, got.stdout + got.stderr
     assert "Command: /opt/offprompt/bin/offprompt" in got.stdout
     assert "Args: serve" in got.stdout
+
+
+# -- --shared: the team's files, with a command that runs on every machine --------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        (
+            "/opt/offprompt/bin/offprompt serve",
+            "its program '/opt/offprompt/bin/offprompt' is a path",
+        ),
+        ("./venv/bin/offprompt serve", "its program './venv/bin/offprompt' is a path"),
+        ("uvx --from /work/offprompt offprompt serve", "'/work/offprompt' names a path of this"),
+        ("uvx --from=~/src/offprompt offprompt serve", "'--from=~/src/offprompt' names a path"),
+        ("nowhere-to-be-found serve", "its program 'nowhere-to-be-found' is not on PATH here"),
+    ],
+)
+def test_shared_refuses_a_command_naming_this_machine(
+    run: Run, project: Path, command: str, why: str, fake_program: Callable[[str], Path]
+) -> None:
+    """Exit 2, a sentence saying why and what to give instead, and nothing written."""
+    fake_program("uvx")
+
+    result = run(
+        "init", "--agent", "claude-code", "--shared", "--project", str(project), "--command",
+        command,
+    )  # fmt: skip
+
+    assert 2 == result.exit_code
+    assert why in result.stderr
+    assert "--command 'uvx offprompt serve'" in result.stderr
+    assert [] == list(project.iterdir())
+
+
+def test_shared_without_a_command_refuses_an_install_not_on_path(run: Run, project: Path) -> None:
+    """This test's offprompt is not on the (fake) PATH: --shared has nothing portable to
+    write, says so with exit 2, and writes nothing."""
+    result = run("init", "--agent", "cursor", "--shared", "--project", str(project))
+
+    assert 2 == result.exit_code
+    assert "--shared writes files your team commits, and this offprompt starts as" in (
+        result.stderr
+    )
+    assert [] == list(project.iterdir())
+
+
+def test_shared_derives_the_bare_name_when_path_finds_this_install(
+    run: Run, project: Path, no_agent_env: Path
+) -> None:
+    """`offprompt` on PATH is this very install: the shared files say `offprompt serve`, and
+    the shared hook runs `offprompt guard`."""
+    mine = shutil.which("offprompt", path=sysconfig.get_path("scripts"))
+    assert mine is not None
+    (no_agent_env / "offprompt").symlink_to(mine)
+
+    result = run("init", "--agent", "claude-code", "--shared", "--project", str(project))
+
+    assert 0 == result.exit_code, result.output
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["offprompt"]
+    assert ("offprompt", ["serve"]) == (entry["command"], entry["args"])
+    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    assert "offprompt guard" in json.dumps(hooks)
+    assert str(no_agent_env) not in (project / ".claude" / "settings.json").read_text()
+
+
+def test_shared_and_global_do_not_go_together(run: Run) -> None:
+    """A usage error, exit 2."""
+    result = run("init", "--shared", "--global", "--agent", "codex")
+
+    assert 2 == result.exit_code
+    assert "--global and --shared do not go together." in result.stderr
