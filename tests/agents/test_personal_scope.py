@@ -340,3 +340,28 @@ def test_shared_and_global_do_not_go_together(run: Run) -> None:
 
     assert 2 == result.exit_code
     assert "--global and --shared do not go together." in result.stderr
+
+
+def test_a_project_claude_code_knows_keeps_its_entry_byte_for_byte(
+    run: Run, project: Path, home: Path
+) -> None:
+    """Claude Code's own entry for the project (with its empty `mcpServers`): init adds ours in
+    it, remove gives the file back to the byte, the empty object included."""
+    state = {
+        "numStartups": 1,
+        "projects": {
+            str(project): {"allowedTools": [], "mcpServers": {}, "hasTrustDialogAccepted": False}
+        },
+        "userID": "x",
+    }
+    text = json.dumps(state, indent=2)
+    (home / ".claude.json").write_text(text)
+
+    added = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    middle = json.loads((home / ".claude.json").read_text())
+    removed = run("remove", "--agent", "claude-code", "--project", str(project))
+
+    assert (0, 0) == (added.exit_code, removed.exit_code), added.output + removed.output
+    assert ["offprompt"] == list(middle["projects"][str(project)]["mcpServers"])
+    assert middle["projects"][str(project)]["hasTrustDialogAccepted"] is False
+    assert text == (home / ".claude.json").read_text()
