@@ -392,7 +392,7 @@ def test_every_shell_route_to_the_value_is_blocked(
     kind, run_host, shell = SHELLS[agent]
     world, model = make(make_world, kind)
     model.calls = [shell(c) for c in SHELL_ATTACKS]
-    env = guarded_project(world, agent)
+    env = guarded_project(world, agent, shared=agent == "gemini")
     out = run_host(world, env)
     results = model.outputs()
     assert len(SHELL_ATTACKS) == len(results)
