@@ -134,6 +134,24 @@ def _server(command: str | None, scope: Scope, machine: Machine) -> ServerComman
     return portable
 
 
+def _stale_shared(agent: Agent, machine: Machine, folder: Path | None) -> None:
+    """Say so when the project's shared file (from an older init) still names this machine."""
+    try:
+        declared = agent.declaration("project", machine, folder)
+    except ConfigError:
+        return
+    if declared is None or not declared.command:
+        return
+    found = ServerCommand(declared.command[0], declared.command[1:])
+    if server_command.not_portable(found, machine) is None:
+        return
+    click.echo(
+        f"{agent.name}: note: {machine.shown(declared.path)}, a file of the project that git"
+        f" may commit, still declares offprompt as `{found}`, which names this machine;"
+        " `offprompt remove --shared` takes it out"
+    )
+
+
 def _ignore_private(agent: Agent, scope: Scope, folder: Path | None, machine: Machine) -> Change:
     """Make git ignore the agent's personal files inside the project, before they are written."""
     for path in agent.private_files(scope, folder):
@@ -220,6 +238,8 @@ def init(
         change = agent.install(here, machine, folder, server)
         changes.append(change)
         click.echo(_line(change, fallback))
+        if scope == "local":
+            _stale_shared(agent, machine, folder)
         if no_guard or change.outcome in ("failed", "unsupported"):
             continue
         private = _ignore_private(agent, here, folder, machine)
@@ -343,7 +363,7 @@ def agents(project: Path | None, as_json: bool) -> None:
     folder = (project or Path.cwd()).resolve()
     # $HOME holds user configs, not a project's: a .mcp.json there is not a project declaration.
     scopes: tuple[Scope, ...] = (
-        ("user",) if folder == machine.home.resolve() else ("project", "user")
+        ("user",) if folder == machine.home.resolve() else ("local", "project", "user")
     )
     report = []
     for agent in AGENTS:

@@ -300,6 +300,8 @@ def describe(agent: Agent, outcome: ConfigChange, scope: Scope, shown: str) -> s
     }.get(outcome, outcome)
     if outcome == "added" and scope == "project" and agent.project_note:
         words += f" ({agent.project_note})"
+    if outcome in ("added", "updated", "unchanged", "removed") and scope == "local":
+        words += f" ({agent.title}'s local scope: this project, for you only)"
     return words
 
 

@@ -365,3 +365,36 @@ def test_a_project_claude_code_knows_keeps_its_entry_byte_for_byte(
     assert ["offprompt"] == list(middle["projects"][str(project)]["mcpServers"])
     assert middle["projects"][str(project)]["hasTrustDialogAccepted"] is False
     assert text == (home / ".claude.json").read_text()
+
+
+def test_init_points_out_a_shared_file_an_older_init_left_naming_this_machine(
+    run: Run, project: Path
+) -> None:
+    """A .mcp.json with this machine's path (what init wrote before): said, with the way out;
+    left as it is."""
+    old = '{"mcpServers": {"offprompt": {"command": "/opt/offprompt/bin/offprompt"}}}\n'
+    (project / ".mcp.json").write_text(old)
+
+    result = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    assert (
+        f"claude-code: note: {project}/.mcp.json, a file of the project that git may commit,"
+        " still declares offprompt as `/opt/offprompt/bin/offprompt`, which names this machine;"
+        " `offprompt remove --shared` takes it out"
+    ) in result.stdout.splitlines()
+    assert old == (project / ".mcp.json").read_text()
+
+
+def test_a_portable_shared_file_is_not_pointed_out(
+    run: Run, project: Path, fake_program: Callable[[str], Path]
+) -> None:
+    """The team's `uvx offprompt serve` is fine: no note."""
+    fake_program("uvx")
+    shared = '{"mcpServers": {"offprompt": {"command": "uvx", "args": ["offprompt", "serve"]}}}'
+    (project / ".mcp.json").write_text(shared)
+
+    result = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    assert "note:" not in result.stdout
