@@ -118,7 +118,7 @@ def test_an_empty_or_unbalanced_override_is_refused(text: str, machine: Machine)
 
 
 def uvx_env(home: Path, direct_url: dict[str, object] | None) -> Path:
-    """A uvx environment as uv 0.9 lays it out in its cache (archive-v0/<hash>), offprompt's
+    """A uvx environment as uv 0.13 lays it out in its cache (archive-v0/<hash>), offprompt's
     dist-info holding the PEP 610 record uv wrote (None: installed from the index, no record)."""
     prefix = home / ".cache" / "uv" / "archive-v0" / "XAgYzyvAUbgXoYS_"
     info = prefix / "lib" / "python3.11" / "site-packages" / "offprompt-0.1.0.dist-info"
@@ -133,7 +133,7 @@ def uvx_env(home: Path, direct_url: dict[str, object] | None) -> Path:
 @pytest.mark.parametrize(
     ("record", "source"),
     [
-        # What `uvx --from /work/wt/h1 offprompt` left (observed with uv 0.9 here).
+        # What `uvx --from /work/wt/h1 offprompt` left (observed with uv 0.13.9 here).
         ({"url": "file:///work/wt/h1", "dir_info": {}}, "/work/wt/h1"),
         ({"url": "file:///src/my%20tools/offprompt", "dir_info": {}}, "/src/my tools/offprompt"),
         (
