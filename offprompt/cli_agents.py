@@ -19,6 +19,8 @@ from offprompt.agents import (
     ConfigError,
     Machine,
     Scope,
+    ServerCommand,
+    gitignore,
     guard_install,
 )
 from offprompt.agents import command as server_command
@@ -38,7 +40,13 @@ _global_option = click.option(
     "--global",
     "global_",
     is_flag=True,
-    help="Your user configs (every project) instead of the project's.",
+    help="Your user configs (every project) instead of this project's.",
+)
+_shared_option = click.option(
+    "--shared",
+    is_flag=True,
+    help="The project's own files, for a team to commit (needs a command that runs on every"
+    " teammate's machine).",
 )
 _no_guard_option = click.option(
     "--no-guard",
@@ -54,9 +62,11 @@ _project_option = click.option(
 
 
 def _scope_and_project(
-    global_: bool, project: Path | None, machine: Machine
+    global_: bool, shared: bool, project: Path | None, machine: Machine
 ) -> tuple[Scope, Path | None]:
     if global_:
+        if shared:
+            raise click.UsageError("--global and --shared do not go together.")
         if project is not None:
             raise click.UsageError("--global and --project do not go together.")
         return "user", None
@@ -72,15 +82,89 @@ def _scope_and_project(
                 " not a project. Run this in the project's folder, pass --project DIR, or add"
                 " --global to change your user configs."
             )
-    return "project", folder
+    return ("project" if shared else "local"), folder
 
 
-def _line(change: Change) -> str:
+def _scope_for(agent: Agent, scope: Scope, machine: Machine, folder: Path | None) -> Scope:
+    """The scope `agent` gets: its user config for the personal scope when it has none."""
+    if scope == "local" and agent.location("local", machine, folder).path is None:
+        return "user"
+    return scope
+
+
+def _line(change: Change, fallback: Agent | None = None) -> str:
     if change.outcome == "unsupported":
         return f"{change.agent}: skipped: {change.detail}"
     if change.outcome == "failed":
         return f"{change.agent}: failed: {change.detail}"
+    if fallback is not None:
+        return f"{change.agent}: {change.detail} ({fallback.no_local}: this is your user config)"
     return f"{change.agent}: {change.detail}"
+
+
+def _server(command: str | None, scope: Scope, machine: Machine) -> ServerCommand:
+    """The command written: --command, or this offprompt's; for --shared, a portable one."""
+    if command is not None:
+        try:
+            server = server_command.from_override(command, machine)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--command") from None
+        if scope == "project":
+            why = server_command.not_portable(server, machine)
+            if why is not None:
+                raise click.BadParameter(
+                    f"{server} would not start on a teammate's machine: {why}. --shared writes"
+                    " files your team commits, so give a command that works everywhere, such as"
+                    " --command 'uvx offprompt serve' or --command 'offprompt serve', or leave"
+                    " out --shared to write your personal configs.",
+                    param_hint="--command",
+                )
+        return server
+    if scope != "project":
+        return server_command.resolve(machine)
+    portable = server_command.portable(machine)
+    if portable is None:
+        mine = server_command.resolve(machine)
+        raise click.UsageError(
+            f"--shared writes files your team commits, and this offprompt starts as {mine},"
+            " a path of this machine. Give a command that works on every teammate's machine,"
+            " such as --command 'uvx offprompt serve' or --command 'offprompt serve', or leave"
+            " out --shared to write your personal configs."
+        )
+    return portable
+
+
+def _stale_shared(agent: Agent, machine: Machine, folder: Path | None) -> None:
+    """Say so when the project's shared file (from an older init) still names this machine."""
+    try:
+        declared = agent.declaration("project", machine, folder)
+    except ConfigError:
+        return
+    if declared is None or not declared.command:
+        return
+    found = ServerCommand(declared.command[0], declared.command[1:])
+    if server_command.not_portable(found, machine) is None:
+        return
+    click.echo(
+        f"{agent.name}: note: {machine.shown(declared.path)}, a file of the project that git"
+        f" may commit, still declares offprompt as `{found}`, which names this machine;"
+        " `offprompt remove --shared` takes it out"
+    )
+
+
+def _ignore_private(agent: Agent, scope: Scope, folder: Path | None, machine: Machine) -> Change:
+    """Make git ignore the agent's personal files inside the project, before they are written."""
+    for path in agent.private_files(scope, folder):
+        if folder is None:
+            continue
+        shown = machine.shown(path)
+        try:
+            exclude = gitignore.ensure_ignored(folder, path, shown)
+        except ConfigError as e:
+            return Change(agent.name, scope, path, "failed", str(e))
+        if exclude is not None:
+            click.echo(f"{agent.name}: git now ignores {shown} (a line in {exclude})")
+    return Change(agent.name, scope, None, "unchanged", "")
 
 
 @click.command(
@@ -89,10 +173,11 @@ def _line(change: Change) -> str:
 Examples:
   offprompt init
   offprompt init --agent codex --agent cursor
-  offprompt init --global --agent windsurf
-  offprompt init --command 'uvx offprompt serve'""",
+  offprompt init --shared --command 'uvx offprompt serve'
+  offprompt init --global --agent windsurf""",
 )
 @_agent_option
+@_shared_option
 @_global_option
 @_project_option
 @_no_guard_option
@@ -101,10 +186,12 @@ Examples:
     metavar="TEXT",
     help="The command the agent runs to start offprompt, split like a shell"
     " would.  [default: this offprompt's absolute path and `serve`, or `uvx"
-    " offprompt serve` when run by uvx]",
+    " [--from SOURCE] offprompt serve` when run by uvx; with --shared,"
+    " `offprompt serve` when that name on PATH is this offprompt]",
 )
 def init(
     agent_names: Sequence[str],
+    shared: bool,
     global_: bool,
     project: Path | None,
     no_guard: bool,
@@ -113,39 +200,54 @@ def init(
     """Declare the offprompt MCP server in your agents' configs.
 
     Without --agent: every agent found on this machine (its program on PATH or
-    its settings folder present; see `offprompt agents`). Writes the project's
-    configs (.mcp.json, .codex/config.toml, .cursor/mcp.json, .vscode/mcp.json,
-    .gemini/settings.json, .zed/settings.json) or, with --global, your user
-    configs. Other servers, settings and comments stay as they are, and running
-    it again changes nothing. Prints one line per agent: done, already there, or
-    why not. Exits 1 if any config could not be changed.
+    its settings folder present; see `offprompt agents`).
 
-    Unless --no-guard, also adds the guard where the agent has a hook for it, a
-    hook running `offprompt guard` before each tool call, so the agent cannot read
-    the secrets it asked for: .claude/settings.json (with deny rules for .env
-    files), .codex/hooks.json, .gemini/settings.json, .cursor/hooks.json,
-    .github/hooks/offprompt.json (VS Code), ~/.codeium/windsurf/hooks.json. Zed
-    has no hooks.
+    By default each agent gets offprompt in its personal settings for this
+    project, which nobody else gets from git: Claude Code in the project's
+    entry of ~/.claude.json and in .claude/settings.local.json (git is made to
+    ignore it, with a line in .git/info/exclude). An agent without personal
+    project settings (Codex, Cursor, VS Code, Gemini CLI, Windsurf, Zed) gets
+    your user config, and the line says so. Nothing left in the project names
+    a path of this machine.
+
+    --shared writes the project's own files for your team to commit instead
+    (.mcp.json, .claude/settings.json, .codex/, .cursor/, .vscode/mcp.json,
+    .github/hooks/, .gemini/settings.json, .zed/settings.json), with a command
+    that starts offprompt on every teammate's machine (`offprompt serve` or
+    `uvx offprompt serve`; a command naming a path of this machine is
+    refused). --global writes your user configs.
+
+    Other servers, settings and comments stay as they are, and running it
+    again changes nothing. Prints one line per agent: done, already there, or
+    why not. Exits 1 if any config could not be changed, 2 for a usage error.
+
+    Unless --no-guard, also adds the guard where the agent has a hook for it,
+    a hook running `offprompt guard` before each tool call, so the agent
+    cannot read the secrets it asked for (Claude Code also gets deny rules for
+    .env files). Zed has no hooks.
     """
 
     machine = Machine.current()
-    scope, folder = _scope_and_project(global_, project, machine)
-    if command is not None:
-        try:
-            server = server_command.from_override(command, machine)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--command") from None
-    else:
-        server = server_command.resolve(machine)
+    scope, folder = _scope_and_project(global_, shared, project, machine)
+    server = _server(command, scope, machine)
     agents = _chosen(agent_names, machine)
     changes = []
     for agent in agents:
-        change = agent.install(scope, machine, folder, server)
+        here = _scope_for(agent, scope, machine, folder)
+        fallback = agent if here != scope else None
+        change = agent.install(here, machine, folder, server)
         changes.append(change)
-        click.echo(_line(change))
+        click.echo(_line(change, fallback))
+        if scope == "local":
+            _stale_shared(agent, machine, folder)
         if no_guard or change.outcome in ("failed", "unsupported"):
             continue
-        guard = guard_install.install_guard(agent, scope, machine, folder, server)
+        private = _ignore_private(agent, here, folder, machine)
+        if private.failed:
+            click.echo(_line(private))
+            changes.append(private)
+            continue
+        guard = guard_install.install_guard(agent, here, machine, folder, server)
         unsupported = guard.outcome == "unsupported"
         click.echo(f"{agent.name}: {guard.detail}" if unsupported else _line(guard))
         if guard.failed:
@@ -173,43 +275,73 @@ def _chosen(agent_names: Sequence[str], machine: Machine) -> list[Agent]:
     epilog="""\b
 Examples:
   offprompt remove
+  offprompt remove --shared
   offprompt remove --global --agent claude-code""",
 )
 @_agent_option
+@_shared_option
 @_global_option
 @_project_option
 @_no_guard_option
-def remove(agent_names: Sequence[str], global_: bool, project: Path | None, no_guard: bool) -> None:
+def remove(
+    agent_names: Sequence[str],
+    shared: bool,
+    global_: bool,
+    project: Path | None,
+    no_guard: bool,
+) -> None:
     """Take the offprompt MCP server out of your agents' configs.
 
-    Undoes `offprompt init` given the same options: only the offprompt entry
-    goes; other servers, settings and comments stay, and a config file (or
-    agent folder) left empty is deleted. Without --agent: every agent offprompt
-    knows. Also takes out the guard `init` added, unless --no-guard. Exits 1
-    if any config could not be changed.
+    Undoes `offprompt init` given the same options (none: your personal
+    settings for this project; --shared: the project's own files; --global:
+    your user configs): only the offprompt entry goes; other servers, settings
+    and comments stay, and a config file (or agent folder) left empty is
+    deleted. Without --agent: every agent offprompt knows. Also takes out the
+    guard `init` added, and the line it added to .git/info/exclude, unless
+    --no-guard. Exits 1 if any config could not be changed.
     """
     machine = Machine.current()
-    scope, folder = _scope_and_project(global_, project, machine)
+    scope, folder = _scope_and_project(global_, shared, project, machine)
     printed = failed = False
     for agent in AGENTS:
         named = agent.name in agent_names
         if agent_names and not named:
             continue
-        change = agent.remove(scope, machine, folder)
+        here = _scope_for(agent, scope, machine, folder)
+        fallback = agent if here != scope else None
+        change = agent.remove(here, machine, folder)
         failed = failed or change.failed
         wanted = named or change.outcome in ("removed", "failed")
         if wanted or (change.outcome == "absent" and agent.presence(machine).found):
-            click.echo(_line(change))
+            click.echo(_line(change, fallback))
             printed = True
         if no_guard:
             continue
-        guard = guard_install.remove_guard(agent, scope, machine, folder)
+        guard = guard_install.remove_guard(agent, here, machine, folder)
         failed = failed or guard.failed
         if guard.outcome in ("removed", "failed"):
             click.echo(_line(guard))
             printed = True
+        if guard.failed:
+            continue
+        for path in agent.private_files(here, folder):
+            if folder is None:
+                continue
+            try:
+                exclude = gitignore.release(folder, path, machine.shown(path))
+            except ConfigError as e:
+                click.echo(f"{agent.name}: failed: {e}")
+                failed = printed = True
+                continue
+            if exclude is not None:
+                click.echo(f"{agent.name}: took {machine.shown(path)} out of {exclude}")
+                printed = True
     if not printed:
-        where = "your user configs" if scope == "user" else f"the configs of {folder}"
+        where = {
+            "user": "your user configs",
+            "project": f"the shared configs of {folder}",
+            "local": f"your configs for {folder}",
+        }[scope]
         click.echo(f"offprompt is not declared in {where}; nothing to remove.")
     if failed:
         raise SystemExit(1)
@@ -231,7 +363,7 @@ def agents(project: Path | None, as_json: bool) -> None:
     folder = (project or Path.cwd()).resolve()
     # $HOME holds user configs, not a project's: a .mcp.json there is not a project declaration.
     scopes: tuple[Scope, ...] = (
-        ("user",) if folder == machine.home.resolve() else ("project", "user")
+        ("user",) if folder == machine.home.resolve() else ("local", "project", "user")
     )
     report = []
     for agent in AGENTS:

@@ -16,6 +16,9 @@ from offprompt.cli import cli
 COMMAND = "/opt/offprompt/bin/offprompt serve"
 SERVER = ServerCommand("/opt/offprompt/bin/offprompt", ("serve",))
 FIXTURES = Path(__file__).parent / "agents" / "fixtures"
+# What `--shared` tests give: a command that starts offprompt on any machine (the `portable`
+# fixture puts a program of that name on PATH, where a portable command's first word must be).
+PORTABLE = "offprompt serve"
 
 
 def snapshot(*roots: Path) -> dict[str, tuple[str, bytes | str | None, int]]:
@@ -60,6 +63,12 @@ def fake_program(no_agent_env: Path) -> Callable[[str], Path]:
         return path
 
     return make
+
+
+@pytest.fixture
+def portable(fake_program: Callable[[str], Path]) -> Path:
+    """An `offprompt` on PATH, so `--command 'offprompt serve'` is a portable command."""
+    return fake_program("offprompt")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from offprompt.agents.codex import Codex
 from offprompt.agents.cursor import Cursor
 from offprompt.agents.gemini import Gemini
 from offprompt.agents.interface import (
+    SCOPES,
     SERVER_NAME,
     Agent,
     Change,
@@ -28,6 +29,7 @@ from offprompt.errors import ConfigError
 __all__ = [
     "AGENTS",
     "NAMES",
+    "SCOPES",
     "SERVER_NAME",
     "Agent",
     "Change",

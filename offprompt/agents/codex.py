@@ -106,6 +106,9 @@ class Codex(Agent):
     def location(self, scope: Scope, machine: Machine, project: Path | None) -> Location:
         if scope == "user":
             return Location(scope, self._home(machine) / "config.toml")
+        if scope == "local":
+            # Codex's config layers are system, user and the project's .codex/ (0.169).
+            return Location(scope, None, self.no_local)
         if project is None:
             return Location(scope, None, "no project folder was given")
         return Location(scope, project / ".codex" / "config.toml")

@@ -1,20 +1,25 @@
-"""The command `init` writes into agents' configs: one that starts this offprompt for the person.
+"""The command `init` writes into agents' configs: one that starts this offprompt for the person,
+or, for a team's shared files (`--shared`), one that starts it on every teammate's machine.
 
-Agents start servers with their own PATH (a desktop app's can be short), so the command is an
-absolute path, except for a uvx run, whose environment is a throwaway cache entry.
+Agents start servers with their own PATH (a desktop app's can be short), so the personal command
+is an absolute path, except for a uvx run, whose environment is a throwaway cache entry: that one
+is `uvx [--from SOURCE] offprompt serve`, SOURCE read from the install's PEP 610 record.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import sys
 import sysconfig
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from offprompt.agents.interface import Machine, ServerCommand
 
-__all__ = ["from_override", "resolve"]
+__all__ = ["from_override", "not_portable", "portable", "resolve", "uvx_source"]
 
 
 def from_override(command: str, machine: Machine) -> ServerCommand:
@@ -58,13 +63,14 @@ def resolve(
 ) -> ServerCommand:
     """How an agent should start the offprompt that is running now.
 
-    uvx run → `uvx offprompt serve`; installed → the `offprompt` program by its absolute path,
-    preferring the name on PATH when it is this same install (Homebrew's or pipx's stable link
-    rather than a versioned folder); otherwise `<this python> -m offprompt serve`.
+    uvx run → `uvx [--from SOURCE] offprompt serve`; installed → the `offprompt` program by its
+    absolute path, preferring the name on PATH when it is this same install (Homebrew's or
+    pipx's stable link rather than a versioned folder); otherwise `<this python> -m offprompt
+    serve`.
     """
     if _in_uv_cache(Path(prefix).resolve(), machine):
         uvx = machine.which("uvx")
-        return ServerCommand(os.path.abspath(uvx) if uvx else "uvx", ("offprompt", "serve"))
+        return _uvx(os.path.abspath(uvx) if uvx else "uvx", uvx_source(Path(prefix)))
     program = "offprompt.exe" if machine.platform == "win32" else "offprompt"
     scripts_dir = scripts if scripts is not None else sysconfig.get_path("scripts")
     mine = Path(scripts_dir, program) if scripts_dir else None
@@ -79,3 +85,96 @@ def resolve(
     if mine is not None:
         return ServerCommand(str(mine), ("serve",))
     return ServerCommand(os.path.abspath(executable), ("-m", "offprompt", "serve"))
+
+
+def _uvx(uvx: str, source: str | None) -> ServerCommand:
+    start = ("--from", source) if source is not None else ()
+    return ServerCommand(uvx, (*start, "offprompt", "serve"))
+
+
+def _dist_info(prefix: Path) -> Path | None:
+    """offprompt's `.dist-info` folder in the environment at `prefix`."""
+    for site in (*prefix.glob("lib/python*/site-packages"), prefix / "Lib" / "site-packages"):
+        for info in sorted(site.glob("offprompt-*.dist-info")):
+            return info
+    return None
+
+
+def uvx_source(prefix: Path) -> str | None:
+    """What `uvx --from` was given for the offprompt installed at `prefix`, from its PEP 610
+    `direct_url.json`: a folder or archive path, a URL, or `git+URL[@rev]`; None for an install
+    from the package index (then `uvx offprompt` finds it again) or no record."""
+    info = _dist_info(prefix)
+    if info is None:
+        return None
+    try:
+        record = json.loads((info / "direct_url.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    url = record.get("url") if isinstance(record, dict) else None
+    if not isinstance(url, str) or not url:
+        return None
+    vcs = record.get("vcs_info")
+    if isinstance(vcs, dict) and isinstance(vcs.get("vcs"), str):
+        rev = vcs.get("requested_revision")
+        source = f"{vcs['vcs']}+{url}" + (f"@{rev}" if isinstance(rev, str) and rev else "")
+    else:
+        parts = urlsplit(url)
+        source = unquote(parts.path) if parts.scheme == "file" else url
+        if parts.scheme == "file" and re.match(r"^/[A-Za-z]:/", source):
+            source = source[1:]  # file:///C:/x → C:/x
+    sub = record.get("subdirectory")
+    if isinstance(sub, str) and sub:
+        source += f"#subdirectory={sub}"
+    return source
+
+
+def not_portable(server: ServerCommand, machine: Machine) -> str | None:
+    """Why `server` would not start on a teammate's machine, or None when it would: its first
+    word must be a bare program name found on PATH here, and no word may name a path of this
+    machine (absolute, under `~`, or inside HOME)."""
+    first = server.command
+    if "/" in first or "\\" in first or os.path.isabs(first):
+        return f"its program {first!r} is a path, which a teammate's machine does not have"
+    if machine.which(first) is None:
+        return f"its program {first!r} is not on PATH here"
+    home = str(machine.home)
+    for word in server.args:
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if value.startswith("~") or _absolute(value) or (len(home) > 1 and home in value):
+            return f"{word!r} names a path of this machine"
+    return None
+
+
+def _absolute(word: str) -> bool:
+    return (
+        word.startswith("/")
+        or bool(re.match(r"^[A-Za-z]:[\\/]", word))
+        or word.startswith("\\\\")
+        or word.startswith("file:")
+    )
+
+
+def portable(
+    machine: Machine,
+    *,
+    prefix: str = sys.prefix,
+    scripts: str | None = None,
+    executable: str = sys.executable,
+) -> ServerCommand | None:
+    """The command for a team's shared files, when this offprompt has one: `uvx [--from
+    SOURCE] offprompt serve` for a uvx run, or `offprompt serve` when this install answers to
+    that bare name on PATH; None otherwise (the person then gives --command)."""
+    mine = resolve(machine, prefix=prefix, scripts=scripts, executable=executable)
+    candidate: ServerCommand | None
+    if _in_uv_cache(Path(prefix).resolve(), machine):
+        candidate = _uvx("uvx", uvx_source(Path(prefix)))
+    elif mine.args == ("serve",) and Path(mine.command).name in ("offprompt", "offprompt.exe"):
+        found = machine.which("offprompt")
+        same = found is not None and _same_file(Path(found), Path(mine.command))
+        candidate = ServerCommand("offprompt", ("serve",)) if same else None
+    else:
+        candidate = None
+    if candidate is None or not_portable(candidate, machine) is not None:
+        return None
+    return candidate

@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,14 +90,77 @@ def update(
     shown: str,
     transform: Callable[[str | None], Edit],
     prune_dir: Path | None = None,
+    *,
+    lock: Path | None = None,
+    new_mode: int = 0o666,
 ) -> ConfigChange:
     """Apply `transform` to the file's text (None when missing) and write the result atomically.
 
     `transform` raises ConfigError to refuse. If the file changes between reading and replacing
     it (the agent saved its config meanwhile), the edit is made again on the new text. When the
     transform deletes the file and it sat in `prune_dir` (an agent's own folder such as .cursor),
-    that folder goes too if nothing else is left in it.
+    that folder goes too if nothing else is left in it. `lock` is the lock folder the agent
+    itself takes to rewrite the file (Claude Code's `~/.claude.json.lock`): held meanwhile, so
+    neither write is lost. A file created here gets `new_mode` (less the umask).
     """
+    if lock is None or not lock.parent.is_dir():
+        return _update(path, shown, transform, prune_dir, new_mode)
+    with _locked(lock, shown):
+        return _update(path, shown, transform, prune_dir, new_mode)
+
+
+# proper-lockfile's rules, which Claude Code uses for ~/.claude.json: the lock is a folder made
+# with mkdir; one whose mtime is older than 10 s is stale (its owner died) and may be taken over.
+_LOCK_STALE_S = 10.0
+_LOCK_WAIT_S = 5.0
+
+
+@contextlib.contextmanager
+def _locked(lock: Path, shown: str) -> Iterator[None]:
+    deadline = time.monotonic() + _LOCK_WAIT_S
+    while True:
+        try:
+            os.mkdir(lock)
+            break
+        except FileExistsError:
+            try:
+                age = time.time() - os.stat(lock).st_mtime
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                raise ConfigError(
+                    f"Could not take the lock {lock} for {shown} ({disk.reason(e)}); nothing"
+                    " was changed."
+                ) from None
+            if age > _LOCK_STALE_S:
+                with contextlib.suppress(OSError):
+                    os.rmdir(lock)
+                continue
+            if time.monotonic() > deadline:
+                raise ConfigError(
+                    f"{shown} is being saved by another program (its lock {lock} is held);"
+                    " try again in a moment. Nothing was changed."
+                ) from None
+            time.sleep(0.05)
+        except OSError as e:
+            raise ConfigError(
+                f"Could not take the lock {lock} for {shown} ({disk.reason(e)}); nothing was"
+                " changed."
+            ) from None
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(lock)
+
+
+def _update(
+    path: Path,
+    shown: str,
+    transform: Callable[[str | None], Edit],
+    prune_dir: Path | None,
+    new_mode: int,
+) -> ConfigChange:
     for _ in range(_ATTEMPTS):
         target = _target(path, shown)
         data = _read(target, shown)
@@ -106,7 +170,7 @@ def update(
         if edit.text is None:
             if _delete(target, data, shown, prune_dir if target == path else None):
                 return edit.outcome
-        elif _replace(target, data, edit.text.encode("utf-8"), shown):
+        elif _replace(target, data, edit.text.encode("utf-8"), shown, new_mode):
             return edit.outcome
     raise ConfigError(
         f"{shown} kept changing while offprompt edited it (is the agent running and saving it?);"
@@ -164,7 +228,9 @@ def _remove_dirs(created: list[Path]) -> None:
             dir_.rmdir()
 
 
-def _replace(target: Path, before: bytes | None, data: bytes, shown: str) -> bool:
+def _replace(
+    target: Path, before: bytes | None, data: bytes, shown: str, new_mode: int = 0o666
+) -> bool:
     """Write `data` to `target` through a temporary file; False if `target` changed meanwhile."""
     created = _make_parents(target.parent, shown)
     try:
@@ -176,8 +242,8 @@ def _replace(target: Path, before: bytes | None, data: bytes, shown: str) -> boo
     temp = target.parent / disk.config_temp_name(target.name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        # A new file gets the usual 0666 minus the umask, like any file the agent would create.
-        fd = os.open(temp, flags | getattr(os, "O_CLOEXEC", 0), 0o666)
+        # A new file gets the mode the agent would give it (0666 minus the umask for most).
+        fd = os.open(temp, flags | getattr(os, "O_CLOEXEC", 0), new_mode)
     except OSError as e:
         _remove_dirs(created)
         raise ConfigError(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 __all__ = [
+    "SCOPES",
     "SERVER_NAME",
     "Agent",
     "Change",
@@ -33,7 +34,11 @@ __all__ = [
 # The key of our entry in every agent's config (DESIGN §9).
 SERVER_NAME = "offprompt"
 
-Scope = Literal["project", "user"]
+# "local": the agent's personal scope for one project (Claude Code: the project's entry in
+# ~/.claude.json and .claude/settings.local.json), nothing a teammate gets from git; "project":
+# the project's own files, shared through git; "user": the person's user configs (every project).
+Scope = Literal["local", "project", "user"]
+SCOPES: tuple[Scope, ...] = ("local", "project", "user")
 
 # added/updated/unchanged (init), removed/absent (remove), unsupported (the agent has no config
 # for that scope), failed (the file could not be read, understood or written; nothing changed).
@@ -191,6 +196,7 @@ def guard_file_for(
     *,
     user: Path | None,
     in_project: str | None,
+    local: str | None = None,
     user_prune: Path | None = None,
     deny: bool = False,
     matcher: str | None = None,
@@ -199,16 +205,18 @@ def guard_file_for(
     version: int | None = None,
 ) -> GuardFile | None:
     """An agent's hook file for `scope`: `user` for the user scope, `in_project` (a path with
-    `/`) under the project, whose first folder remove prunes; None where the agent has none."""
+    `/`) under the project for the project scope and `local` for the personal one, whose first
+    folder remove prunes; None where the agent has none."""
+    inside = local if scope == "local" else in_project
     if scope == "user":
         if user is None:
             return None
         path, prune = user, user_prune
-    elif project is None or in_project is None:
+    elif project is None or inside is None:
         return None
     else:
-        path = project.joinpath(*in_project.split("/"))
-        prune = project / in_project.split("/")[0]
+        path = project.joinpath(*inside.split("/"))
+        prune = project / inside.split("/")[0]
     return GuardFile(
         path,
         machine.shown(path),
@@ -224,9 +232,10 @@ def guard_file_for(
 class Agent(ABC):
     """One agent host: where it keeps MCP servers, and how to add or take out ours.
 
-    `project` is the project folder for the project scope (ignored for the user scope). Methods
-    never raise for a config they cannot handle: `install`/`remove` answer a `failed` Change,
-    `declaration` raises ConfigError so `offprompt agents` can say which file is unreadable.
+    `project` is the project folder for the project and local scopes (ignored for the user
+    scope). Methods never raise for a config they cannot handle: `install`/`remove` answer a
+    `failed` Change, `declaration` raises ConfigError so `offprompt agents` can say which file
+    is unreadable.
     """
 
     name: ClassVar[str]  # claude-code, codex, cursor, vscode, gemini, windsurf, zed
@@ -237,6 +246,14 @@ class Agent(ABC):
     unguarded: ClassVar[str] = ""
     guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
     guard_note_project_only: ClassVar[bool] = False  # the note is about project hooks only
+    # Why the agent has no personal scope for a project (its `location("local")` says so, and
+    # init falls back to the user config); "" for an agent that has one.
+    no_local_reason: ClassVar[str] = ""
+
+    @property
+    def no_local(self) -> str:
+        """The sentence for an agent without a personal project scope."""
+        return self.no_local_reason or f"{self.title} has no personal project scope"
 
     @abstractmethod
     def presence(self, machine: Machine) -> Presence:
@@ -266,6 +283,11 @@ class Agent(ABC):
         """The settings file that takes the guard's hook for `scope`; None when unsupported."""
         return None
 
+    def private_files(self, scope: Scope, project: Path | None) -> tuple[Path, ...]:
+        """Files inside the project that `scope` writes and git must never add (Claude Code's
+        settings.local.json); init makes git ignore them first."""
+        return ()
+
 
 def describe(agent: Agent, outcome: ConfigChange, scope: Scope, shown: str) -> str:
     """The words `init`/`remove` print for `outcome` on the config file `shown`."""
@@ -278,6 +300,8 @@ def describe(agent: Agent, outcome: ConfigChange, scope: Scope, shown: str) -> s
     }.get(outcome, outcome)
     if outcome == "added" and scope == "project" and agent.project_note:
         words += f" ({agent.project_note})"
+    if outcome in ("added", "updated", "unchanged", "removed") and scope == "local":
+        words += f" ({agent.title}'s local scope: this project, for you only)"
     return words
 
 

@@ -75,11 +75,26 @@ class JsonAgent(Agent):
     def location(self, scope: Scope, machine: Machine, project: Path | None) -> Location:
         if scope == "user":
             return Location(scope, self.user_file(machine))
+        if scope == "local":
+            return Location(scope, None, self.no_local)
         if self.project_file is None:
             return Location(scope, None, self.no_project_reason)
         if project is None:
             return Location(scope, None, "no project folder was given")
         return Location(scope, project / self.project_file)
+
+    def section_path(self, scope: Scope, project: Path | None) -> tuple[str, ...]:
+        """Where the servers sit in the file for `scope`: `(section,)`, or deeper (Claude Code's
+        `projects.<folder>.mcpServers`)."""
+        return (self.section,)
+
+    def lock_file(self, path: Path) -> Path | None:
+        """The lock the agent itself takes to rewrite `path`, which init takes too; None."""
+        return None
+
+    def new_mode(self, scope: Scope) -> int:
+        """The mode of a config file init creates (before the umask)."""
+        return 0o666
 
     def _prune_dir(self, scope: Scope, project: Path | None) -> Path | None:
         if scope == "project" and project is not None and self.project_folder is not None:
@@ -93,81 +108,157 @@ class JsonAgent(Agent):
         if loc.path is None:
             return Change(self.name, scope, None, "unsupported", loc.why_not or "")
         shown = machine.shown(loc.path)
+        where = self.section_path(scope, project)
 
         def transform(text: str | None) -> files.Edit:
             base = text if text is not None and text.strip() else "{}\n"
-            doc = self._parse(base, shown)
-            section = self._section(doc, shown)
-            existing = section.get(SERVER_NAME) if section is not None else None
-            current = existing if isinstance(existing, dict) else None
-            desired = self.entry(server, current)
-            if current is not None and all(
-                k in current and jsonc.same(current[k], v) for k, v in desired.items()
-            ):
-                return files.Edit(text, "unchanged")
-            new = base
-            try:
-                if current is None:
-                    new = jsonc_edit.set_value(new, (self.section, SERVER_NAME), desired)
-                else:
-                    for key, value in desired.items():
-                        if not (key in current and jsonc.same(current[key], value)):
-                            new = jsonc_edit.set_value(new, (self.section, SERVER_NAME, key), value)
-            except jsonc.JsoncError as e:
-                raise self._cannot_edit(shown, str(e), server) from None
-            expected = _copy(doc.root.value)
-            servers = expected.setdefault(self.section, {})
-            if not isinstance(servers, dict):
-                raise self._cannot_edit(shown, f"{self.section} is not an object", server)
-            merged = dict(current or {})
-            merged.update(desired)
-            servers[SERVER_NAME] = merged
-            self._check(base, new, expected, shown, server)
-            return files.Edit(new, "added" if current is None else "updated")
+            return self._installing(base, text, where, shown, server)
 
         try:
-            outcome = files.update(loc.path, shown, transform)
+            outcome = files.update(
+                loc.path,
+                shown,
+                transform,
+                lock=self.lock_file(loc.path),
+                new_mode=self.new_mode(scope),
+            )
         except ConfigError as e:
             return Change(self.name, scope, loc.path, "failed", str(e))
         return Change(self.name, scope, loc.path, outcome, describe(self, outcome, scope, shown))
+
+    def _installing(
+        self,
+        base: str,
+        text: str | None,
+        where: tuple[str, ...],
+        shown: str,
+        server: ServerCommand,
+    ) -> files.Edit:
+        """`base` with our entry under `where`: what install writes."""
+        doc = self._parse(base, shown)
+        section = self._section(doc, where, shown)
+        existing = section.get(SERVER_NAME) if section is not None else None
+        current = existing if isinstance(existing, dict) else None
+        desired = self.entry(server, current)
+        if current is not None and all(
+            k in current and jsonc.same(current[k], v) for k, v in desired.items()
+        ):
+            return files.Edit(text, "unchanged")
+        new = base
+        try:
+            if current is None:
+                new = jsonc_edit.set_value(new, (*where, SERVER_NAME), desired)
+            else:
+                for key, value in desired.items():
+                    if not (key in current and jsonc.same(current[key], value)):
+                        new = jsonc_edit.set_value(new, (*where, SERVER_NAME, key), value)
+        except jsonc.JsoncError as e:
+            raise self._cannot_edit(shown, str(e), server) from None
+        expected = _copy(doc.root.value)
+        node: dict[str, object] = expected
+        for key in where:
+            child = node.setdefault(key, {})
+            if not isinstance(child, dict):
+                raise self._cannot_edit(shown, f"{'.'.join(where)} is not an object", server)
+            node = child
+        merged = dict(current or {})
+        merged.update(desired)
+        node[SERVER_NAME] = merged
+        self._check(base, new, expected, shown, server)
+        return files.Edit(new, "added" if current is None else "updated")
 
     def remove(self, scope: Scope, machine: Machine, project: Path | None) -> Change:
         loc = self.location(scope, machine, project)
         if loc.path is None:
             return Change(self.name, scope, None, "unsupported", loc.why_not or "")
         shown = machine.shown(loc.path)
+        where = self.section_path(scope, project)
 
         def transform(text: str | None) -> files.Edit:
             if text is None or not text.strip():
                 return files.Edit(text, "absent")
             doc = self._parse(text, shown)
-            section = self._section(doc, shown)
+            section = self._section(doc, where, shown)
             if section is None or SERVER_NAME not in section:
                 return files.Edit(text, "absent")
-            try:
-                new = jsonc_edit.remove(text, (self.section, SERVER_NAME))
-            except jsonc.JsoncError as e:
-                raise ConfigError(
-                    f"offprompt could not edit {shown} safely ({e}); take the {SERVER_NAME!r}"
-                    f" entry out of {self.section!r} by hand. Nothing was changed."
-                ) from None
-            expected = _copy(doc.root.value)
-            servers = dict(section)
-            del servers[SERVER_NAME]
-            expected[self.section] = servers
-            if not servers and self.section not in _keys(new):
-                # An emptied section goes too, unless comments in it made jsonc keep it.
-                del expected[self.section]
-            self._check(text, new, expected, shown, None)
-            return files.Edit(None if jsonc.is_empty(new) else new, "removed")
+            entry = section[SERVER_NAME]
+            # The objects above our entry that it leaves empty go too when init made them; a
+            # deeper section (Claude Code's project entry) keeps them unless init, run again
+            # on what is left, gives back the file as it is: then they were init's.
+            chosen = self._removing(text, doc, where, shown, prune=True)
+            if len(where) > 1 and chosen is not None:
+                again = self._reinstalled(chosen, where, shown, entry)
+                if again != text:
+                    chosen = self._removing(text, doc, where, shown, prune=False)
+            return files.Edit(chosen, "removed")
 
         try:
-            outcome = files.update(loc.path, shown, transform, self._prune_dir(scope, project))
+            outcome = files.update(
+                loc.path,
+                shown,
+                transform,
+                self._prune_dir(scope, project),
+                lock=self.lock_file(loc.path),
+            )
         except ConfigError as e:
             return Change(self.name, scope, loc.path, "failed", str(e))
         if outcome == "absent" and not loc.path.exists():
             return Change(self.name, scope, loc.path, outcome, f"no config at {shown}")
         return Change(self.name, scope, loc.path, outcome, describe(self, outcome, scope, shown))
+
+    def _removing(
+        self,
+        text: str,
+        doc: jsonc.Document,
+        where: tuple[str, ...],
+        shown: str,
+        *,
+        prune: bool,
+    ) -> str | None:
+        """`text` without our entry (and, with `prune`, the objects that leaves empty); None
+        when nothing is left of the file."""
+        try:
+            new = jsonc_edit.remove(text, (*where, SERVER_NAME), prune=prune)
+        except jsonc.JsoncError as e:
+            raise ConfigError(
+                f"offprompt could not edit {shown} safely ({e}); take the {SERVER_NAME!r}"
+                f" entry out of {'.'.join(where)!r} by hand. Nothing was changed."
+            ) from None
+        expected = _copy(doc.root.value)
+        chain: list[dict[str, object]] = [expected]
+        for key in where:
+            child = chain[-1][key]
+            if not isinstance(child, dict):
+                raise ConfigError(f"{'.'.join(where)!r} in {shown} is not an object.")
+            chain.append(child)
+        del chain[-1][SERVER_NAME]
+        left = _value(new)
+        # Walk back up: an emptied object jsonc took out (no comment kept it) goes here too.
+        for depth in range(len(where), 0, -1):
+            if chain[depth] or not prune or _has(left, where[:depth]):
+                break
+            del chain[depth - 1][where[depth - 1]]
+        self._check(text, new, expected, shown, None)
+        return None if jsonc.is_empty(new) else new
+
+    def _reinstalled(
+        self, text: str, where: tuple[str, ...], shown: str, entry: object
+    ) -> str | None:
+        """What install makes of `text` for the entry the file held (None if it cannot)."""
+        command = declared_command(entry)
+        if command is None:
+            return None
+        server = ServerCommand(command[0], command[1:])
+        try:
+            edit = self._installing(text, text, where, shown, server)
+        except ConfigError:
+            return None
+        if edit.text is None:
+            return None
+        # install writes only the keys `entry()` gives; the rest of the entry as the file held it.
+        section = self._section(self._parse(edit.text, shown), where, shown)
+        got = section.get(SERVER_NAME) if section is not None else None
+        return edit.text if jsonc.same(got, entry) else None
 
     def declaration(
         self, scope: Scope, machine: Machine, project: Path | None
@@ -179,7 +270,8 @@ class JsonAgent(Agent):
         text = files.read_text(loc.path, shown)
         if text is None or not text.strip():
             return None
-        section = self._section(self._parse(text, shown), shown)
+        where = self.section_path(scope, project)
+        section = self._section(self._parse(text, shown), where, shown)
         if section is None or SERVER_NAME not in section:
             return None
         return Declaration(self.name, scope, loc.path, declared_command(section[SERVER_NAME]))
@@ -198,17 +290,22 @@ class JsonAgent(Agent):
             raise ConfigError(f"{shown} does not hold a JSON object; nothing was changed.")
         return doc
 
-    def _section(self, doc: jsonc.Document, shown: str) -> dict[str, object] | None:
-        root = doc.root.value
-        section = root.get(self.section) if isinstance(root, dict) else None
-        if section is None:
-            return None
-        if not isinstance(section, dict):
-            raise ConfigError(
-                f"{self.section!r} in {shown} is not an object; fix it, then run this again."
-                " Nothing was changed."
-            )
-        return section
+    def _section(
+        self, doc: jsonc.Document, where: tuple[str, ...], shown: str
+    ) -> dict[str, object] | None:
+        node: object = doc.root.value
+        for i, key in enumerate(where):
+            if not isinstance(node, dict):
+                return None
+            node = node.get(key)
+            if node is None:
+                return None
+            if not isinstance(node, dict):
+                raise ConfigError(
+                    f"{'.'.join(where[: i + 1])!r} in {shown} is not an object; fix it, then run"
+                    " this again. Nothing was changed."
+                )
+        return node if isinstance(node, dict) else None
 
     def _cannot_edit(self, shown: str, why: str, server: ServerCommand | None) -> ConfigError:
         hint = ""
@@ -246,12 +343,20 @@ class JsonAgent(Agent):
             raise self._cannot_edit(shown, "the result was not plain JSON", server) from None
 
 
-def _keys(text: str) -> set[str]:
+def _value(text: str) -> object:
     try:
-        value = jsonc.parse(text).root.value
+        return jsonc.parse(text).root.value
     except jsonc.JsoncError:
-        return set()
-    return set(value) if isinstance(value, dict) else set()
+        return None
+
+
+def _has(value: object, path: tuple[str, ...]) -> bool:
+    """Whether `value` holds something at `path`."""
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return False
+        value = value[key]
+    return True
 
 
 def _copy(value: object) -> dict[str, object]:

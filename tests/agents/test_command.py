@@ -1,5 +1,6 @@
 """Which command `init` writes: this offprompt's absolute path, uvx for uvx runs, or --command."""
 
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from offprompt.agents import Machine, ServerCommand
-from offprompt.agents.command import from_override, resolve
+from offprompt.agents.command import from_override, not_portable, portable, resolve
 
 
 def executable(path: Path) -> Path:
@@ -114,3 +115,107 @@ def test_an_empty_or_unbalanced_override_is_refused(text: str, machine: Machine)
     """Nothing to run is an error, not an empty config entry."""
     with pytest.raises(ValueError):  # noqa: PT011 - the CLI turns any of these into a usage error
         from_override(text, machine)
+
+
+def uvx_env(home: Path, direct_url: dict[str, object] | None) -> Path:
+    """A uvx environment as uv 0.13 lays it out in its cache (archive-v0/<hash>), offprompt's
+    dist-info holding the PEP 610 record uv wrote (None: installed from the index, no record)."""
+    prefix = home / ".cache" / "uv" / "archive-v0" / "XAgYzyvAUbgXoYS_"
+    info = prefix / "lib" / "python3.11" / "site-packages" / "offprompt-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.4\nName: offprompt\nVersion: 0.1.0\n")
+    if direct_url is not None:
+        (info / "direct_url.json").write_text(json.dumps(direct_url, separators=(",", ":")))
+    executable(prefix / "bin" / "offprompt")
+    return prefix
+
+
+@pytest.mark.parametrize(
+    ("record", "source"),
+    [
+        # What `uvx --from /work/wt/h1 offprompt` left (observed with uv 0.13.9 here).
+        ({"url": "file:///work/wt/h1", "dir_info": {}}, "/work/wt/h1"),
+        ({"url": "file:///src/my%20tools/offprompt", "dir_info": {}}, "/src/my tools/offprompt"),
+        (
+            {
+                "url": "https://github.com/o/offprompt",
+                "vcs_info": {"vcs": "git", "requested_revision": "v1", "commit_id": "ab12"},
+            },
+            "git+https://github.com/o/offprompt@v1",
+        ),
+        (
+            {"url": "https://github.com/o/offprompt", "vcs_info": {"vcs": "git", "commit_id": "a"}},
+            "git+https://github.com/o/offprompt",
+        ),
+        (
+            {"url": "file:///dl/offprompt-0.1.0-py3-none-any.whl", "archive_info": {}},
+            "/dl/offprompt-0.1.0-py3-none-any.whl",
+        ),
+        (
+            {"url": "https://x.test/o.tar.gz", "archive_info": {}, "subdirectory": "py"},
+            "https://x.test/o.tar.gz#subdirectory=py",
+        ),
+    ],
+)
+def test_a_uvx_from_run_keeps_its_source(
+    record: dict[str, object], source: str, machine: Machine, home: Path
+) -> None:
+    """`uvx --from SOURCE offprompt init` writes `uvx --from SOURCE offprompt serve`, SOURCE read
+    back from the install's direct_url.json, so the server (and the guard) start again."""
+    prefix = uvx_env(home, record)
+
+    got = resolve(machine, prefix=str(prefix), scripts=str(prefix / "bin"))
+
+    assert ServerCommand("uvx", ("--from", source, "offprompt", "serve")) == got
+
+
+def test_a_uvx_run_from_the_index_writes_plain_uvx(machine: Machine, home: Path) -> None:
+    """No direct_url.json (the package index): `uvx offprompt serve` finds it again."""
+    prefix = uvx_env(home, None)
+
+    got = resolve(machine, prefix=str(prefix), scripts=str(prefix / "bin"))
+
+    assert ServerCommand("uvx", ("offprompt", "serve")) == got
+
+
+def test_shared_keeps_a_portable_uvx_source_and_refuses_a_local_one(
+    machine: Machine, home: Path, fake_program: Callable[[str], Path]
+) -> None:
+    """A git URL works on every machine; a folder of this one does not (None: --command it)."""
+    fake_program("uvx")
+    git = {"url": "https://github.com/o/offprompt", "vcs_info": {"vcs": "git"}}
+    remote = uvx_env(home / "a", git)
+    local = uvx_env(home / "b", {"url": "file:///work/wt/h1", "dir_info": {}})
+    machine = Machine(home=home, environ=dict(os.environ), platform="linux")
+
+    assert ServerCommand(
+        "uvx", ("--from", "git+https://github.com/o/offprompt", "offprompt", "serve")
+    ) == portable(machine, prefix=str(remote), scripts=str(remote / "bin"))
+    assert portable(machine, prefix=str(local), scripts=str(local / "bin")) is None
+
+
+@pytest.mark.parametrize(
+    ("words", "portable_"),
+    [
+        (("offprompt", "serve"), True),
+        (("uvx", "offprompt", "serve"), True),
+        (("uvx", "--from", "git+https://github.com/o/offprompt", "offprompt", "serve"), True),
+        (("uvx", "--from", ".", "offprompt", "serve"), True),
+        (("/usr/bin/offprompt", "serve"), False),
+        (("uvx", "--from", "/home/me/src", "offprompt", "serve"), False),
+        (("uvx", "--from", "C:\\src\\offprompt", "offprompt", "serve"), False),
+        (("uvx", "--from", "file:///src/offprompt", "offprompt", "serve"), False),
+        (("uvx", "--from=~/src", "offprompt", "serve"), False),
+    ],
+)
+def test_not_portable_names_a_path_of_this_machine(
+    words: tuple[str, ...], portable_: bool, machine: Machine, fake_program: Callable[[str], Path]
+) -> None:
+    """Bare program names on PATH and URLs pass; absolute, `~` and file: words do not."""
+    fake_program("uvx")
+    fake_program("offprompt")
+    machine = Machine(home=machine.home, environ=dict(os.environ), platform="linux")
+
+    why = not_portable(ServerCommand(words[0], words[1:]), machine)
+
+    assert portable_ == (why is None), why

@@ -373,11 +373,13 @@ def test_an_agent_saving_its_config_during_the_edit_does_not_lose_its_change(
     real_replace = files._replace
     calls = []
 
-    def agent_saves_first(target: Path, before: bytes | None, data: bytes, shown: str) -> bool:
+    def agent_saves_first(
+        target: Path, before: bytes | None, data: bytes, shown: str, mode: int = 0o666
+    ) -> bool:
         if not calls:
             path.write_text('{"mcpServers": {}, "numStartups": 2}\n')
         calls.append(target)
-        return real_replace(target, before, data, shown)
+        return real_replace(target, before, data, shown, mode)
 
     monkeypatch.setattr(files, "_replace", agent_saves_first)
 

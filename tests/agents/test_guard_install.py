@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import COMMAND, snapshot
+from cli_helpers import COMMAND, PORTABLE, snapshot
 from click.testing import Result
 
 from offprompt.agents import guard_install
@@ -17,7 +17,9 @@ from offprompt.configedit import jsonc
 
 Run = Callable[..., Result]
 BOTH = ["--agent", "claude-code", "--agent", "codex"]
-GUARD = shlex.join(["/opt/offprompt/bin/offprompt", "guard"])
+# The hook of the shared files, made from PORTABLE; user configs get COMMAND's.
+GUARD = shlex.join(["offprompt", "guard"])
+USER_GUARD = shlex.join(["/opt/offprompt/bin/offprompt", "guard"])
 # DESIGN §14's deny rules, written out: the code's own list is what is under test.
 DENY = [
     "Read(./.env)",
@@ -28,6 +30,14 @@ DENY = [
     "Read(./.env.staging)",
     "Read(./.env.test)",
 ]
+
+# The options of init and remove for each scope.
+WHERE: dict[str, Callable[[Path], list[str]]] = {
+    "local": lambda project: ["--project", str(project)],
+    "project": lambda project: ["--shared", "--project", str(project)],
+    "user": lambda project: ["--global"],
+}
+pytestmark = pytest.mark.usefixtures("portable")
 
 CLAUDE_SETTINGS = """{
   // the person's own settings
@@ -52,7 +62,16 @@ CODEX_HOOKS = '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "no
 
 def test_init_adds_the_hook_and_deny_rules_claude_code_reads(run: Run, project: Path) -> None:
     """A new .claude/settings.json: the seven deny rules and one PreToolUse hook on every tool."""
-    result = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
 
     assert 0 == result.exit_code, result.output
     settings = json.loads((project / ".claude" / "settings.json").read_text())
@@ -66,28 +85,32 @@ def test_init_adds_the_hook_and_deny_rules_claude_code_reads(run: Run, project: 
 
 def test_init_adds_the_hook_codex_reads(run: Run, project: Path) -> None:
     """.codex/hooks.json beside config.toml, the hook with no matcher (every tool)."""
-    result = run("init", "--agent", "codex", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init", "--agent", "codex", "--shared", "--project", str(project), "--command", PORTABLE
+    )
 
     assert 0 == result.exit_code, result.output
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())
     assert {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": GUARD}]}]}} == hooks
 
 
-@pytest.mark.parametrize("scope", ["project", "user"])
+@pytest.mark.parametrize("scope", ["local", "project", "user"])
 def test_remove_after_init_leaves_every_config_byte_identical(
     run: Run, project: Path, home: Path, scope: str
 ) -> None:
-    """Settings with the person's own rules, hooks and comments: all as before, to the byte."""
-    claude = project / ".claude" if scope == "project" else home / ".claude"
+    """Settings with the person's own rules, hooks and comments: all as before, to the byte
+    (the personal scope: Claude Code's settings.local.json and Codex's user hooks)."""
+    claude = project / ".claude" if scope != "user" else home / ".claude"
     codex = project / ".codex" if scope == "project" else home / ".codex"
     claude.mkdir()
     codex.mkdir()
-    (claude / "settings.json").write_text(CLAUDE_SETTINGS)
+    name = "settings.local.json" if scope == "local" else "settings.json"
+    (claude / name).write_text(CLAUDE_SETTINGS)
     (codex / "hooks.json").write_text(CODEX_HOOKS)
-    where = ["--project", str(project)] if scope == "project" else ["--global"]
+    where = WHERE[scope](project)
     before = snapshot(project, home)
 
-    added = run("init", *BOTH, *where, "--command", COMMAND)
+    added = run("init", *BOTH, *where, "--command", PORTABLE if scope == "project" else COMMAND)
     middle = snapshot(project, home)
     removed = run("remove", *BOTH, *where)
 
@@ -101,7 +124,16 @@ def test_init_keeps_the_persons_settings_and_adds_after_them(run: Run, project: 
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(CLAUDE_SETTINGS)
 
-    run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
 
     text = (project / ".claude" / "settings.json").read_text()
     assert "// the person's own settings" in text
@@ -114,22 +146,34 @@ def test_init_keeps_the_persons_settings_and_adds_after_them(run: Run, project: 
 
 def test_init_twice_leaves_the_guard_untouched(run: Run, project: Path) -> None:
     """The second run says "guard already there" and rewrites nothing."""
-    run("init", *BOTH, "--project", str(project), "--command", COMMAND)
+    run("init", *BOTH, "--shared", "--project", str(project), "--command", PORTABLE)
     before = snapshot(project)
 
-    again = run("init", *BOTH, "--project", str(project), "--command", COMMAND)
+    again = run("init", *BOTH, "--shared", "--project", str(project), "--command", PORTABLE)
 
     assert before == snapshot(project)
     assert 2 == sum("guard already there in" in line for line in again.stdout.splitlines())
 
 
-def test_init_updates_a_stale_guard_command(run: Run, project: Path) -> None:
+def test_init_updates_a_stale_guard_command(
+    run: Run, project: Path, fake_program: Callable[[str], Path]
+) -> None:
     """offprompt moved: the hook's command follows, nothing is duplicated."""
-    run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    fake_program("uvx")
+    run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
 
     result = run(
-        "init", "--agent", "claude-code", "--project", str(project), "--command",
-        "/usr/local/bin/offprompt serve",
+        "init", "--agent", "claude-code", "--shared", "--project", str(project), "--command",
+        "uvx offprompt serve",
     )  # fmt: skip
 
     assert f"claude-code: updated the guard in {project}/.claude/settings.json" in result.stdout
@@ -137,7 +181,7 @@ def test_init_updates_a_stale_guard_command(run: Run, project: Path) -> None:
     assert [
         {
             "matcher": "*",
-            "hooks": [{"type": "command", "command": "/usr/local/bin/offprompt guard"}],
+            "hooks": [{"type": "command", "command": "uvx offprompt guard"}],
         }
     ] == settings["hooks"]["PreToolUse"]
     assert DENY == settings["permissions"]["deny"]
@@ -145,13 +189,15 @@ def test_init_updates_a_stale_guard_command(run: Run, project: Path) -> None:
 
 def test_no_guard_leaves_the_hooks_out(run: Run, project: Path) -> None:
     """init --no-guard writes only the server entries; remove --no-guard keeps a guard."""
-    result = run("init", *BOTH, "--project", str(project), "--command", COMMAND, "--no-guard")
+    result = run(
+        "init", *BOTH, "--shared", "--project", str(project), "--command", PORTABLE, "--no-guard"
+    )
 
     assert 0 == result.exit_code
     assert not (project / ".claude").exists()
     assert not (project / ".codex" / "hooks.json").exists()
-    run("init", *BOTH, "--project", str(project), "--command", COMMAND)
-    run("remove", *BOTH, "--project", str(project), "--no-guard")
+    run("init", *BOTH, "--shared", "--project", str(project), "--command", PORTABLE)
+    run("remove", *BOTH, "--shared", "--project", str(project), "--no-guard")
     assert (project / ".claude" / "settings.json").exists()
     assert (project / ".codex" / "hooks.json").exists()
 
@@ -161,7 +207,16 @@ def test_a_settings_file_that_is_not_json_fails_the_guard_only(run: Run, project
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text("{ nope")
 
-    result = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
 
     assert 1 == result.exit_code
     lines = result.stdout.splitlines()
@@ -178,7 +233,7 @@ def test_agents_says_which_agents_are_guarded(
     for program in ("claude", "gemini", "zed"):
         fake_program(program)
     run("init", "--agent", "claude-code", "--agent", "gemini", "--agent", "zed",
-        "--project", str(project), "--command", COMMAND)  # fmt: skip
+        "--shared", "--project", str(project), "--command", PORTABLE)  # fmt: skip
 
     lines = run("agents", "--project", str(project)).stdout.splitlines()
 
@@ -190,9 +245,12 @@ def test_agents_says_which_agents_are_guarded(
     ) in lines
 
 
-def test_the_installed_hook_command_runs_the_guard(run: Run, project: Path) -> None:
+def test_the_installed_hook_command_runs_the_guard(
+    run: Run, project: Path, fake_program: Callable[[str], Path]
+) -> None:
     """The command init writes, split as a shell would, ends in `guard` after this offprompt."""
-    run("init", "--agent", "codex", "--project", str(project), "--command", "uvx offprompt serve")
+    fake_program("uvx")
+    run("init", "--agent", "codex", *WHERE["project"](project), "--command", "uvx offprompt serve")
 
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())
     command = hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
@@ -223,7 +281,9 @@ WINDSURF_HOOKS = '{"hooks": {"post_write_code": [{"command": "fmt", "show_output
 
 def test_init_adds_gemini_clis_before_tool_hook_beside_its_server(run: Run, project: Path) -> None:
     """One .gemini/settings.json: offprompt's server and a BeforeTool hook on every tool."""
-    result = run("init", "--agent", "gemini", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init", "--agent", "gemini", "--shared", "--project", str(project), "--command", PORTABLE
+    )
 
     assert 0 == result.exit_code, result.output
     settings = json.loads((project / ".gemini" / "settings.json").read_text())
@@ -236,7 +296,9 @@ def test_init_adds_gemini_clis_before_tool_hook_beside_its_server(run: Run, proj
 def test_init_adds_cursors_three_hooks_failing_closed(run: Run, project: Path) -> None:
     """.cursor/hooks.json, version 1: the guard before shell commands, file reads and MCP
     calls, each with failClosed (Cursor lets a call through when a hook fails otherwise)."""
-    result = run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE
+    )
 
     assert 0 == result.exit_code, result.output
     entry = {"command": GUARD, "failClosed": True}
@@ -252,7 +314,9 @@ def test_init_adds_cursors_three_hooks_failing_closed(run: Run, project: Path) -
 
 def test_init_adds_vscodes_hook_file_in_the_copilot_format(run: Run, project: Path) -> None:
     """.github/hooks/offprompt.json: version 1, one preToolUse hook for every tool."""
-    result = run("init", "--agent", "vscode", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init", "--agent", "vscode", "--shared", "--project", str(project), "--command", PORTABLE
+    )
 
     assert 0 == result.exit_code, result.output
     assert {
@@ -266,7 +330,7 @@ def test_init_adds_windsurfs_cascade_hooks_for_the_user(run: Run, home: Path) ->
     result = run("init", "--agent", "windsurf", "--global", "--command", COMMAND)
 
     assert 0 == result.exit_code, result.output
-    entry = {"command": GUARD, "show_output": True}
+    entry = {"command": USER_GUARD, "show_output": True}
     assert {
         "hooks": {
             "pre_read_code": [entry],
@@ -294,10 +358,10 @@ def test_remove_restores_the_other_agents_hook_files_byte_for_byte(
     agents = ["--agent", "gemini", "--agent", "cursor", "--agent", "vscode"]
     if scope == "user":
         agents += ["--agent", "windsurf"]
-    where = ["--project", str(project)] if scope == "project" else ["--global"]
+    where = WHERE[scope](project)
     before = snapshot(project, home)
 
-    added = run("init", *agents, *where, "--command", COMMAND)
+    added = run("init", *agents, *where, "--command", PORTABLE if scope == "project" else COMMAND)
     middle = snapshot(project, home)
     removed = run("remove", *agents, *where)
 
@@ -311,7 +375,7 @@ def test_init_adds_cursors_hooks_after_the_persons_own(run: Run, project: Path) 
     (project / ".cursor").mkdir()
     (project / ".cursor" / "hooks.json").write_text(CURSOR_HOOKS)
 
-    run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+    run("init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE)
 
     hooks = json.loads((project / ".cursor" / "hooks.json").read_text())
     assert 1 == hooks["version"]
@@ -330,22 +394,25 @@ def test_init_adds_cursors_hooks_after_the_persons_own(run: Run, project: Path) 
     ],
 )
 def test_init_twice_leaves_the_other_agents_hooks_untouched(
-    run: Run, project: Path, agent: str, file: str
+    run: Run, project: Path, agent: str, file: str, fake_program: Callable[[str], Path]
 ) -> None:
     """The second run says "guard already there"; a moved offprompt updates the command in
     every event, adding nothing."""
-    run("init", "--agent", agent, "--project", str(project), "--command", COMMAND)
+    fake_program("uvx")
+    run("init", "--agent", agent, "--shared", "--project", str(project), "--command", PORTABLE)
     before = snapshot(project)
 
-    again = run("init", "--agent", agent, "--project", str(project), "--command", COMMAND)
+    again = run(
+        "init", "--agent", agent, "--shared", "--project", str(project), "--command", PORTABLE
+    )
     assert before == snapshot(project)
-    moved = run("init", "--agent", agent, "--project", str(project), "--command",
-                "/usr/local/bin/offprompt serve")  # fmt: skip
+    moved = run("init", "--agent", agent, *WHERE["project"](project), "--command",
+                "uvx offprompt serve")  # fmt: skip
 
     assert f"{agent}: guard already there in {project}/{file}" in again.stdout.splitlines()
     assert f"{agent}: updated the guard in {project}/{file}" in moved.stdout.splitlines()
     text = (project / file).read_text()
-    assert GUARD not in text
+    assert f'"{GUARD}"' not in text
     events = json.loads(text)["hooks"]
     assert all(1 == len(entries) for entries in events.values()), events
 
@@ -355,7 +422,9 @@ def test_a_cursor_hooks_file_that_is_not_json_fails_the_guard_only(run: Run, pro
     (project / ".cursor").mkdir()
     (project / ".cursor" / "hooks.json").write_text("{ nope")
 
-    result = run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE
+    )
 
     assert 1 == result.exit_code
     assert "{ nope" == (project / ".cursor" / "hooks.json").read_text()
@@ -382,9 +451,18 @@ def test_remove_keeps_the_empty_lists_the_person_had(
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(settings)
 
-    run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
     middle = (project / ".claude" / "settings.json").read_text()
-    run("remove", "--agent", "claude-code", "--project", str(project))
+    run("remove", "--agent", "claude-code", "--shared", "--project", str(project))
 
     assert middle != settings
     assert settings == (project / ".claude" / "settings.json").read_text()
@@ -393,13 +471,31 @@ def test_remove_keeps_the_empty_lists_the_person_had(
 def test_init_puts_back_a_deny_rule_the_person_took_out(run: Run, project: Path) -> None:
     """A deny rule deleted by hand since init: the next init says "updated" and adds it back,
     once; the hook is left as it was."""
-    run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
     path = project / ".claude" / "settings.json"
     settings = json.loads(path.read_text())
     settings["permissions"]["deny"].remove("Read(./.env.staging)")
     path.write_text(json.dumps(settings, indent=2))
 
-    again = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    again = run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
 
     assert f"claude-code: updated the guard in {path}" in again.stdout.splitlines()
     after = json.loads(path.read_text())
@@ -422,9 +518,9 @@ def test_remove_gives_back_a_cursor_hooks_file_as_the_person_had_it(
     (project / ".cursor").mkdir()
     (project / ".cursor" / "hooks.json").write_text(hooks)
 
-    run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+    run("init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE)
     middle = (project / ".cursor" / "hooks.json").read_text()
-    run("remove", "--agent", "cursor", "--project", str(project))
+    run("remove", "--agent", "cursor", "--shared", "--project", str(project))
 
     assert middle != hooks
     assert hooks == (project / ".cursor" / "hooks.json").read_text()

@@ -9,13 +9,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import COMMAND, SERVER, snapshot
+from cli_helpers import COMMAND, PORTABLE, snapshot
 from click.testing import Result
 
 from offprompt.agents import NAMES
 from offprompt.agents.zed import Zed
 
 Run = Callable[..., Result]
+pytestmark = pytest.mark.usefixtures("portable")
 ALL = [arg for name in NAMES for arg in ("--agent", name)]
 # Windsurf has no project config, so naming it for the project scope is an error.
 IN_PROJECT = [arg for name in NAMES if name != "windsurf" for arg in ("--agent", name)]
@@ -28,7 +29,7 @@ def test_init_declares_every_agent_found(
     fake_program("claude")
     (home / ".gemini").mkdir()
 
-    result = run("init", "--project", str(project), "--command", COMMAND)
+    result = run("init", "--shared", "--project", str(project), "--command", PORTABLE)
 
     assert (0, "") == (result.exit_code, result.stderr)
     assert [
@@ -48,7 +49,7 @@ def test_init_uses_the_current_folder_by_default(
     """Run in the project, no --project needed."""
     monkeypatch.chdir(project)
 
-    result = run("init", "--agent", "cursor", "--command", COMMAND)
+    result = run("init", "--agent", "cursor", "--shared", "--command", PORTABLE)
 
     assert 0 == result.exit_code
     assert (project / ".cursor" / "mcp.json").exists()
@@ -56,12 +57,17 @@ def test_init_uses_the_current_folder_by_default(
 
 def test_init_twice_changes_nothing(run: Run, project: Path, home: Path) -> None:
     """Every config reads "already there" and no file is rewritten."""
-    assert 0 == run("init", *IN_PROJECT, "--project", str(project), "--command", COMMAND).exit_code
+    assert (
+        0
+        == run(
+            "init", *IN_PROJECT, "--shared", "--project", str(project), "--command", PORTABLE
+        ).exit_code
+    )
     assert 0 == run("init", *ALL, "--global", "--command", COMMAND).exit_code
     before = snapshot(project, home)
     mtimes = {p: p.stat().st_mtime_ns for p in [*project.rglob("*"), *home.rglob("*")]}
 
-    again = run("init", *IN_PROJECT, "--project", str(project), "--command", COMMAND)
+    again = run("init", *IN_PROJECT, "--shared", "--project", str(project), "--command", PORTABLE)
     again_global = run("init", *ALL, "--global", "--command", COMMAND)
 
     assert before == snapshot(project, home)
@@ -84,9 +90,9 @@ def test_remove_after_init_restores_project_and_home(
     (home / ".claude.json").write_text('{"numStartups": 3}')
     before = snapshot(project, home)
 
-    run("init", *IN_PROJECT, "--project", str(project), "--command", COMMAND)
+    run("init", *IN_PROJECT, "--shared", "--project", str(project), "--command", PORTABLE)
     run("init", *ALL, "--global", "--command", COMMAND)
-    removed = run("remove", *ALL, "--project", str(project))
+    removed = run("remove", *ALL, "--shared", "--project", str(project))
     removed_global = run("remove", *ALL, "--global")
 
     assert (0, 0) == (removed.exit_code, removed_global.exit_code)
@@ -115,7 +121,7 @@ def test_windsurf_found_in_a_project_is_skipped_with_the_way_to_add_it(
     """Windsurf has only a user config: a skip line (not a failure) that names --global."""
     (home / ".codeium" / "windsurf").mkdir(parents=True)
 
-    result = run("init", "--project", str(project), "--command", COMMAND)
+    result = run("init", "--shared", "--project", str(project), "--command", PORTABLE)
 
     assert 0 == result.exit_code
     assert [
@@ -130,8 +136,8 @@ def test_a_config_that_cannot_be_changed_fails_that_agent_only(run: Run, project
     (project / ".cursor" / "mcp.json").write_text("{ not json")
 
     result = run(
-        "init", "--agent", "cursor", "--agent", "claude-code", "--project", str(project),
-        "--command", COMMAND,
+        "init", "--agent", "cursor", "--agent", "claude-code", "--shared", "--project",
+        str(project), "--command", PORTABLE,
     )  # fmt: skip
 
     assert 1 == result.exit_code
@@ -174,11 +180,12 @@ def test_wrong_usage_exits_2(args: list[str], says: str, run: Run) -> None:
     assert says in result.stderr
 
 
-def test_init_writes_the_resolved_command_by_default(run: Run, project: Path) -> None:
+def test_init_writes_the_resolved_command_by_default(run: Run, project: Path, home: Path) -> None:
     """Without --command the entry runs an existing program (this test's offprompt)."""
     result = run("init", "--agent", "claude-code", "--project", str(project))
 
-    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["offprompt"]
+    config = json.loads((home / ".claude.json").read_text())
+    entry = config["projects"][str(project)]["mcpServers"]["offprompt"]
     assert 0 == result.exit_code
     assert os.path.isabs(entry["command"])
     assert entry["args"][-1] == "serve"
@@ -205,9 +212,9 @@ def test_remove_reports_found_agents_and_named_ones(
 ) -> None:
     """Lines for what was removed, for found agents, and for agents named; silence otherwise."""
     fake_program("codex")
-    run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+    run("init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE)
 
-    result = run("remove", "--project", str(project))
+    result = run("remove", "--shared", "--project", str(project))
 
     assert 0 == result.exit_code
     assert [
@@ -219,9 +226,12 @@ def test_remove_reports_found_agents_and_named_ones(
 
 def test_remove_with_nothing_declared_says_so(run: Run, project: Path) -> None:
     """No agent found and nothing declared: one sentence, exit 0."""
-    result = run("remove", "--project", str(project))
+    result = run("remove", "--shared", "--project", str(project))
 
-    assert (0, f"offprompt is not declared in the configs of {project}; nothing to remove.\n") == (
+    assert (
+        0,
+        f"offprompt is not declared in the shared configs of {project}; nothing to remove.\n",
+    ) == (
         result.exit_code,
         result.stdout,
     )
@@ -233,7 +243,16 @@ def test_agents_lists_every_agent_found_and_declared(
     """One line per agent with the evidence, then where offprompt is declared and its command."""
     claude = fake_program("claude")
     (home / ".codex").mkdir()
-    run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+    run(
+        "init",
+        "--agent",
+        "claude-code",
+        "--shared",
+        "--project",
+        str(project),
+        "--command",
+        PORTABLE,
+    )
     run("init", "--agent", "claude-code", "--global", "--command", COMMAND)
     (project / ".cursor").mkdir()
     (project / ".cursor" / "mcp.json").write_text("{ broken")
@@ -243,7 +262,7 @@ def test_agents_lists_every_agent_found_and_declared(
     assert 0 == result.exit_code
     assert [
         f"claude-code  found (claude on PATH: {claude})",
-        f"             declared in {project}/.mcp.json: {COMMAND}",
+        f"             declared in {project}/.mcp.json: {PORTABLE}",
         f"             declared in ~/.claude.json: {COMMAND}",
         f"             guarded by {project}/.claude/settings.json",
         "             guarded by ~/.claude/settings.json",
@@ -260,7 +279,7 @@ def test_agents_lists_every_agent_found_and_declared(
 
 def test_agents_json_gives_the_same_facts_to_scripts(run: Run, project: Path) -> None:
     """--json: one object per agent with found, evidence, declared (scope, path, command)."""
-    run("init", "--agent", "zed", "--project", str(project), "--command", COMMAND)
+    run("init", "--agent", "zed", "--shared", "--project", str(project), "--command", PORTABLE)
 
     result = run("agents", "--project", str(project), "--json")
 
@@ -285,7 +304,7 @@ def test_agents_json_gives_the_same_facts_to_scripts(run: Run, project: Path) ->
         {
             "scope": "project",
             "path": str(project / ".zed" / "settings.json"),
-            "command": [SERVER.command, *SERVER.args],
+            "command": PORTABLE.split(),
         }
     ] == zed["declared"]
 
@@ -324,7 +343,16 @@ def test_read_only_file_system_fails_cleanly(run: Run, project: Path) -> None:
     with tmpfs(folder) as read_only:
         (folder / "mcp.json").write_text('{"mcpServers": {}}\n')
         read_only()
-        result = run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+        result = run(
+            "init",
+            "--agent",
+            "cursor",
+            "--shared",
+            "--project",
+            str(project),
+            "--command",
+            PORTABLE,
+        )
         text = (folder / "mcp.json").read_text()
 
     assert 1 == result.exit_code
@@ -342,7 +370,16 @@ def test_a_full_disk_leaves_the_config_as_it_was(run: Run, project: Path) -> Non
             while True:
                 filler.write(b"x" * 512)
                 filler.flush()
-        result = run("init", "--agent", "cursor", "--project", str(project), "--command", COMMAND)
+        result = run(
+            "init",
+            "--agent",
+            "cursor",
+            "--shared",
+            "--project",
+            str(project),
+            "--command",
+            PORTABLE,
+        )
         names = sorted(os.listdir(folder))
         text = (folder / "mcp.json").read_text()
 
@@ -354,7 +391,9 @@ def test_a_full_disk_leaves_the_config_as_it_was(run: Run, project: Path) -> Non
 
 def test_naming_an_agent_without_a_config_for_that_scope_exits_1(run: Run, project: Path) -> None:
     """`--agent windsurf` without --global writes nothing: the line says why, and exit is 1."""
-    result = run("init", "--agent", "windsurf", "--project", str(project), "--command", COMMAND)
+    result = run(
+        "init", "--agent", "windsurf", "--shared", "--project", str(project), "--command", PORTABLE
+    )
 
     assert 1 == result.exit_code
     assert result.stdout.startswith("windsurf: skipped: Windsurf has no project config")

@@ -34,7 +34,7 @@ Call = tuple[str, dict[str, Any]]
 Calls = list[Call]
 
 
-def guarded_project(world: World, agent: str) -> dict[str, str]:
+def guarded_project(world: World, agent: str, shared: bool = False) -> dict[str, str]:
     """The project with a `.env` offprompt wrote earlier and a README; `offprompt` on PATH
     running the tree under test; `offprompt init --agent AGENT` run there for real. Returns
     the environment with that PATH."""
@@ -45,8 +45,15 @@ def guarded_project(world: World, agent: str) -> dict[str, str]:
     offprompt.write_text(f'#!/bin/sh\nexec {shlex.quote(PY)} -m offprompt "$@"\n')
     offprompt.chmod(0o755)
     env = {**world.env, "PATH": f"{bin_dir}:{world.env['PATH']}", "PYTHONPATH": str(ROOT)}
+    # init's default is each agent's personal scope; Codex has none, so its user config: the
+    # CODEX_HOME the run uses.
+    env["CODEX_HOME"] = str(world.codex_home)
     # --command: the hook then runs this tree's offprompt, not whichever one is installed.
     argv = ["offprompt", "init", "--agent", agent, "--command", f"{offprompt} serve"]
+    if shared:
+        # The project's own files, with the portable command (the `offprompt` above on PATH):
+        # for a host whose run rewrites its user settings (Gemini CLI's, by the harness).
+        argv = ["offprompt", "init", "--agent", agent, "--shared", "--command", "offprompt serve"]
     done = run(argv, env, world.project, timeout=30)
     assert done.returncode == 0, done.stdout + done.stderr
     return env
@@ -284,7 +291,7 @@ def test_gemini_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> 
     reason; the value is in no request to the model."""
     world, model = make(make_world, "google")
     model.calls = GEMINI_ATTEMPTS
-    env = guarded_project(world, "gemini")
+    env = guarded_project(world, "gemini", shared=True)
     (world.project / ".env.local").write_text(f"LOCAL_KEY={world.canary}\n")
     out = gemini_run(world, env)
     results = model.outputs()
@@ -309,7 +316,7 @@ def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -
         ("list_directory", {"dir_path": "."}),
         *[("run_shell_command", {"command": c}) for c in EVERYDAY],
     ]
-    env = guarded_project(world, "gemini")
+    env = guarded_project(world, "gemini", shared=True)
     out = gemini_run(world, env)
     assert_none_blocked(world, model, len(model.calls))
     assert_kept_out(world, out)
@@ -385,7 +392,7 @@ def test_every_shell_route_to_the_value_is_blocked(
     kind, run_host, shell = SHELLS[agent]
     world, model = make(make_world, kind)
     model.calls = [shell(c) for c in SHELL_ATTACKS]
-    env = guarded_project(world, agent)
+    env = guarded_project(world, agent, shared=agent == "gemini")
     out = run_host(world, env)
     results = model.outputs()
     assert len(SHELL_ATTACKS) == len(results)

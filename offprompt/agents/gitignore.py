@@ -1,0 +1,161 @@
+"""Keeping a personal file init writes inside the project (Claude Code's settings.local.json) out of
+git: a line in the repository's own `.git/info/exclude`, never committed, that remove takes out.
+
+Claude Code itself, when it writes that file, adds `**/.claude/settings.local.json` to the
+person's global gitignore; offprompt touches only this repository, and only when git would add
+the file otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from offprompt.agents import files
+from offprompt.errors import ConfigError
+
+__all__ = ["MARK", "ensure_ignored", "exclude_line", "release"]
+
+# The comment above our line: what remove looks for, so a line the person wrote stays theirs.
+MARK = "# offprompt init: personal settings git must not add (offprompt remove takes this out)"
+# The same, after a line break init added because the file did not end with one.
+_MARK_AFTER_BREAK = MARK.replace("(offprompt remove", "(and the line break above; offprompt remove")
+_GIT_TIMEOUT_S = 10
+
+
+def exclude_line(rel: str) -> str:
+    """The info/exclude pattern naming exactly `rel` (a `/`-path from the top of the tree)."""
+    escaped = "".join("\\" + c if c in "\\*?[" else c for c in rel)
+    return "/" + escaped
+
+
+def _git(top: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
+    git = shutil.which("git")
+    if git is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        return subprocess.run(  # noqa: S603 - git by its resolved path, arguments are ours
+            [git, "-C", str(top), *args],
+            capture_output=True,
+            text=True,
+            timeout=_GIT_TIMEOUT_S,
+            env=env,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _in_a_repository(folder: Path) -> bool:
+    return any((p / ".git").exists() for p in (folder, *folder.parents))
+
+
+def _where(project: Path, file: Path, shown: str) -> tuple[Path, str, Path] | None:
+    """The top of the working tree, `file` relative to it, and its info/exclude; None when the
+    project is in no git repository."""
+    found = _git(project, "rev-parse", "--show-toplevel", "--git-path", "info/exclude")
+    if found is None:
+        if not _in_a_repository(project):
+            return None
+        raise ConfigError(
+            f"git could not be run here, so offprompt cannot make sure git never adds {shown}"
+            " (it names this machine's paths); install git, or use --shared or --global."
+            " Nothing was changed."
+        )
+    if found.returncode != 0:
+        if _in_a_repository(project):
+            raise ConfigError(
+                f"git could not read this repository ({found.stderr.strip()}), so offprompt"
+                f" cannot make sure git never adds {shown}. Nothing was changed."
+            )
+        return None
+    top_text, exclude_text = found.stdout.splitlines()[:2]
+    top = Path(top_text)
+    exclude = Path(exclude_text)
+    if not exclude.is_absolute():
+        exclude = project / exclude
+    rel = Path(os.path.realpath(file)).relative_to(Path(os.path.realpath(top)))
+    return top, rel.as_posix(), exclude
+
+
+def _ignored(top: Path, rel: str) -> bool:
+    done = _git(top, "check-ignore", "-q", "--no-index", "--", rel)
+    return done is not None and done.returncode == 0
+
+
+def _tracked(top: Path, rel: str) -> bool:
+    done = _git(top, "ls-files", "--error-unmatch", "--", rel)
+    return done is not None and done.returncode == 0
+
+
+def ensure_ignored(project: Path, file: Path, shown: str) -> Path | None:
+    """Make git ignore `file`: nothing when it is in no repository or already ignored, else our
+    line in info/exclude (its path is returned). ConfigError when git tracks the file already
+    or the line cannot be made to work; then nothing was changed."""
+    found = _where(project, file, shown)
+    if found is None:
+        return None
+    top, rel, exclude = found
+    if _tracked(top, rel):
+        raise ConfigError(
+            f"git tracks {shown}, so what offprompt writes there (this machine's paths) would be"
+            f" committed; take it out of git (`git rm --cached {rel}`) and run this again, or"
+            " use --shared. Nothing was changed."
+        )
+    if _ignored(top, rel):
+        return None
+    block = f"{MARK}\n{exclude_line(rel)}\n"
+    exclude_shown = str(exclude)
+
+    def add(text: str | None) -> files.Edit:
+        if text and any(b in text for b in _blocks(rel)):
+            return files.Edit(text, "unchanged")
+        if not text or text.endswith("\n"):
+            return files.Edit((text or "") + block, "added")
+        return files.Edit(f"{text}\n{_MARK_AFTER_BREAK}\n{exclude_line(rel)}\n", "added")
+
+    files.update(exclude, exclude_shown, add)
+    if not _ignored(top, rel):
+        release(project, file, shown)
+        raise ConfigError(
+            f"git still would add {shown} after offprompt named it in {exclude_shown}; add it to"
+            " your .gitignore, or use --shared. Nothing was changed."
+        )
+    return exclude
+
+
+def _blocks(rel: str) -> tuple[str, str]:
+    line = exclude_line(rel)
+    return f"{MARK}\n{line}\n", f"{_MARK_AFTER_BREAK}\n{line}\n"
+
+
+def release(project: Path, file: Path, shown: str) -> Path | None:
+    """Take our line for `file` out of info/exclude again (its path is returned; None when it
+    was not there). ConfigError when the file cannot be edited."""
+    try:
+        found = _where(project, file, shown)
+    except ConfigError:
+        return None
+    if found is None:
+        return None
+    _, rel, exclude = found
+    plain, after_break = _blocks(rel)
+
+    def take(text: str | None) -> files.Edit:
+        if text is not None and plain in text:
+            at = text.rindex(plain)
+            rest = text[:at] + text[at + len(plain) :]
+        elif text is not None and after_break in text:
+            at = text.rindex(after_break)
+            rest = text[:at] + text[at + len(after_break) :]
+            if at > 0 and rest[at - 1 : at] == "\n":
+                rest = rest[: at - 1] + rest[at:]
+        else:
+            return files.Edit(text, "absent")
+        return files.Edit(rest or None, "removed")
+
+    outcome = files.update(exclude, str(exclude), take)
+    return exclude if outcome == "removed" else None
