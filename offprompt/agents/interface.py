@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 __all__ = [
+    "SCOPES",
     "SERVER_NAME",
     "Agent",
     "Change",
@@ -34,6 +35,8 @@ __all__ = [
 SERVER_NAME = "offprompt"
 
 Scope = Literal["project", "user"]
+# Every scope, in the order `offprompt agents` reports them.
+SCOPES: tuple[Scope, ...] = ("project", "user")
 
 # added/updated/unchanged (init), removed/absent (remove), unsupported (the agent has no config
 # for that scope), failed (the file could not be read, understood or written; nothing changed).
