@@ -230,7 +230,9 @@ def _guard_hooks(agent: Agent, scope: Scope, machine: Machine, folder: Path) -> 
     try:
         root = jsonc.parse(text).root.value
     except jsonc.JsoncError as e:
-        raise ConfigError(f"{gf.shown} is not valid JSON ({e}); fix it.") from None
+        raise ConfigError(
+            f"{gf.shown} is not valid JSON ({e}); fix it, then run this again. Nothing was changed."
+        ) from None
     hooks: list[Hook] = []
     table = root.get("hooks") if isinstance(root, dict) else None
     for event in gf.events:

@@ -156,7 +156,10 @@ class HostWaits:
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{shown} is not valid TOML ({e}); fix it.") from None
+            raise ConfigError(
+                f"{shown} is not valid TOML ({e}); fix it, then run this again. Nothing was"
+                " changed."
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,9 @@ def _json_file(path: Path, machine: Machine) -> dict[str, Any]:
     try:
         value = jsonc.parse(text).root.value
     except jsonc.JsoncError as e:
-        raise ConfigError(f"{shown} is not valid JSON ({e}); fix it.") from None
+        raise ConfigError(
+            f"{shown} is not valid JSON ({e}); fix it, then run this again. Nothing was changed."
+        ) from None
     return value if isinstance(value, dict) else {}
 
 

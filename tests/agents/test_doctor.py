@@ -294,6 +294,7 @@ def test_a_command_that_is_not_offprompts_is_not_run(run: Run, project: Path) ->
     assert (0, None, False) == (code, items["cursor"]["declared"][0]["runs"]["ok"], marker.exists())
 
 
+@pytest.mark.slow
 def test_the_cli_gives_a_hung_program_five_seconds(run: Run, project: Path, script: Make) -> None:
     """Through the CLI the limit is DESIGN's 5 s: not less, and not much more."""
     hung = script("offprompt", f"exec {SLEEP} 60")
@@ -696,3 +697,20 @@ def test_a_hook_command_string_is_shown_as_written(
         guard["command"],
         guard["runs"]["ran"],
     )
+
+
+def test_a_broken_codex_config_is_said_once(run: Run, project: Path, home: Path) -> None:
+    """CODEX_HOME/config.toml that is not TOML: one line for it (read for the declaration and
+    for the trust records alike), and exit 1."""
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text(
+        '[mcp_servers.offprompt]\ncommand = "/x/offprompt"\nargs = ["serve"]\n'
+    )
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text("[projects\n")
+
+    code, items = doctor_json(run, project)
+
+    (problem,) = items["codex"]["problems"]
+    assert 1 == code
+    assert problem.startswith("~/.codex/config.toml is not valid TOML")
