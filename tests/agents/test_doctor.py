@@ -4,7 +4,6 @@ the exit code."""
 
 import json
 import os
-import shlex
 import shutil
 import stat
 import time
@@ -65,6 +64,17 @@ def init(run: Run, project: Path, program: Path | str, *agents: str) -> None:
 def doctor_json(run: Run, project: Path) -> tuple[int, dict[str, dict[str, Any]]]:
     result = run("agents", "--project", str(project), "--json")
     return result.exit_code, {item["name"]: item for item in json.loads(result.stdout)}
+
+
+def hook(settings: Path, event: str = "PreToolUse", command: str | None = None) -> str:
+    """The first hook command of `event` in a settings file as init wrote it (whatever shell
+    wrapper it has); with `command`, replace it with that first."""
+    data = json.loads(settings.read_text())
+    handler = data["hooks"][event][0]["hooks"][0]
+    if command is not None:
+        handler["command"] = command
+        settings.write_text(json.dumps(data))
+    return str(handler["command"])
 
 
 def waits(finding: dict[str, Any]) -> list[str]:
@@ -217,7 +227,8 @@ def test_agents_exits_0_when_everything_declared_runs(
     at = lines.index(f"{PAD}declared in {project}/.gemini/settings.json: {offprompt} serve")
     assert [
         f"{PAD}  runs: offprompt, version 9.9.9",
-        f"{PAD}guard in {project}/.gemini/settings.json: {offprompt} guard",
+        f"{PAD}guard in {project}/.gemini/settings.json:"
+        f" {hook(project / '.gemini' / 'settings.json', 'BeforeTool')}",
         f"{PAD}  runs: offprompt, version 9.9.9",
         f"{PAD}guarded by {project}/.gemini/settings.json",
     ] == lines[at + 1 : at + 5]
@@ -227,7 +238,7 @@ def test_only_the_guard_broken_is_exit_1(run: Run, project: Path, offprompt: Pat
     """A server that runs beside a guard whose program is gone: not guarded, and exit 1."""
     init(run, project, offprompt, "gemini")
     settings = project / ".gemini" / "settings.json"
-    settings.write_text(settings.read_text().replace(f"{offprompt} guard", "/gone/offprompt guard"))
+    hook(settings, "BeforeTool", "/gone/offprompt guard")
 
     code, items = doctor_json(run, project)
 
@@ -336,7 +347,8 @@ def test_agents_lists_every_agent_found_and_declared(
         " here: answer yes",
         f"{PAD}  waits for you: Claude Code asks you to approve offprompt, a server from"
         " .mcp.json, when it starts here: approve it",
-        f"{PAD}guard in {project}/.claude/settings.json: {offprompt} guard",
+        f"{PAD}guard in {project}/.claude/settings.json:"
+        f" {hook(project / '.claude' / 'settings.json')}",
         f"{PAD}  runs: offprompt, version 9.9.9",
         f"{PAD}guarded by {project}/.claude/settings.json",
         "codex        found (~/.codex exists)",
@@ -395,7 +407,9 @@ def test_agents_json_keeps_todays_keys_and_adds_the_doctors(
         "waits": [],
         "blocked": None,
     } == gemini["declared"][0]
-    assert f"{offprompt} guard" == gemini["guards"][0]["command"]
+    assert (
+        hook(project / ".gemini" / "settings.json", "BeforeTool") == gemini["guards"][0]["command"]
+    )
     assert [{"scope": "project", "path": str(project / ".gemini" / "settings.json")}] == gemini[
         "guarded"
     ]
@@ -654,7 +668,7 @@ def test_codex_hook_changed_since_trusted_says_so(
     codex_world(project, home, "trusted", f'[hooks.state."{hook_key(project)}"]\n'
                 f'trusted_hash = "{old}"\n')  # fmt: skip
     hooks = project / ".codex" / "hooks.json"
-    hooks.write_text(hooks.read_text().replace(f"{offprompt} guard", f"{offprompt}  guard"))
+    hook(hooks, command=f"{offprompt}  guard")
     assert old != current_hash(project)
 
     _, items = doctor_json(run, project)
@@ -687,13 +701,15 @@ def test_codex_user_hook_is_keyed_by_its_own_file(
 def test_a_hook_command_string_is_shown_as_written(
     run: Run, project: Path, offprompt: Path
 ) -> None:
-    """The guard's line shows the hook's command string (quoting kept), run as its argv."""
+    """The guard's line shows the hook's command string as written; what runs is the guard's
+    program (guard_install.guard_argv) with `--version` for `guard`."""
     init(run, project, offprompt, "gemini")
 
     _, items = doctor_json(run, project)
 
     guard = items["gemini"]["guards"][0]
-    assert (shlex.join([str(offprompt), "guard"]), [str(offprompt), "--version"]) == (
+    written = hook(project / ".gemini" / "settings.json", "BeforeTool")
+    assert (written, [str(offprompt), "--version"]) == (
         guard["command"],
         guard["runs"]["ran"],
     )
