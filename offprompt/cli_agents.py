@@ -277,7 +277,12 @@ def _report_lines(report: doctor.AgentReport, machine: Machine) -> list[str]:
         lines.extend(_finding_lines(f))
     for f in report.guards:
         command = f.command[0] if f.command else ""
-        lines.append(f"guard in {machine.shown(f.path)}: {command}")
+        # The hook's own words can be a long wrapper around the guard: show the guard's program.
+        words = guard_install.guard_argv(command)
+        shown = shlex.join(words) if words is not None else command
+        if shown != command:
+            shown += " (through a wrapper)"
+        lines.append(f"guard in {machine.shown(f.path)}: {shown}")
         lines.extend(_finding_lines(f))
     if report.servers or report.guards or presence.found:
         if report.protection == "guarded":

@@ -77,6 +77,13 @@ def hook(settings: Path, event: str = "PreToolUse", command: str | None = None) 
     return str(handler["command"])
 
 
+def guard_line(settings: Path, program: Path, event: str = "PreToolUse") -> str:
+    """How the text output shows the guard init wrote: its program and `guard`, said to be
+    inside a wrapper when the hook's command is more than that."""
+    plain = f"{program} guard"
+    return plain if hook(settings, event) == plain else f"{plain} (through a wrapper)"
+
+
 def waits(finding: dict[str, Any]) -> list[str]:
     return [w["for"] for w in finding["waits"]]
 
@@ -228,7 +235,7 @@ def test_agents_exits_0_when_everything_declared_runs(
     assert [
         f"{PAD}  runs: offprompt, version 9.9.9",
         f"{PAD}guard in {project}/.gemini/settings.json:"
-        f" {hook(project / '.gemini' / 'settings.json', 'BeforeTool')}",
+        f" {guard_line(project / '.gemini' / 'settings.json', offprompt, 'BeforeTool')}",
         f"{PAD}  runs: offprompt, version 9.9.9",
         f"{PAD}guarded by {project}/.gemini/settings.json",
     ] == lines[at + 1 : at + 5]
@@ -348,7 +355,7 @@ def test_agents_lists_every_agent_found_and_declared(
         f"{PAD}  waits for you: Claude Code asks you to approve offprompt, a server from"
         " .mcp.json, when it starts here: approve it",
         f"{PAD}guard in {project}/.claude/settings.json:"
-        f" {hook(project / '.claude' / 'settings.json')}",
+        f" {guard_line(project / '.claude' / 'settings.json', offprompt)}",
         f"{PAD}  runs: offprompt, version 9.9.9",
         f"{PAD}guarded by {project}/.claude/settings.json",
         "codex        found (~/.codex exists)",
