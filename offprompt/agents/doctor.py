@@ -130,6 +130,8 @@ def examine(
             findings.append(
                 Finding(item.kind, item.scope, item.path, item.command, check, said, blocked)
             )
+        # One hook under several events (Cursor's three) is one finding when all is alike.
+        findings = list(dict.fromkeys(findings))
         servers = tuple(f for f in findings if f.kind == "server")
         guards = tuple(f for f in findings if f.kind == "guard")
         protection, why = _protection(agent, guards, machine)
@@ -264,7 +266,8 @@ def _protection(
     # The mask (DESIGN §15) is not built yet: nothing is ever `masked` today.
     active = [g for g in guards if g.active]
     if active:
-        return "guarded", "guarded by " + ", ".join(machine.shown(g.path) for g in active)
+        holding = dict.fromkeys(machine.shown(g.path) for g in active)
+        return "guarded", "guarded by " + ", ".join(holding)
     if agent.unguarded:
         return "nothing", agent.unguarded
     for guard in guards:

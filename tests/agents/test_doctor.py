@@ -15,7 +15,16 @@ import pytest
 from cli_helpers import COMMAND
 from click.testing import Result
 
-from offprompt.agents import NAMES, Machine, host_waits, version_check
+from offprompt.agents import (
+    NAMES,
+    Machine,
+    Scope,
+    ServerCommand,
+    get,
+    guard_install,
+    host_waits,
+    version_check,
+)
 from offprompt.agents.zed import Zed
 
 Run = Callable[..., Result]
@@ -55,10 +64,15 @@ def offprompt(script: Make) -> Path:
     )
 
 
-def init(run: Run, project: Path, program: Path | str, *agents: str) -> None:
-    named = [arg for agent in agents for arg in ("--agent", agent)]
-    result = run("init", *named, "--project", str(project), "--command", f"{program} serve")
-    assert 0 == result.exit_code, result.output
+def init(project: Path, program: Path | str, *agents: str, scope: Scope = "project") -> None:
+    """What `offprompt init` writes for `agents` at `scope` (the project's own files unless
+    said), server and guard, made by the same code init runs."""
+    machine = Machine.current()
+    server = ServerCommand(str(program), ("serve",))
+    for name in agents:
+        agent = get(name)
+        assert not agent.install(scope, machine, project, server).failed
+        assert not guard_install.install_guard(agent, scope, machine, project, server).failed
 
 
 def doctor_json(run: Run, project: Path) -> tuple[int, dict[str, dict[str, Any]]]:
@@ -175,7 +189,7 @@ def test_a_command_that_does_not_resolve_does_not_run(
     run: Run, project: Path, program: str, why: str
 ) -> None:
     """A missing absolute path or a word not on PATH: does not run, with how to mend; exit 1."""
-    init(run, project, program, "cursor")
+    init(project, program, "cursor")
 
     result = run("agents", "--project", str(project))
 
@@ -188,7 +202,7 @@ def test_a_command_that_does_not_resolve_does_not_run(
 def test_a_file_that_is_not_executable_does_not_run(run: Run, project: Path, script: Make) -> None:
     """A program file without its x bits (a broken install) does not run."""
     program = script("offprompt", "exit 0", executable=False)
-    init(run, project, program, "cursor")
+    init(project, program, "cursor")
 
     code, items = doctor_json(run, project)
 
@@ -203,7 +217,7 @@ def test_a_deleted_install_is_a_broken_server_and_guard(
     run: Run, project: Path, offprompt: Path
 ) -> None:
     """Init, then the program goes (a deleted venv): both declarations say so and exit 1."""
-    init(run, project, offprompt, "gemini")
+    init(project, offprompt, "gemini")
     offprompt.unlink()
 
     code, items = doctor_json(run, project)
@@ -225,7 +239,7 @@ def test_agents_exits_0_when_everything_declared_runs(
     """Server and guard both answer: `runs`, `guarded by`, exit 0; the guard's program is run
     as `… --version` in place of `guard`."""
     fake_program("gemini")
-    init(run, project, offprompt, "gemini")
+    init(project, offprompt, "gemini")
 
     result = run("agents", "--project", str(project))
 
@@ -243,7 +257,7 @@ def test_agents_exits_0_when_everything_declared_runs(
 
 def test_only_the_guard_broken_is_exit_1(run: Run, project: Path, offprompt: Path) -> None:
     """A server that runs beside a guard whose program is gone: not guarded, and exit 1."""
-    init(run, project, offprompt, "gemini")
+    init(project, offprompt, "gemini")
     settings = project / ".gemini" / "settings.json"
     hook(settings, "BeforeTool", "/gone/offprompt guard")
 
@@ -341,7 +355,7 @@ def test_agents_lists_every_agent_found_and_declared(
     the agent waits for, and what keeps the values from the model."""
     claude = fake_program("claude")
     (home / ".codex").mkdir()
-    init(run, project, offprompt, "claude-code")
+    init(project, offprompt, "claude-code")
 
     result = run("agents", "--project", str(project))
 
@@ -372,7 +386,7 @@ def test_an_agent_with_no_hooks_says_why_it_is_not_guarded(
     run: Run, project: Path, offprompt: Path
 ) -> None:
     """Zed: declared and running, `nothing` keeps the values, and the agent's own reason."""
-    init(run, project, offprompt, "zed")
+    init(project, offprompt, "zed")
 
     code, items = doctor_json(run, project)
 
@@ -391,7 +405,7 @@ def test_agents_json_keeps_todays_keys_and_adds_the_doctors(
 ) -> None:
     """--json: the keys scripts read before (name … unguarded, declared's scope/path/command)
     and the doctor's (runs, waits, blocked, guards, protection, works)."""
-    init(run, project, offprompt, "zed", "gemini")
+    init(project, offprompt, "zed", "gemini")
 
     _, items = doctor_json(run, project)
 
@@ -429,7 +443,7 @@ def test_the_same_program_is_run_once(
     """Server and guard naming one program (and two agents too) cost one run."""
     log = tmp_path / "runs.log"
     counting = script("offprompt", f"echo run >> {log}\necho 'offprompt, version 1'")
-    init(run, project, counting, "gemini", "cursor")
+    init(project, counting, "gemini", "cursor")
 
     assert 0 == run("agents", "--project", str(project)).exit_code
     assert ["run"] == log.read_text().splitlines()
@@ -493,7 +507,7 @@ def test_claude_code_approval_and_trust(
     declined_in: str | None,
 ) -> None:
     """What Claude Code still asks about the project's .mcp.json server; declined is exit 1."""
-    init(run, project, offprompt, "claude-code")
+    init(project, offprompt, "claude-code")
     claude_world(home, project, claude_json, files)
 
     code, items = doctor_json(run, project)
@@ -512,8 +526,7 @@ def test_claude_code_user_server_waits_for_nothing(
     run: Run, project: Path, home: Path, offprompt: Path
 ) -> None:
     """A user-scope server needs no approval and is the same in every folder."""
-    assert 0 == run("init", "--agent", "claude-code", "--global", "--command",
-                    f"{offprompt} serve").exit_code  # fmt: skip
+    init(project, offprompt, "claude-code", scope="user")
 
     code, items = doctor_json(run, project)
 
@@ -529,7 +542,7 @@ def test_claude_code_trust_of_the_git_work_tree_counts(
     (repo / ".git").mkdir(parents=True)
     sub = repo / "app"
     sub.mkdir()
-    init(run, sub, offprompt, "claude-code")
+    init(sub, offprompt, "claude-code")
     (home / ".claude.json").write_text(json.dumps({"projects": {str(repo): TRUSTED}}))
 
     _, items = doctor_json(run, sub)
@@ -602,7 +615,7 @@ def test_codex_untrusted_folder_ignores_the_project(
     run: Run, project: Path, home: Path, offprompt: Path
 ) -> None:
     """No trust record: server and guard wait for the folder's trust; the guard keeps nothing."""
-    init(run, project, offprompt, "codex")
+    init(project, offprompt, "codex")
     codex_world(project, home, None)
 
     code, items = doctor_json(run, project)
@@ -620,7 +633,7 @@ def test_codex_folder_declined_is_exit_1(
     run: Run, project: Path, home: Path, offprompt: Path
 ) -> None:
     """trust_level = "untrusted": Codex ignores .codex/ here, so it would not work."""
-    init(run, project, offprompt, "codex")
+    init(project, offprompt, "codex")
     codex_world(project, home, "untrusted")
 
     code, items = doctor_json(run, project)
@@ -651,7 +664,7 @@ def test_codex_hook_trust(
 ) -> None:
     """The hook's `[hooks.state]` record in CODEX_HOME/config.toml: trusted (the definition's
     hash), untrusted, changed since trusted, turned off (exit 1)."""
-    init(run, project, offprompt, "codex")
+    init(project, offprompt, "codex")
     record = f'[hooks.state."{hook_key(project)}"]\n' + state.format(hash=current_hash(project))
     codex_world(project, home, "trusted", record if state else "")
 
@@ -670,7 +683,7 @@ def test_codex_hook_changed_since_trusted_says_so(
     run: Run, project: Path, home: Path, offprompt: Path
 ) -> None:
     """A command changed after the person trusted it: the wait says to trust it again."""
-    init(run, project, offprompt, "codex")
+    init(project, offprompt, "codex")
     old = current_hash(project)
     codex_world(project, home, "trusted", f'[hooks.state."{hook_key(project)}"]\n'
                 f'trusted_hash = "{old}"\n')  # fmt: skip
@@ -689,8 +702,7 @@ def test_codex_user_hook_is_keyed_by_its_own_file(
     run: Run, project: Path, home: Path, offprompt: Path
 ) -> None:
     """The user hook (~/.codex/hooks.json) trusted under its own path: guarded, no waits."""
-    assert 0 == run("init", "--agent", "codex", "--global", "--command",
-                    f"{offprompt} serve").exit_code  # fmt: skip
+    init(project, offprompt, "codex", scope="user")
     hooks = home / ".codex" / "hooks.json"
     group = json.loads(hooks.read_text())["hooks"]["PreToolUse"][0]
     command = group["hooks"][0]["command"]
@@ -710,7 +722,7 @@ def test_a_hook_command_string_is_shown_as_written(
 ) -> None:
     """The guard's line shows the hook's command string as written; what runs is the guard's
     program (guard_install.guard_argv) with `--version` for `guard`."""
-    init(run, project, offprompt, "gemini")
+    init(project, offprompt, "gemini")
 
     _, items = doctor_json(run, project)
 
@@ -737,3 +749,16 @@ def test_a_broken_codex_config_is_said_once(run: Run, project: Path, home: Path)
     (problem,) = items["codex"]["problems"]
     assert 1 == code
     assert problem.startswith("~/.codex/config.toml is not valid TOML")
+
+
+def test_one_hook_under_several_events_is_one_guard(
+    run: Run, project: Path, offprompt: Path
+) -> None:
+    """Cursor's hook sits under three events: one guard line, one `guarded by`."""
+    init(project, offprompt, "cursor")
+
+    result = run("agents", "--project", str(project))
+
+    lines = result.stdout.splitlines()
+    assert 1 == sum(line.startswith(f"{PAD}guard in ") for line in lines)
+    assert f"{PAD}guarded by {project}/.cursor/hooks.json" in lines
