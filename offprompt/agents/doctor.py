@@ -20,7 +20,7 @@ from typing import Literal
 from offprompt.agents import files, guard_install
 from offprompt.agents.host_waits import Hook, HostWaits, Wait
 from offprompt.agents.interface import SCOPES, SERVER_NAME, Agent, Machine, Presence, Scope
-from offprompt.agents.version_check import TIMEOUT, Check, run_checks
+from offprompt.agents.version_check import TIMEOUT, Check, Probe, run_checks
 from offprompt.configedit import jsonc
 from offprompt.errors import ConfigError
 
@@ -114,14 +114,14 @@ def examine(
                 plan = _guard_plan(hook.command, scope, machine, folder)
                 pending.append(_Pending("guard", scope, hook.path, (hook.command,), plan, hook))
         found.append((agent, agent.presence(machine), pending, _unique(problems)))
-    wanted = [p.plan for _, _, items, _ in found for p in items if isinstance(p.plan, tuple)]
-    results = run_checks(wanted, machine, folder, timeout=timeout)
+    wanted = [p.plan for _, _, items, _ in found for p in items if isinstance(p.plan, Probe)]
+    results = run_checks(wanted, machine, timeout=timeout)
     reports = []
     for agent, presence, items, problems in found:
         waits = HostWaits(agent, machine, folder)
         findings = []
         for item in items:
-            check = results[item.plan] if isinstance(item.plan, tuple) else item.plan
+            check = results[item.plan] if isinstance(item.plan, Probe) else item.plan
             try:
                 said, blocked = waits.about(item.kind, item.scope, item.hook)
             except ConfigError as e:
@@ -153,13 +153,13 @@ class _Pending:
     scope: Scope
     path: Path
     command: tuple[str, ...] | None
-    plan: tuple[str, ...] | Check  # the argv to run, or the answer already known
+    plan: Probe | Check  # what to run, or the answer already known
     hook: Hook | None = None
 
 
 def _server_plan(
     words: tuple[str, ...] | None, scope: Scope, machine: Machine, folder: Path
-) -> tuple[str, ...] | Check:
+) -> Probe | Check:
     """The argv that checks a server command (`… serve` → `… --version`), or why none runs."""
     if not words:
         return Check(False, f"the {SERVER_NAME!r} entry has no command and args offprompt can read")
@@ -171,9 +171,7 @@ def _server_plan(
     return _plan(words[:-1], scope, machine, folder)
 
 
-def _guard_plan(
-    command: str, scope: Scope, machine: Machine, folder: Path
-) -> tuple[str, ...] | Check:
+def _guard_plan(command: str, scope: Scope, machine: Machine, folder: Path) -> Probe | Check:
     """The argv that checks the guard's program (`… guard` → `… --version`)."""
     words = guard_install.guard_argv(command)
     if words is None:
@@ -181,21 +179,45 @@ def _guard_plan(
     return _plan(words[:-1], scope, machine, folder)
 
 
-def _plan(
-    words: tuple[str, ...], scope: Scope, machine: Machine, folder: Path
-) -> tuple[str, ...] | Check:
+def _plan(words: tuple[str, ...], scope: Scope, machine: Machine, folder: Path) -> Probe | Check:
     program, why = _resolve(words[0], machine, folder)
     if program is None:
         return Check(False, why)
-    if scope == "project" and program.is_relative_to(folder):
-        # A project's own files may come from anyone who can push to it: offprompt does not
-        # start a program they name from inside the project before the person has.
+    ran = (str(program), *words[1:], "--version")
+    if scope != "project":
+        # The person's own configs: run as the agent would, in the project.
+        return Probe(ran, folder)
+    # A project's shared files may come from anyone who can push to it, and the agent asks the
+    # person before running what they name: offprompt runs only the plain shapes init writes
+    # there, from the home folder (so no project config of uv's steers it), nothing else.
+    refused = _unshared(words, program, folder)
+    if refused is not None:
         return Check(
             None,
-            f"not run: {words[0]} is inside the project and a file the project shares names it;"
-            f" check it yourself with `{shlex.join((*words, '--version'))}`",
+            f"not run: {refused}, and a file the project shares names it; check it yourself"
+            f" with `{shlex.join((*words, '--version'))}`",
         )
-    return (str(program), *words[1:], "--version")
+    return Probe(ran, machine.home)
+
+
+# The programs a shared file's command may start for the check: offprompt itself, or the tool
+# runners init writes for a team (`uvx offprompt serve`, `uv tool run …`, `pipx run …`).
+_SHARED_PROGRAMS = ("offprompt", "uvx", "uv", "pipx")
+
+
+def _unshared(words: tuple[str, ...], program: Path, folder: Path) -> str | None:
+    """Why offprompt does not run this command from a project's shared file, or None."""
+    if program.is_relative_to(folder):
+        return f"{words[0]} is inside the project"
+    name = program.name.lower().removesuffix(".exe")
+    if name not in _SHARED_PROGRAMS:
+        return f"{words[0]} is not offprompt, uvx, uv or pipx"
+    if name == "uv" and tuple(words[1:3]) != ("tool", "run"):
+        return "uv runs it only as `uv tool run`"
+    for word in words[1:]:
+        if any(c in word for c in "/\\") or word.startswith((".", "~")):
+            return f"{word} names a path or an address"
+    return None
 
 
 def _resolve(word: str, machine: Machine, folder: Path) -> tuple[Path | None, str]:

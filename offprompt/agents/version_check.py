@@ -17,7 +17,7 @@ from pathlib import Path
 from offprompt import disk
 from offprompt.agents.interface import Machine
 
-__all__ = ["TIMEOUT", "Check", "run_checks"]
+__all__ = ["TIMEOUT", "Check", "Probe", "run_checks"]
 
 # How long a declared command has to answer `--version` (DESIGN §9).
 TIMEOUT = 5.0
@@ -38,24 +38,34 @@ class Check:
     version: str | None = None
 
 
+@dataclass(frozen=True)
+class Probe:
+    """One check to make: `argv` (a program and its `--version`), run in the folder `cwd`."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+
+
 def run_checks(
-    argvs: Iterable[tuple[str, ...]],
+    probes: Iterable[Probe],
     machine: Machine,
-    cwd: Path,
     *,
     timeout: float = TIMEOUT,
-) -> dict[tuple[str, ...], Check]:
-    """Run each distinct argv (at once, in `cwd`, with the machine's environment) and say
-    whether it answered: exit 0 within `timeout` seconds. A program still running then is
-    killed with everything it started."""
-    distinct = list(dict.fromkeys(argvs))
+) -> dict[Probe, Check]:
+    """Run each distinct probe (at once, with the machine's environment) and say whether it
+    answered: exit 0 within `timeout` seconds. A program still running then is killed with
+    everything it started."""
+    distinct = list(dict.fromkeys(probes))
     if not distinct:
         return {}
-    where = cwd if cwd.is_dir() else machine.home
     env = dict(machine.environ)
+
+    def check(probe: Probe) -> Check:
+        where = probe.cwd if probe.cwd.is_dir() else machine.home
+        return _run(probe.argv, where, env, timeout)
+
     with ThreadPoolExecutor(max_workers=min(_WORKERS, len(distinct))) as pool:
-        checks = pool.map(lambda argv: _run(argv, where, env, timeout), distinct)
-        return dict(zip(distinct, checks, strict=True))
+        return dict(zip(distinct, pool.map(check, distinct), strict=True))
 
 
 def _run(argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], timeout: float) -> Check:

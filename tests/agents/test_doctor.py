@@ -102,12 +102,16 @@ def waits(finding: dict[str, Any]) -> list[str]:
     return [w["for"] for w in finding["waits"]]
 
 
+def probe(program: Path, machine: Machine) -> version_check.Probe:
+    return version_check.Probe((str(program), "--version"), machine.home)
+
+
 # -- running the declared command ----------------------------------------------------------------
 
 
 def test_a_program_that_answers_version_runs(offprompt: Path, machine: Machine) -> None:
     """Exit 0 to `--version`: runs, with the first line of its answer."""
-    checks = version_check.run_checks([(str(offprompt), "--version")], machine, machine.home)
+    checks = version_check.run_checks([probe(offprompt, machine)], machine)
 
     assert (
         version_check.Check(
@@ -116,7 +120,7 @@ def test_a_program_that_answers_version_runs(offprompt: Path, machine: Machine) 
             (str(offprompt), "--version"),
             "offprompt, version 9.9.9",
         )
-        == checks[(str(offprompt), "--version")]
+        == checks[probe(offprompt, machine)]
     )
 
 
@@ -125,11 +129,11 @@ def test_a_program_that_fails_says_how(script: Make, machine: Machine) -> None:
     failing = script("offprompt", "echo 'Traceback (most recent call last):' >&2\necho boom >&2\n"
                      "exit 3")  # fmt: skip
 
-    check = version_check.run_checks([(str(failing), "--version")], machine, machine.home)
+    check = version_check.run_checks([probe(failing, machine)], machine)
 
     assert (False, f"`{failing} --version` exited with status 3: boom") == (
-        check[(str(failing), "--version")].ok,
-        check[(str(failing), "--version")].why,
+        check[probe(failing, machine)].ok,
+        check[probe(failing, machine)].why,
     )
 
 
@@ -141,12 +145,12 @@ def test_a_hung_program_is_killed_at_the_limit_with_what_it_started(
     hung = script("offprompt", f"{SLEEP} 60 &\necho $! > {pid_file}\nwait")
 
     started = time.monotonic()
-    check = version_check.run_checks([(str(hung), "--version")], machine, machine.home, timeout=0.5)
+    check = version_check.run_checks([probe(hung, machine)], machine, timeout=0.5)
     took = time.monotonic() - started
 
     assert (False, f"`{hung} --version` did not answer within 0.5 s") == (
-        check[(str(hung), "--version")].ok,
-        check[(str(hung), "--version")].why,
+        check[probe(hung, machine)].ok,
+        check[probe(hung, machine)].why,
     )
     assert 0.5 <= took < 3
     child = int(pid_file.read_text())
@@ -172,7 +176,7 @@ def test_checks_run_at_the_same_time(script: Make, machine: Machine) -> None:
     slow = [script(f"offprompt{i}", f"{SLEEP} 1\necho ok") for i in range(4)]
 
     started = time.monotonic()
-    checks = version_check.run_checks([(str(p), "--version") for p in slow], machine, machine.home)
+    checks = version_check.run_checks([probe(p, machine) for p in slow], machine)
 
     assert [True] * 4 == [c.ok for c in checks.values()]
     assert time.monotonic() - started < 2.5
@@ -762,3 +766,71 @@ def test_one_hook_under_several_events_is_one_guard(
     lines = result.stdout.splitlines()
     assert 1 == sum(line.startswith(f"{PAD}guard in ") for line in lines)
     assert f"{PAD}guarded by {project}/.cursor/hooks.json" in lines
+
+
+def mcp_json(project: Path, command: str, *args: str) -> None:
+    entry = {"command": command, "args": list(args)}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"offprompt": entry}}))
+
+
+@pytest.mark.parametrize(
+    ("words", "why"),
+    [
+        (["sh", "{evil}", "offprompt", "serve"], "sh is not offprompt, uvx, uv or pipx"),
+        (["uvx", "--from", "./evil", "offprompt", "serve"], "./evil names a path or an address"),
+        (["uvx", "--from", "git+https://example.invalid/x", "offprompt", "serve"],
+         "git+https://example.invalid/x names a path or an address"),
+        (["uv", "run", "offprompt", "serve"], "uv runs it only as `uv tool run`"),
+    ],
+    ids=["a shell running a project file", "a local source", "a remote source", "uv run"],
+)  # fmt: skip
+def test_a_shared_file_gets_only_plain_commands_run(
+    run: Run,
+    project: Path,
+    fake_program: Callable[[str], Path],
+    words: list[str],
+    why: str,
+) -> None:
+    """.mcp.json may come from anyone who can push: a command that would run code it names is
+    not run (the person checks it), and nothing it names ran."""
+    marker = project.parent / "ran"
+    for name in ("sh", "uvx", "uv"):
+        fake_program(name).write_text(f"#!/bin/sh\n{TOUCH} {marker}\n")
+    evil = project / "evil"
+    evil.write_text(f"{TOUCH} {marker}\n")
+    mcp_json(project, *(w.format(evil=evil) for w in words))
+
+    code, items = doctor_json(run, project)
+
+    runs = items["claude-code"]["declared"][0]["runs"]
+    assert (0, None, False) == (code, runs["ok"], marker.exists())
+    assert runs["why"].startswith(f"not run: {why}, and a file the project shares names it")
+
+
+def test_a_shared_uvx_command_is_run_from_the_home_folder(
+    run: Run, project: Path, home: Path, fake_program: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """`uvx offprompt serve` in .mcp.json runs as `uvx offprompt --version`, from HOME, so no
+    uv configuration in the project steers what it fetches."""
+    where = tmp_path / "cwd"
+    fake_program("uvx").write_text(f'#!/bin/sh\npwd > {where}\necho "offprompt, version 2"\n')
+    mcp_json(project, "uvx", "offprompt", "serve")
+
+    code, items = doctor_json(run, project)
+
+    runs = items["claude-code"]["declared"][0]["runs"]
+    assert (0, True, "offprompt, version 2") == (code, runs["ok"], runs["version"])
+    assert str(home) == where.read_text().strip()
+
+
+def test_the_persons_own_config_runs_in_the_project(
+    run: Run, project: Path, script: Make, tmp_path: Path
+) -> None:
+    """A user-scope command is the person's: it is run in the project, as the agent runs it."""
+    where = tmp_path / "cwd"
+    program = script("offprompt", f'pwd > {where}\necho "offprompt, version 3"')
+    init(project, program, "cursor", scope="user")
+
+    code, _ = doctor_json(run, project)
+
+    assert (0, str(project)) == (code, where.read_text().strip())
