@@ -245,10 +245,12 @@ def agents(project: Path | None, as_json: bool) -> None:
 
     Looks at the project's configs (the current folder, or --project) and at
     your user configs. A command runs when its program resolves and answers
-    `--version` within 5 seconds (the server's `... serve` and the guard's `...
-    guard` are run with `--version` in place of their last word; a program
-    inside the project that a shared project file names is not run). Waits are
-    Claude Code's approval of a project server and its folder trust dialog, and
+    `--version` within 5 seconds: the server's `... serve` and the guard's `...
+    guard` are run with `--version` in place of their last word, all at once.
+    One a project's shared files name (.mcp.json, .codex/, ...) is run only as
+    offprompt, uvx, `uv tool run` or pipx with no path among its words, from
+    your home folder; anything else there is shown, not run. The waits are
+    Claude Code's approval of a project server and its folder trust, and
     Codex's folder trust and its trust of the hook in /hooks. An agent is found
     when its program is on PATH or its settings folder exists.
     """
