@@ -250,9 +250,10 @@ def agents(project: Path | None, as_json: bool) -> None:
     One a project's shared files name (.mcp.json, .codex/, ...) is run only as
     offprompt, uvx, `uv tool run` or pipx with no path among its words, from
     your home folder; anything else there is shown, not run. The waits are
-    Claude Code's approval of a project server and its folder trust, and
-    Codex's folder trust and its trust of the hook in /hooks. An agent is found
-    when its program is on PATH or its settings folder exists.
+    Claude Code's approval of a project server and its folder trust, Codex's
+    folder trust and its trust of the hook in /hooks, and Gemini CLI's folder
+    trust. An agent is found when its program is on PATH or its settings
+    folder exists.
     """
     machine = Machine.current()
     folder = (project or Path.cwd()).resolve()

@@ -1,12 +1,14 @@
 """What Claude Code and Codex still wait for from the person before offprompt works in a
 project (DESIGN §9), read from the files where those versions record it: Claude Code 2.1.328's
-approval of a project server and its folder trust; Codex 0.169's folder trust and hook trust.
+approval of a project server and its folder trust; Codex 0.169's folder trust and hook trust;
+Gemini CLI 0.61's folder trust.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -51,6 +53,7 @@ class HostWaits:
         self.agent, self.machine, self.folder = agent, machine, folder
         self._claude: _ClaudeState | None = None
         self._codex: dict[str, Any] | None = None
+        self._gemini_trust: tuple[bool | None, str] | None = None
 
     def about(
         self, kind: str, scope: Scope, hook: Hook | None = None
@@ -61,7 +64,31 @@ class HostWaits:
             return self._claude_code(kind, scope)
         if self.agent.name == "codex":
             return self._codex_about(scope, hook)
+        if self.agent.name == "gemini":
+            return self._gemini()
         return (), None
+
+    # Gemini CLI 0.61 -------------------------------------------------------------------------
+
+    def _gemini(self) -> tuple[tuple[Wait, ...], str | None]:
+        if self._gemini_trust is None:
+            self._gemini_trust = _gemini_trust(self.agent, self.machine, self.folder)
+        trusted, why = self._gemini_trust
+        if trusted is True:
+            return (), None
+        if trusted is False:
+            return (
+                (),
+                f"Gemini CLI does not trust this folder ({why}), so it runs no MCP server"
+                " and no hook here; trust it with `/permissions trust` in Gemini CLI",
+            )
+        return (
+            Wait(
+                "folder-trust",
+                "Gemini CLI runs no MCP server and no hook here, yours included, until you trust"
+                " this folder: trust it when Gemini CLI asks",
+            ),
+        ), None
 
     # Claude Code 2.1.328 ---------------------------------------------------------------------
 
@@ -298,3 +325,41 @@ def _snake(event: str) -> str:
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+def _gemini_trust(agent: Agent, machine: Machine, folder: Path) -> tuple[bool | None, str]:
+    """Whether Gemini CLI 0.61 trusts `folder` (None: it will ask), and what decides it:
+    GEMINI_CLI_TRUST_WORKSPACE, `security.folderTrust.enabled: false` in the user settings, or
+    the longest rule of trustedFolders.json (beside the user settings, or
+    GEMINI_CLI_TRUSTED_FOLDERS_PATH) whose folder holds this one (TRUST_PARENT: the rule's
+    parent folder)."""
+    env = machine.environ
+    if env.get("GEMINI_RESTRICTED_MODE") == "true":
+        return False, "GEMINI_RESTRICTED_MODE=true"
+    if env.get("GEMINI_CLI_TRUST_WORKSPACE") in ("true", "false"):
+        said = env["GEMINI_CLI_TRUST_WORKSPACE"]
+        return said == "true", f"GEMINI_CLI_TRUST_WORKSPACE={said}"
+    user = agent.location("user", machine, folder).path
+    if user is None:
+        return None, ""
+    security = _json_file(user, machine).get("security")
+    trust = security.get("folderTrust") if isinstance(security, dict) else None
+    if isinstance(trust, dict) and trust.get("enabled") is False:
+        return True, "folder trust is off in its settings"
+    rules_path = machine.env_path("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or (
+        user.parent / "trustedFolders.json"
+    )
+    rules = _json_file(rules_path, machine)
+    here = Path(os.path.realpath(folder))
+    best: tuple[int, object] = (-1, None)
+    for rule, level in rules.items():
+        where = os.path.dirname(rule) if level == "TRUST_PARENT" else rule
+        effective = Path(os.path.realpath(where))
+        if (here == effective or effective in here.parents) and len(rule) > best[0]:
+            best = (len(rule), level)
+    shown = machine.shown(rules_path)
+    if best[1] == "DO_NOT_TRUST":
+        return False, f"DO_NOT_TRUST in {shown}"
+    if best[1] in ("TRUST_FOLDER", "TRUST_PARENT"):
+        return True, f"{best[1]} in {shown}"
+    return None, ""

@@ -98,6 +98,13 @@ def guard_line(settings: Path, program: Path, event: str = "PreToolUse") -> str:
     return plain if hook(settings, event) == plain else f"{plain} (through a wrapper)"
 
 
+def trust_gemini(project: Path, level: str = "TRUST_FOLDER") -> None:
+    """The person's answer to Gemini CLI's trust question, where Gemini CLI keeps it."""
+    folder = Path(os.environ["HOME"]) / ".gemini"
+    folder.mkdir(exist_ok=True)
+    (folder / "trustedFolders.json").write_text(json.dumps({str(project): level}))
+
+
 def waits(finding: dict[str, Any]) -> list[str]:
     return [w["for"] for w in finding["waits"]]
 
@@ -244,6 +251,7 @@ def test_agents_exits_0_when_everything_declared_runs(
     as `… --version` in place of `guard`."""
     fake_program("gemini")
     init(project, offprompt, "gemini")
+    trust_gemini(project)
 
     result = run("agents", "--project", str(project))
 
@@ -410,6 +418,7 @@ def test_agents_json_keeps_todays_keys_and_adds_the_doctors(
     """--json: the keys scripts read before (name … unguarded, declared's scope/path/command)
     and the doctor's (runs, waits, blocked, guards, protection, works)."""
     init(project, offprompt, "zed", "gemini")
+    trust_gemini(project)
 
     _, items = doctor_json(run, project)
 
@@ -834,3 +843,70 @@ def test_the_persons_own_config_runs_in_the_project(
     code, _ = doctor_json(run, project)
 
     assert (0, str(project)) == (code, where.read_text().strip())
+
+
+# -- Gemini CLI: folder trust -----------------------------------------------------------------
+
+# What `gemini mcp list` (0.61.0) was seen to say for each: tests/real_hosts/test_doctor.py asks
+# the real binary again. {p} is the project, {up} its parent folder.
+GEMINI_STATES = [
+    ("no rule", {}, {}, "waits"),
+    ("the folder trusted", {"{p}": "TRUST_FOLDER"}, {}, "trusted"),
+    ("a parent trusted", {"{up}": "TRUST_FOLDER"}, {}, "trusted"),
+    ("trusted as the parent of a sibling", {"{up}/other": "TRUST_PARENT"}, {}, "trusted"),
+    ("the folder declined", {"{p}": "DO_NOT_TRUST"}, {}, "declined"),
+    ("the longest rule wins", {"{up}": "TRUST_FOLDER", "{p}": "DO_NOT_TRUST"}, {}, "declined"),
+    ("the longest rule wins the other way", {"{up}": "DO_NOT_TRUST", "{p}": "TRUST_FOLDER"}, {},
+     "trusted"),
+    ("folder trust off", {}, {"security": {"folderTrust": {"enabled": False}}}, "trusted"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rules", "settings", "expected"),
+    [case[1:] for case in GEMINI_STATES],
+    ids=[case[0] for case in GEMINI_STATES],
+)
+def test_gemini_folder_trust(
+    run: Run,
+    project: Path,
+    home: Path,
+    offprompt: Path,
+    rules: dict[str, str],
+    settings: dict[str, Any],
+    expected: str,
+) -> None:
+    """Gemini CLI runs nothing of ours (user configs included) in a folder it does not trust:
+    a wait until the person answers, exit 1 once they declined."""
+    init(project, offprompt, "gemini", scope="user")
+    gemini = home / ".gemini"
+    user = json.loads((gemini / "settings.json").read_text())
+    (gemini / "settings.json").write_text(json.dumps({**user, **settings}))
+    (gemini / "trustedFolders.json").write_text(
+        json.dumps({k.format(p=project, up=project.parent): v for k, v in rules.items()})
+    )
+
+    code, items = doctor_json(run, project)
+
+    found = [items["gemini"]["declared"][0], items["gemini"]["guards"][0]]
+    said = {
+        "waits": [["folder-trust"], ["folder-trust"]],
+        "trusted": [[], []],
+        "declined": [[], []],
+    }[expected]
+    assert said == [waits(f) for f in found]
+    assert [expected == "declined"] * 2 == [f["blocked"] is not None for f in found]
+    assert (1 if expected == "declined" else 0) == code
+    assert ("guarded" if expected == "trusted" else "nothing") == items["gemini"]["protection"]
+
+
+def test_gemini_trust_from_the_environment(
+    run: Run, project: Path, offprompt: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder, as Gemini CLI reads it."""
+    init(project, offprompt, "gemini")
+    monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+
+    _, items = doctor_json(run, project)
+
+    assert [] == waits(items["gemini"]["declared"][0])

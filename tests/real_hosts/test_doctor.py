@@ -213,3 +213,52 @@ def test_codex_hook_trust_is_what_codex_reports(
     )
     host = "disabled" if not hook["enabled"] else hook["trustStatus"]
     assert host == ours
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------------
+
+GEMINI = [
+    ("no rule", {}, {}),
+    ("the folder trusted", {"{p}": "TRUST_FOLDER"}, {}),
+    ("a parent trusted", {"{up}": "TRUST_FOLDER"}, {}),
+    ("trusted as the parent of a sibling", {"{up}/other": "TRUST_PARENT"}, {}),
+    ("the folder declined", {"{p}": "DO_NOT_TRUST"}, {}),
+    ("the longest rule wins", {"{up}": "TRUST_FOLDER", "{p}": "DO_NOT_TRUST"}, {}),
+    ("the longest rule wins the other way", {"{up}": "DO_NOT_TRUST", "{p}": "TRUST_FOLDER"}, {}),
+    ("folder trust off", {}, {"security": {"folderTrust": {"enabled": False}}}),
+]
+
+
+@pytest.mark.parametrize(("rules", "settings"), [c[1:] for c in GEMINI], ids=[c[0] for c in GEMINI])
+def test_gemini_folder_trust_is_what_gemini_mcp_list_says(
+    world: tuple[Path, Path, dict[str, str], ServerCommand],
+    rules: dict[str, str],
+    settings: dict[str, Any],
+) -> None:
+    """Disabled in `gemini mcp list` (on stderr; an untrusted folder) ↔ the doctor's wait or
+    decline."""
+    gemini, node = tool_or_skip("gemini"), tool_or_skip("node24")
+    home, project, env, server = world
+    env = {**env, "PATH": f"{Path(node).parent}:{env['PATH']}", "GEMINI_API_KEY": "dummy"}
+    machine = Machine(home=home, environ=env, platform="linux")
+    assert not get("gemini").install("user", machine, project, server).failed
+    user = home / ".gemini" / "settings.json"
+    auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    merged = {**json.loads(user.read_text()), **auth}
+    merged["security"] = {**auth["security"], **settings.get("security", {})}
+    user.write_text(json.dumps(merged))
+    (home / ".gemini" / "trustedFolders.json").write_text(
+        json.dumps({k.format(p=project, up=project.parent): v for k, v in rules.items()})
+    )
+
+    found = report("gemini", home, project, env)
+    listed = subprocess.run(
+        [gemini, "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+    )
+    lines = [s for s in (listed.stdout + listed.stderr).splitlines() if "offprompt:" in s]
+    assert len(lines) == 1, listed.stdout + listed.stderr
+    line = lines[0]
+
+    (server_finding,) = found.servers
+    ours = server_finding.blocked is None and not server_finding.waits
+    assert ("Disabled" not in line) == ours, listed.stdout + listed.stderr
