@@ -910,3 +910,28 @@ def test_gemini_trust_from_the_environment(
     _, items = doctor_json(run, project)
 
     assert [] == waits(items["gemini"]["declared"][0])
+
+
+def test_a_program_whose_interpreter_is_gone_does_not_run(script: Make, machine: Machine) -> None:
+    """A script kept after its venv's Python went (a broken upgrade): it cannot start."""
+    orphan = script("offprompt", "")
+    orphan.write_text("#!/nowhere/venv/bin/python\nprint('offprompt')\n")
+
+    check = version_check.run_checks([probe(orphan, machine)], machine)[probe(orphan, machine)]
+
+    assert False is check.ok
+    assert check.why.startswith(f"`{orphan} --version` could not start (")
+
+
+def test_a_link_left_by_an_uninstalled_tool_does_not_run(
+    run: Run, project: Path, tmp_path: Path
+) -> None:
+    """pipx's or uv's link in ~/.local/bin whose tool was uninstalled: does not exist."""
+    link = tmp_path / "bin" / "offprompt"
+    link.parent.mkdir()
+    link.symlink_to(tmp_path / "gone" / "bin" / "offprompt")
+    init(project, link, "cursor")
+
+    code, items = doctor_json(run, project)
+
+    assert (1, f"{link} does not exist") == (code, items["cursor"]["declared"][0]["runs"]["why"])
