@@ -82,6 +82,11 @@ def _run(argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], timeout: floa
             start_new_session=True,
         )
     except OSError as e:
+        missing = _missing_interpreter(argv[0]) if isinstance(e, FileNotFoundError) else None
+        if missing is not None:
+            return Check(
+                False, f"`{shown}` could not start: its interpreter {missing} is gone", argv
+            )
         return Check(False, f"`{shown}` could not start ({disk.reason(e)})", argv)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -97,6 +102,22 @@ def _run(argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], timeout: floa
         return Check(False, f"{why}: {said}" if said else why, argv)
     version = _first_line(out) or _first_line(err)
     return Check(True, f"answers `{shown}`", argv, version)
+
+
+def _missing_interpreter(program: str) -> str | None:
+    """The `#!` interpreter of an existing script when that is what is missing (the venv a
+    script belonged to was deleted or rebuilt), else None."""
+    try:
+        with open(program, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if words and not Path(words[0]).exists():
+        return words[0]
+    return None
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
