@@ -20,6 +20,7 @@ from offprompt.agents import (
     Machine,
     Scope,
     ServerCommand,
+    doctor,
     gitignore,
     guard_install,
 )
@@ -347,77 +348,144 @@ def remove(
         raise SystemExit(1)
 
 
-@click.command(short_help="List known agents, whether found, where offprompt is declared.")
+@click.command(
+    short_help="Check each agent: does offprompt start, is .env kept from it.",
+    epilog="""\b
+--json prints an array, one object per agent:
+  name, title, found, evidence, problems (configs that cannot be read),
+  declared: [{scope, path, command, runs, waits, blocked}],
+  guards:   [{scope, path, command, runs, waits, blocked}],
+  guarded:  [{scope, path}] (the files holding the guard's hook),
+  unguarded (why the agent cannot be guarded, or null),
+  protection ("masked", "guarded" or "nothing") and protection_why,
+  works (false when something declared would not work).
+runs is {ok, why, ran, version}: ok is true (answered --version), false (does
+not run) or null (not checked, why says why); waits is [{for, detail}] with for
+"approval", "folder-trust" or "hook-trust"; blocked says why the agent will not
+run it (you turned it off), else null.
+
+\b
+Exit codes:
+  0  everything declared works (it may still wait for you)
+  1  something declared would not work, or a config cannot be read""",
+)
 @_project_option
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead.")
 def agents(project: Path | None, as_json: bool) -> None:
-    """List the agents offprompt knows, whether each is on this machine, where
-    offprompt is declared, and whether the guard keeps .env from the agent.
+    """Check the agents offprompt knows: where offprompt is declared, whether
+    the command each config names runs here, what the agent still waits for
+    from you, and what keeps your values from its model.
 
-    An agent is found when its program is on PATH or its settings folder
-    exists. Looks at the project's configs (the current folder, or --project)
-    and at your user configs; for each config declaring offprompt, shows the
-    command the agent will run.
+    Looks at the project's configs (the current folder, or --project) and at
+    your user configs. A command runs when its program resolves and answers
+    `--version` within 5 seconds: the server's `... serve` and the guard's `...
+    guard` are run with `--version` in place of their last word, all at once.
+    One a project's shared files name (.mcp.json, .codex/, ...) is run only as
+    offprompt, uvx, `uv tool run` or pipx with no path among its words, from
+    your home folder; anything else there is shown, not run. The waits are
+    Claude Code's approval of a project server and its folder trust, Codex's
+    folder trust and its trust of the hook in /hooks, and Gemini CLI's folder
+    trust. An agent is found when its program is on PATH or its settings
+    folder exists.
     """
     machine = Machine.current()
     folder = (project or Path.cwd()).resolve()
-    # $HOME holds user configs, not a project's: a .mcp.json there is not a project declaration.
-    scopes: tuple[Scope, ...] = (
-        ("user",) if folder == machine.home.resolve() else ("local", "project", "user")
-    )
-    report = []
-    for agent in AGENTS:
-        presence = agent.presence(machine)
-        declared = []
-        problems = []
-        guarded: list[tuple[Scope, Path]] = []
-        for scope in scopes:
-            try:
-                d = agent.declaration(scope, machine, folder)
-                where = guard_install.guarded(agent, scope, machine, folder)
-            except ConfigError as e:
-                problems.append(str(e))
-                continue
-            if d is not None:
-                declared.append(d)
-            if where is not None:
-                guarded.append((scope, where))
-        report.append((agent, presence, declared, problems, guarded))
+    reports = doctor.examine(AGENTS, machine, folder)
     if as_json:
-        items = [
-            {
-                "name": agent.name,
-                "title": agent.title,
-                "found": presence.found,
-                "evidence": presence.evidence,
-                "declared": [
-                    {
-                        "scope": d.scope,
-                        "path": str(d.path),
-                        "command": list(d.command) if d.command is not None else None,
-                    }
-                    for d in declared
-                ],
-                "problems": problems,
-                "guarded": [{"scope": sc, "path": str(p)} for sc, p in guarded],
-                "unguarded": agent.unguarded or None,
-            }
-            for agent, presence, declared, problems, guarded in report
-        ]
-        click.echo(json.dumps(items, indent=2, ensure_ascii=False))
-        return
+        click.echo(json.dumps([_report_json(r) for r in reports], indent=2, ensure_ascii=False))
+    else:
+        width = max(len(n) for n in NAMES) + 2
+        for report in reports:
+            for line in _report_lines(report, machine):
+                click.echo(line if line.startswith(report.agent.name) else " " * width + line)
+    if any(r.broken for r in reports):
+        raise SystemExit(1)
+
+
+def _report_lines(report: doctor.AgentReport, machine: Machine) -> list[str]:
     width = max(len(n) for n in NAMES) + 2
-    for agent, presence, declared, problems, guarded in report:
-        state = "found" if presence.found else "not found"
-        click.echo(f"{agent.name:<{width}}{state} ({presence.evidence})")
-        for d in declared:
-            runs = shlex.join(d.command) if d.command is not None else "(no command)"
-            click.echo(f"{'':<{width}}declared in {machine.shown(d.path)}: {runs}")
-        for _, where in guarded:
-            click.echo(f"{'':<{width}}guarded by {machine.shown(where)}")
-        if agent.unguarded and (declared or presence.found):
-            click.echo(f"{'':<{width}}not guarded: {agent.unguarded}")
-        elif declared and not guarded:
-            click.echo(f"{'':<{width}}not guarded: run `offprompt init` to add the guard")
-        for problem in problems:
-            click.echo(f"{'':<{width}}{problem}")
+    agent, presence = report.agent, report.presence
+    state = "found" if presence.found else "not found"
+    lines = [f"{agent.name:<{width}}{state} ({presence.evidence})"]
+    for f in report.servers:
+        runs = shlex.join(f.command) if f.command is not None else "(no command)"
+        lines.append(f"declared in {machine.shown(f.path)}: {runs}")
+        lines.extend(_finding_lines(f))
+    for f in report.guards:
+        command = f.command[0] if f.command else ""
+        # The hook's own words can be a long wrapper around the guard: show the guard's program.
+        words = guard_install.guard_argv(command)
+        shown = shlex.join(words) if words is not None else command
+        if shown != command:
+            shown += " (through a wrapper)"
+        lines.append(f"guard in {machine.shown(f.path)}: {shown}")
+        lines.extend(_finding_lines(f))
+    if report.servers or report.guards or presence.found:
+        if report.protection == "guarded":
+            lines.append(report.protection_why)
+        elif report.protection == "masked":
+            lines.append(f"masked: {report.protection_why}")
+        else:
+            lines.append(f"not guarded: {report.protection_why}")
+    lines.extend(report.problems)
+    return lines
+
+
+_MEND = (
+    "to mend: reinstall offprompt and run `offprompt init` again, or `offprompt remove` to take"
+    " it out"
+)
+
+
+def _finding_lines(f: doctor.Finding) -> list[str]:
+    check = f.check
+    if check.ok is True:
+        lines = [f"  runs: {check.version}" if check.version else f"  runs: {check.why}"]
+    elif check.ok is False:
+        lines = [f"  does not run: {check.why}", f"  {_MEND}"]
+    else:
+        lines = [f"  {check.why}"]
+    if f.blocked is not None:
+        lines.append(f"  will not run: {f.blocked}")
+    lines.extend(f"  waits for you: {w.detail}" for w in f.waits)
+    return lines
+
+
+def _finding_json(f: doctor.Finding) -> dict[str, object]:
+    command: object
+    if f.kind == "guard":
+        command = f.command[0] if f.command else None
+    else:
+        command = list(f.command) if f.command is not None else None
+    return {
+        "scope": f.scope,
+        "path": str(f.path),
+        "command": command,
+        "runs": {
+            "ok": f.check.ok,
+            "why": f.check.why,
+            "ran": list(f.check.ran) if f.check.ran is not None else None,
+            "version": f.check.version,
+        },
+        "waits": [{"for": w.kind, "detail": w.detail} for w in f.waits],
+        "blocked": f.blocked,
+    }
+
+
+def _report_json(report: doctor.AgentReport) -> dict[str, object]:
+    agent = report.agent
+    guarded = list(dict.fromkeys((g.scope, str(g.path)) for g in report.guards))
+    return {
+        "name": agent.name,
+        "title": agent.title,
+        "found": report.presence.found,
+        "evidence": report.presence.evidence,
+        "declared": [_finding_json(f) for f in report.servers],
+        "problems": list(report.problems),
+        "guarded": [{"scope": scope, "path": path} for scope, path in guarded],
+        "unguarded": agent.unguarded or None,
+        "guards": [_finding_json(f) for f in report.guards],
+        "protection": report.protection,
+        "protection_why": report.protection_why,
+        "works": not report.broken,
+    }

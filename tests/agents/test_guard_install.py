@@ -226,25 +226,6 @@ def test_a_settings_file_that_is_not_json_fails_the_guard_only(run: Run, project
     assert "{ nope" == (project / ".claude" / "settings.json").read_text()
 
 
-def test_agents_says_which_agents_are_guarded(
-    run: Run, project: Path, fake_program: Callable[[str], Path]
-) -> None:
-    """Guarded by the file for each agent with a hook; not guarded, and why, for Zed."""
-    for program in ("claude", "gemini", "zed"):
-        fake_program(program)
-    run("init", "--agent", "claude-code", "--agent", "gemini", "--agent", "zed",
-        "--shared", "--project", str(project), "--command", PORTABLE)  # fmt: skip
-
-    lines = run("agents", "--project", str(project)).stdout.splitlines()
-
-    assert f"             guarded by {project}/.claude/settings.json" in lines
-    assert f"             guarded by {project}/.gemini/settings.json" in lines
-    assert (
-        "             not guarded: Zed has no hooks; its own private_files setting keeps .env*"
-        " from its agent's file reads, not from its terminal"
-    ) in lines
-
-
 def test_the_installed_hook_command_runs_the_guard(
     run: Run, project: Path, fake_program: Callable[[str], Path]
 ) -> None:

@@ -13,7 +13,6 @@ from cli_helpers import COMMAND, PORTABLE, snapshot
 from click.testing import Result
 
 from offprompt.agents import NAMES
-from offprompt.agents.zed import Zed
 
 Run = Callable[..., Result]
 pytestmark = pytest.mark.usefixtures("portable")
@@ -235,78 +234,6 @@ def test_remove_with_nothing_declared_says_so(run: Run, project: Path) -> None:
         result.exit_code,
         result.stdout,
     )
-
-
-def test_agents_lists_every_agent_found_and_declared(
-    run: Run, project: Path, home: Path, fake_program: Callable[[str], Path]
-) -> None:
-    """One line per agent with the evidence, then where offprompt is declared and its command."""
-    claude = fake_program("claude")
-    (home / ".codex").mkdir()
-    run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
-    run("init", "--agent", "claude-code", "--global", "--command", COMMAND)
-    (project / ".cursor").mkdir()
-    (project / ".cursor" / "mcp.json").write_text("{ broken")
-
-    result = run("agents", "--project", str(project))
-
-    assert 0 == result.exit_code
-    assert [
-        f"claude-code  found (claude on PATH: {claude})",
-        f"             declared in {project}/.mcp.json: {PORTABLE}",
-        f"             declared in ~/.claude.json: {COMMAND}",
-        f"             guarded by {project}/.claude/settings.json",
-        "             guarded by ~/.claude/settings.json",
-        "codex        found (~/.codex exists)",
-        "cursor       not found (no cursor on PATH, no cursor-agent on PATH, no ~/.cursor)",
-        f'             {project}/.cursor/mcp.json is not valid JSON (expected a "key" or }}'
-        " at line 1); fix it, then run this again. Nothing was changed.",
-        "vscode       not found (no code on PATH, no ~/.config/Code/User)",
-        "gemini       not found (no gemini on PATH, no ~/.gemini)",
-        "windsurf     not found (no windsurf on PATH, no ~/.codeium/windsurf)",
-        "zed          not found (no zed on PATH, no zeditor on PATH, no ~/.config/zed)",
-    ] == result.stdout.splitlines()
-
-
-def test_agents_json_gives_the_same_facts_to_scripts(run: Run, project: Path) -> None:
-    """--json: one object per agent with found, evidence, declared (scope, path, command)."""
-    run("init", "--agent", "zed", "--shared", "--project", str(project), "--command", PORTABLE)
-
-    result = run("agents", "--project", str(project), "--json")
-
-    items = json.loads(result.stdout)
-    assert list(NAMES) == [i["name"] for i in items]
-    zed = items[-1]
-    assert {
-        "name",
-        "title",
-        "found",
-        "evidence",
-        "declared",
-        "problems",
-        "guarded",
-        "unguarded",
-    } == set(zed)
-    assert ([], Zed.unguarded) == (
-        zed["guarded"],
-        zed["unguarded"],
-    )
-    assert [
-        {
-            "scope": "project",
-            "path": str(project / ".zed" / "settings.json"),
-            "command": PORTABLE.split(),
-        }
-    ] == zed["declared"]
 
 
 @contextlib.contextmanager

@@ -1,0 +1,167 @@
+"""Checking that a declared command runs (DESIGN §9): the program run with `--version`, all at
+once, each stopped with everything it started when it has not answered within its time limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from offprompt import disk
+from offprompt.agents.interface import Machine
+
+__all__ = ["TIMEOUT", "Check", "Probe", "run_checks"]
+
+# How long a declared command has to answer `--version` (DESIGN §9).
+TIMEOUT = 5.0
+# At most this many checks run at once (seven agents, two declarations each, mostly the same).
+_WORKERS = 8
+# What is kept of a program's answer: its first line, this long at most.
+_SHOWN = 120
+
+
+@dataclass(frozen=True)
+class Check:
+    """Whether a declared command runs here: `ok` True (answered `--version`), False (it does
+    not run: missing, not executable, failed, hung) or None (not run, `why` says why)."""
+
+    ok: bool | None
+    why: str
+    ran: tuple[str, ...] | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One check to make: `argv` (a program and its `--version`), run in the folder `cwd`."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+
+
+def run_checks(
+    probes: Iterable[Probe],
+    machine: Machine,
+    *,
+    timeout: float = TIMEOUT,
+) -> dict[Probe, Check]:
+    """Run each distinct probe (at once, with the machine's environment) and say whether it
+    answered: exit 0 within `timeout` seconds. A program still running then is killed with
+    everything it started."""
+    distinct = list(dict.fromkeys(probes))
+    if not distinct:
+        return {}
+    env = dict(machine.environ)
+
+    def check(probe: Probe) -> Check:
+        where = probe.cwd if probe.cwd.is_dir() else machine.home
+        return _run(probe.argv, where, env, timeout)
+
+    with ThreadPoolExecutor(max_workers=min(_WORKERS, len(distinct))) as pool:
+        return dict(zip(distinct, pool.map(check, distinct), strict=True))
+
+
+def _run(argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], timeout: float) -> Check:
+    shown = shlex.join(argv)
+    try:
+        # Its own session, so a timeout kills whatever it started too (uvx starts a Python).
+        proc = subprocess.Popen(  # noqa: S603 - the program a config names, checked by _resolve
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError as e:
+        missing = _missing_interpreter(argv[0]) if isinstance(e, FileNotFoundError) else None
+        if missing is not None:
+            return Check(
+                False, f"`{shown}` could not start: its interpreter {missing} is gone", argv
+            )
+        return Check(False, f"`{shown}` could not start ({disk.reason(e)})", argv)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        answered = proc.poll() is not None  # it exited; something it left holds the pipes
+        _kill_group(proc)
+        out, err = _drain(proc)
+        if not answered:
+            return Check(False, f"`{shown}` did not answer within {timeout:g} s", argv)
+    if proc.returncode != 0:
+        said = _last_line(err) or _last_line(out)
+        why = f"`{shown}` exited with {_exit_status(proc.returncode)}"
+        return Check(False, f"{why}: {said}" if said else why, argv)
+    version = _first_line(out) or _first_line(err)
+    return Check(True, f"answers `{shown}`", argv, version)
+
+
+def _missing_interpreter(program: str) -> str | None:
+    """The `#!` interpreter of an existing script when that is what is missing (the venv a
+    script belonged to was deleted or rebuilt), else None."""
+    try:
+        with open(program, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if words and not Path(words[0]).exists():
+        return words[0]
+    return None
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        proc.kill()
+
+
+def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    try:
+        return proc.communicate(timeout=1)
+    except subprocess.TimeoutExpired:
+        # A process outside the group still holds the pipes: stop reading, keep nothing.
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=1)
+        return b"", b""
+
+
+def _exit_status(code: int) -> str:
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"status {code}"
+
+
+def _first_line(data: bytes) -> str:
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.strip():
+            return _clip(line.strip())
+    return ""
+
+
+def _last_line(data: bytes) -> str:
+    lines = [s.strip() for s in data.decode("utf-8", "replace").splitlines() if s.strip()]
+    return _clip(lines[-1]) if lines else ""
+
+
+def _clip(text: str) -> str:
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
