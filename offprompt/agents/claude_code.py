@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     GuardFile,
     Machine,
@@ -42,6 +43,9 @@ class ClaudeCode(JsonAgent):
             in_project=".claude/settings.json",
             deny=True,
             matcher="*",
+            # Its hook schema: `timeout` in seconds; `onFailure: "block"` makes a hook that
+            # could not start, timed out or exited other than 0 or 2 count as exit 2.
+            hook=(("timeout", HOST_LIMIT), ("onFailure", "block")),
         )
 
     def _config_dir(self, machine: Machine) -> Path:

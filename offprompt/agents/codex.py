@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from offprompt.agents import files
+from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     SERVER_NAME,
     Agent,
@@ -95,6 +96,10 @@ class Codex(Agent):
             project,
             user=self._home(machine) / "hooks.json",
             in_project=".codex/hooks.json",
+            # `timeout` in seconds (default 600). Codex has no failure setting: a hook that
+            # fails or times out lets the call through, so the wrapper and the guard's own
+            # deadline must block first.
+            hook=(("timeout", HOST_LIMIT),),
         )
 
     def _home(self, machine: Machine) -> Path:

@@ -1,0 +1,81 @@
+"""The shell command a host runs for the guard (DESIGN §9 "Hooks fail closed"): a few lines of
+POSIX `sh` around `… offprompt guard` that pass the guard's own verdicts through and turn
+anything else — a program that cannot start (a deleted venv, an uninstalled tool), a crash —
+into the host's blocking answer with one stderr line saying how to mend it.
+
+Hosts hand the command to a shell (bash, `$SHELL -lc`, zsh, even fish), so the script goes to
+`/bin/sh -c` in single quotes, and holds no `'` and no backslash pair that fish would read
+differently. `unwrap` gives back the guard's argv for `guard_argv` and the doctor.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Literal
+
+__all__ = ["HOST_LIMIT", "NAME", "SHELL", "Answer", "script", "unwrap", "wrap"]
+
+# The time limit init gives a host for the hook, in seconds, where the host lets a hook declare
+# one: longer than the guard's own deadline (offprompt/guard/hook.py), which blocks a call the
+# guard has not decided by then, so a slow guard is the guard's block, not the host's timeout
+# (which lets the call through in Codex and Gemini CLI).
+HOST_LIMIT = 30
+
+# How a host takes "blocked": exit 2 with the reason on stderr (Claude Code, Codex, Gemini CLI,
+# Windsurf), or also a deny on stdout (Cursor's `permission`, the Copilot runtime's
+# `permissionDecision`, as offprompt/guard/events.py answers).
+Answer = Literal["exit", "cursor", "copilot"]
+
+SHELL = "/bin/sh"
+# `$0` of the script: marks the command as offprompt's wrapper, so guard_argv can find it.
+NAME = "offprompt-guard"
+
+# Neither `"`, `$`, a backtick nor a backslash: it goes inside double quotes and JSON below.
+_MEND = (
+    "offprompt guard: blocked: the guard could not run (exit $s), so this call was stopped in"
+    " case it exposes a secret. offprompt is missing or broken here: reinstall it and run"
+    " offprompt init again, or take the hook out with offprompt remove."
+)
+
+# Run the guard ("$@") with its stdout as the host's (fd 3) and its stderr kept; exit 0 or 2
+# is its verdict: pass it on. Anything else: read the rest of the event (a host whose write
+# fails may let the call through), then block with the mend line.
+_RUN = (
+    'exec 3>&1; e=$("$@" 2>&1 >&3 3>&-); s=$?; exec 3>&-; '
+    'case $s in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&2; exit $s;; esac; '
+    "cat >/dev/null 2>&1; "
+    f'm="{_MEND}"; '
+)
+_DENY = {
+    "exit": "",
+    "cursor": (
+        'printf "%s\\n" "{\\"permission\\":\\"deny\\",\\"user_message\\":\\"$m\\",'
+        '\\"agent_message\\":\\"$m\\"}"; '
+    ),
+    "copilot": (
+        'printf "%s\\n" "{\\"permissionDecision\\":\\"deny\\",'
+        '\\"permissionDecisionReason\\":\\"$m\\"}"; '
+    ),
+}
+_END = 'printf "%s\\n" "$m" >&2; exit 2'
+
+
+def script(answer: Answer) -> str:
+    """The `sh` script for a host that takes `answer` as its blocking answer."""
+    return _RUN + _DENY[answer] + _END
+
+
+_SCRIPTS = {script(a) for a in ("exit", "cursor", "copilot")}
+
+
+def wrap(argv: tuple[str, ...], answer: Answer) -> str:
+    """The hook command running `argv` (the guard) so that every failure blocks."""
+    return shlex.join([SHELL, "-c", script(answer), NAME, *argv])
+
+
+def unwrap(words: list[str]) -> tuple[list[str], bool]:
+    """The guard's argv inside a hook command split into `words`, and whether the command is
+    today's wrapper (False: a bare command, which fails open, or another script of ours)."""
+    if len(words) > 4 and words[0] in (SHELL, "sh") and words[1] == "-c" and words[3] == NAME:
+        return words[4:], words[0] == SHELL and words[2] in _SCRIPTS
+    return words, False
