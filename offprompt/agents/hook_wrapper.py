@@ -37,13 +37,15 @@ _MEND = (
     " offprompt init again, or take the hook out with offprompt remove."
 )
 
-# Run the guard ("$@") with its stdout as the host's (fd 3) and its stderr kept; exit 0 or 2
-# is its verdict: pass it on. Anything else: read the rest of the event (a host whose write
-# fails may let the call through), then block with the mend line.
+# Run the guard ("$@") with its stdout as the host's (fd 3) and its stderr kept; the host's
+# stderr is fd 4 (the shell's own words, such as "Killed", go nowhere). Exit 0 or 2 is the
+# guard's verdict: pass it on. Anything else: read the rest of the event (a host whose write
+# fails may let the call through; `read` where PATH has no `cat`), then block with the mend
+# line.
 _RUN = (
-    'exec 3>&1; e=$("$@" 2>&1 >&3 3>&-); s=$?; exec 3>&-; '
-    'case $s in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&2; exit $s;; esac; '
-    "cat >/dev/null 2>&1; "
+    'exec 3>&1 4>&2 2>/dev/null; e=$("$@" 2>&1 >&3 3>&- 4>&-); s=$?; exec 3>&-; '
+    'case $s in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&4; exit $s;; esac; '
+    "{ cat || while read -r _; do :; done; } >/dev/null 2>&1; "
     f'm="{_MEND}"; '
 )
 _DENY = {
@@ -57,7 +59,7 @@ _DENY = {
         '\\"permissionDecisionReason\\":\\"$m\\"}"; '
     ),
 }
-_END = 'printf "%s\\n" "$m" >&2; exit 2'
+_END = 'printf "%s\\n" "$m" >&4; exit 2'
 
 
 def script(answer: Answer) -> str:
