@@ -30,36 +30,34 @@ SHELL = "/bin/sh"
 # `$0` of the script: marks the command as offprompt's wrapper, so guard_argv can find it.
 NAME = "offprompt-guard"
 
-# Neither `"`, `$`, a backtick nor a backslash: it goes inside double quotes and JSON below.
+# Neither `"`, a backtick nor a backslash: it goes inside double quotes and JSON below.
 _MEND = (
-    "offprompt guard: blocked: the guard could not run (exit $s), so this call was stopped in"
-    " case it exposes a secret. offprompt is missing or broken here: reinstall it and run"
-    " offprompt init again, or take the hook out with offprompt remove."
+    "offprompt guard: blocked: offprompt could not run (exit $s): reinstall it, or take this"
+    " hook out with offprompt remove."
 )
 
-# Run the guard ("$@") with its stdout as the host's (fd 3) and its stderr kept; the host's
-# stderr is fd 4 (the shell's own words, such as "Killed", go nowhere). Exit 0 or 2 is the
-# guard's verdict: pass it on. Anything else: read the rest of the event (a host whose write
-# fails may let the call through; `read` where PATH has no `cat`), then block with the mend
-# line.
+# Kept short: Claude Code shows the model the whole command beside a hook's reason. The guard
+# ("$@") runs with the host's stdout (fd 3) and its stderr kept in $e; the host's stderr is fd 4
+# (the shell's own words, such as "Killed", go nowhere). Exit 0 or 2 is the guard's verdict:
+# pass it on. Anything else: read the rest of the event (a host whose write fails may let the
+# call through), then block with the mend line.
 _RUN = (
-    'exec 3>&1 4>&2 2>/dev/null; e=$("$@" 2>&1 >&3 3>&- 4>&-); s=$?; exec 3>&-; '
-    'case $s in 0|2) [ -z "$e" ] || printf "%s\\n" "$e" >&4; exit $s;; esac; '
-    "{ cat || while read -r _; do :; done; } >/dev/null 2>&1; "
-    f'm="{_MEND}"; '
+    'exec 3>&1 4>&2 2>/dev/null;e=$("$@" 2>&1 >&3);s=$?;'
+    'case $s in 0|2)[ "$e" ]&&printf "%s\\n" "$e">&4;exit $s;;esac;'
+    f'cat>/dev/null;m="{_MEND}";'
 )
 _DENY = {
     "exit": "",
     "cursor": (
         'printf "%s\\n" "{\\"permission\\":\\"deny\\",\\"user_message\\":\\"$m\\",'
-        '\\"agent_message\\":\\"$m\\"}"; '
+        '\\"agent_message\\":\\"$m\\"}";'
     ),
     "copilot": (
         'printf "%s\\n" "{\\"permissionDecision\\":\\"deny\\",'
-        '\\"permissionDecisionReason\\":\\"$m\\"}"; '
+        '\\"permissionDecisionReason\\":\\"$m\\"}";'
     ),
 }
-_END = 'printf "%s\\n" "$m" >&4; exit 2'
+_END = 'printf "%s\\n" "$m">&4;exit 2'
 
 
 def script(answer: Answer) -> str:

@@ -20,8 +20,8 @@ from offprompt.agents.interface import ServerCommand
 from offprompt.guard import hook
 
 ROOT = Path(hook.__file__).parents[2]
-MEND = "offprompt guard: blocked: the guard could not run (exit {}), so this call was stopped"
-HOW = "reinstall it and run offprompt init again, or take the hook out with offprompt remove."
+MEND = "offprompt guard: blocked: offprompt could not run (exit {}):"
+HOW = "reinstall it, or take this hook out with offprompt remove."
 # How the hosts hand a hook command to a shell: Claude Code, Gemini CLI and Copilot `bash -c`;
 # Codex `$SHELL -lc` (here /bin/sh, dash).
 SHELLS = [[shutil.which("bash") or "/bin/bash", "-c"], ["/bin/sh", "-lc"]]
