@@ -474,3 +474,45 @@ def test_a_deleted_offprompt_blocks_reads_instead_of_opening_them(
     assert [] == [r for r in results if MEND not in r]
     assert [] == [r for r in results if README in r]
     assert_kept_out(world, out)
+
+
+# A guard that never decides (its rules loop), with a deadline of 1 s, and one that crashes.
+FAULTS = {
+    "hangs": (
+        "import sys\nsys.path.insert(0, {root!r})\nfrom offprompt.guard import hook\n"
+        "def forever(*args):\n    while True:\n        pass\n"
+        "hook.decide = forever\nsys.exit(hook.main(deadline=1.0))\n",
+        "offprompt guard: blocked: the guard did not decide within 1 s,",
+    ),
+    "crashes": (
+        "raise RuntimeError('a bug in offprompt')\n",
+        "offprompt guard: blocked: offprompt could not run (exit 1): reinstall it, or take",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_guard_that_hangs_or_crashes_blocks_the_call(
+    make_world: MakeWorld, canary: str, agent: str, fault: str
+) -> None:
+    """The hook init wrote runs an offprompt whose guard never decides (blocked at its own
+    deadline, before the host's time limit) or crashes (the wrapper blocks): `cat .env` is
+    blocked with that line; the value is in no request to the model."""
+    kind, run_host, shell = SHELLS[agent]
+    world, model = make(make_world, kind)
+    model.calls = [shell("cat .env")]
+    env = guarded_project(world, agent)
+    code, line = FAULTS[fault]
+    faulty = world.root / "bin" / "faulty-offprompt"
+    faulty.write_text(f"#!{PY}\n" + code.format(root=str(ROOT)))
+    faulty.chmod(0o755)
+    argv = ["offprompt", "init", "--agent", agent, "--command", f"{faulty} serve"]
+    assert 0 == run(argv, env, world.project, timeout=30).returncode
+
+    out = run_host(world, env)
+
+    (result,) = model.outputs()
+    print("RESULT", result)
+    assert line in result
+    assert_kept_out(world, out)
