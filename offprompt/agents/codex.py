@@ -86,6 +86,8 @@ class Codex(Agent):
 
     # Codex runs a hook only after the person reviewed and trusted it (its /hooks screen).
     guard_note = "Codex runs it once you trust it in /hooks"
+    # Codex's trust is for a hook's exact definition (command and timeout): a changed one waits.
+    guard_update_note = "Codex runs the changed hook only once you trust it again in /hooks"
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # hooks.json beside config.toml: the same PreToolUse shape as Claude Code's, and a

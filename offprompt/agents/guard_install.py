@@ -66,6 +66,8 @@ def install_guard(
     noted = scope == "project" or not agent.guard_note_project_only
     if outcome == "added" and agent.guard_note and noted:
         words += f" ({agent.guard_note})"
+    if outcome == "updated" and agent.guard_update_note:
+        words += f" ({agent.guard_update_note})"
     return Change(agent.name, scope, gf.path, outcome, words)
 
 

@@ -251,6 +251,7 @@ class Agent(ABC):
     unguarded: ClassVar[str] = ""
     guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
     guard_note_project_only: ClassVar[bool] = False  # the note is about project hooks only
+    guard_update_note: ClassVar[str] = ""  # said after "updated the guard …"
 
     @abstractmethod
     def presence(self, machine: Machine) -> Presence:

@@ -77,6 +77,22 @@ def test_init_brings_a_bare_guard_hook_up_to_date(run: Run, project: Path, agent
     assert {ARGV} == {guard_install.guard_argv(c) for c in commands}
 
 
+def test_init_says_codex_waits_for_the_updated_hook_to_be_trusted_again(
+    run: Run, project: Path
+) -> None:
+    """Codex trusts a hook's exact definition: the changed one runs only once trusted again."""
+    name, old = BEFORE["codex"]
+    (project / ".codex").mkdir()
+    (project / name).write_text(json.dumps(old))
+
+    result = run("init", "--agent", "codex", "--project", str(project), "--command", COMMAND)
+
+    assert (
+        f"codex: updated the guard in {project}/{name} (Codex runs the changed hook only once"
+        " you trust it again in /hooks)"
+    ) in result.stdout
+
+
 def test_the_updated_claude_code_hook_carries_its_time_limit_and_failure_mode(
     run: Run, project: Path
 ) -> None:
