@@ -39,10 +39,12 @@ _MEND = (
 # Kept short: Claude Code shows the model the whole command beside a hook's reason. The guard
 # ("$@") runs with the host's stdout (fd 3) and its stderr kept in $e; the host's stderr is fd 4
 # (the shell's own words, such as "Killed", go nowhere). Exit 0 or 2 is the guard's verdict:
-# pass it on. Anything else: read the rest of the event (a host whose write fails may let the
+# pass it on, with a reason however short (Codex does not block on an exit 2 with an empty
+# stderr). Anything else: read the rest of the event (a host whose write fails may let the
 # call through), then block with the mend line.
 _RUN = (
     'exec 3>&1 4>&2 2>/dev/null;e=$("$@" 2>&1 >&3);s=$?;'
+    "[ $s = 2 ]&&e=${e:-offprompt guard: blocked.};"
     'case $s in 0|2)[ "$e" ]&&printf "%s\\n" "$e">&4;exit $s;;esac;'
     f'cat>/dev/null;m="{_MEND}";'
 )

@@ -279,3 +279,15 @@ def test_the_host_limits_init_sets_outlast_the_guards_deadline() -> None:
     ends in the guard's block, never in the host's timeout (which lets the call through in
     Codex and Gemini CLI)."""
     assert hook_wrapper.HOST_LIMIT >= 2 * hook.DEADLINE
+
+
+def test_a_block_without_a_reason_still_says_blocked(project: Path, tmp_path: Path) -> None:
+    """A guard that exits 2 and writes nothing (its stderr gone): the host still gets a reason,
+    since Codex lets a call through on an exit 2 with an empty stderr."""
+    offprompt = tmp_path / "offprompt"
+    offprompt.write_text("#!/bin/sh\nexit 2\n")
+    offprompt.chmod(0o755)
+
+    done = run_hook(command_for(str(offprompt)), claude_event(project)("Read", {"file_path": "x"}))
+
+    assert (2, b"", b"offprompt guard: blocked.\n") == (done.returncode, done.stdout, done.stderr)
