@@ -474,6 +474,9 @@ def test_a_deleted_offprompt_blocks_reads_instead_of_opening_them(
     assert [] == [r for r in results if MEND not in r]
     assert [] == [r for r in results if README in r]
     assert_kept_out(world, out)
+    if agent == "codex":
+        # `codex exec` shows the person each blocked call with its reason (on stderr).
+        assert MEND in out
 
 
 # A guard that never decides (its rules loop), with a deadline of 1 s, and one that crashes.
