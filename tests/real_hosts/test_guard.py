@@ -19,8 +19,10 @@ import pytest
 from helpers import tool_or_skip
 
 from .conftest import MakeWorld
+from .drive import server_ready, type_prompt
 from .harness import PY, ROOT, World, run
 from .model import ToolScript
+from .terminal import Terminal
 
 pytestmark = pytest.mark.real_hosts
 
@@ -519,3 +521,28 @@ def test_a_guard_that_hangs_or_crashes_blocks_the_call(
     print("RESULT", result)
     assert line in result
     assert_kept_out(world, out)
+
+
+def test_the_person_sees_the_mend_line_in_claude_codes_terminal(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Claude Code's TUI, the venv the hook names deleted, the model running `cat .env`: the
+    screen shows the person the line saying how to mend it, and the value stays out."""
+    world, model = make(make_world, "anthropic")
+    model.calls = [("Bash", {"command": "cat .env", "description": "Show the env file"})]
+    env = broken_project(world, "claude-code")
+    host_env, config = world.claude()
+    argv = [tool_or_skip("claude"), "--mcp-config", str(config), "--strict-mcp-config"]
+    term = Terminal(argv, {**host_env, "PATH": env["PATH"]}, world.project)
+    try:
+        server_ready(world)
+        type_prompt(term, world)
+        screen = term.wait(lambda s: "Finished." in s, 60)
+    finally:
+        term.close()
+
+    print("SCREEN", screen)
+    assert "offprompt could not run (exit 127)" in " ".join(screen.split())
+    (result,) = model.outputs()
+    assert "offprompt could not run (exit 127)" in result
+    assert_kept_out(world, screen)
