@@ -10,6 +10,8 @@ through the project's folders for dotenv files and asks git which it ignores; th
 git repository of FOLDERS folders with `.env` files at the top and in one service, both ignored.
 Prints the median and p95 wall time per call, for passes, blocks and searches apart, beside the
 floor (`python -c pass`, run between the calls), and the bounds (DESIGN §14: 50 ms per call).
+Then the same calls let through as a host runs the hook: `bash -c` with the command init writes
+(the fail-closed `sh` wrapper of DESIGN §9) beside `bash -c` with the bare command.
 Usage: python bench/guard.py [--runs N]   (default 5 rounds over every event)
 """
 
@@ -19,6 +21,7 @@ import argparse
 import compileall
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -26,7 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from offprompt.agents import hook_wrapper
+
 ROOT = Path(__file__).resolve().parents[1]
+
 # Variables that move the journal; the bench leaves them out, as most people do.
 _STATE_VARS = ("OFFPROMPT_STATE_DIR", "XDG_STATE_HOME")
 
@@ -147,6 +153,12 @@ def main() -> int:
         # A bare interpreter start, run the same way between the guard's calls, so a busy
         # machine slows both alike: Python's own cost, told apart from the guard's.
         bare: list[float] = []
+        # The hook as a host runs it: through bash, wrapped as init writes it, and bare.
+        wrapped: list[float] = []
+        unwrapped: list[float] = []
+        hook_argv = tuple(argv)
+        through_wrapper = ["bash", "-c", hook_wrapper.wrap(hook_argv, "exit")]
+        through_bare = ["bash", "-c", shlex.join(hook_argv)]
 
         def timed(event: dict[str, object], command: list[str] = argv) -> tuple[int, float]:
             data = json.dumps(event).encode()
@@ -161,6 +173,9 @@ def main() -> int:
                 code, took = timed(event)
                 (blocks if code == 2 else passes).append(took)
                 bare.append(timed(event, [sys.executable, "-c", "pass"])[1])
+                if code == 0:
+                    wrapped.append(timed(event, through_wrapper)[1])
+                    unwrapped.append(timed(event, through_bare)[1])
         big_project(project)
         for _ in range(args.runs * 3):
             for event in searches(project):
@@ -178,6 +193,8 @@ def main() -> int:
     print(line("guard, call blocked", blocks))
     print(line(f"guard, search ({FOLDERS} dirs)", found))
     print(line("python -c pass (floor)", bare))
+    print(line("hook, bash -c, wrapped", wrapped))
+    print(line("hook, bash -c, bare", unwrapped))
     print("contract: <= 50 ms per call (DESIGN §14); target: let through <= 30 ms (issue 19)")
     return 0
 

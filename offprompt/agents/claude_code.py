@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     GuardFile,
     Location,
@@ -105,6 +106,9 @@ class ClaudeCode(JsonAgent):
             local=LOCAL_SETTINGS,
             deny=True,
             matcher="*",
+            # Its hook schema: `timeout` in seconds; `onFailure: "block"` makes a hook that
+            # could not start, timed out or exited other than 0 or 2 count as exit 2.
+            hook=(("timeout", HOST_LIMIT), ("onFailure", "block")),
         )
 
     def private_files(self, scope: Scope, project: Path | None) -> tuple[Path, ...]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from offprompt.agents import files
+from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     SERVER_NAME,
     Agent,
@@ -85,6 +86,8 @@ class Codex(Agent):
 
     # Codex runs a hook only after the person reviewed and trusted it (its /hooks screen).
     guard_note = "Codex runs it once you trust it in /hooks"
+    # Codex's trust is for a hook's exact definition (command and timeout): a changed one waits.
+    guard_update_note = "Codex runs the changed hook only once you trust it again in /hooks"
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # hooks.json beside config.toml: the same PreToolUse shape as Claude Code's, and a
@@ -95,6 +98,10 @@ class Codex(Agent):
             project,
             user=self._home(machine) / "hooks.json",
             in_project=".codex/hooks.json",
+            # `timeout` in seconds (default 600). Codex has no failure setting: a hook that
+            # fails or times out lets the call through, so the wrapper and the guard's own
+            # deadline must block first.
+            hook=(("timeout", HOST_LIMIT),),
         )
 
     def _home(self, machine: Machine) -> Path:

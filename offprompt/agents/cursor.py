@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     GuardFile,
     Machine,
@@ -26,8 +27,8 @@ from offprompt.agents.json_agent import JsonAgent
 # but, Cursor says, not from its terminal or MCP tools, so the hook covers all three.
 GUARD_EVENTS = ("beforeShellExecution", "beforeReadFile", "beforeMCPExecution")
 # Cursor's hook entries are flat; its hooks let a call through when they crash or time out
-# unless `failClosed` is set.
-GUARD_ENTRY = (("command", None), ("failClosed", True))
+# unless `failClosed` is set; `timeout` is in seconds.
+GUARD_ENTRY = (("command", None), ("failClosed", True), ("timeout", HOST_LIMIT))
 
 
 class Cursor(JsonAgent):
@@ -51,6 +52,7 @@ class Cursor(JsonAgent):
             events=GUARD_EVENTS,
             flat=GUARD_ENTRY,
             version=1,
+            answer="cursor",
         )
 
     def user_file(self, machine: Machine) -> Path:

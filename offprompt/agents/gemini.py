@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     GuardFile,
     Machine,
@@ -47,6 +48,8 @@ class Gemini(JsonAgent):
             in_project=".gemini/settings.json",
             matcher="*",
             events=("BeforeTool",),
+            # `timeout` in milliseconds (default 60000); a timed-out hook lets the call through.
+            hook=(("timeout", HOST_LIMIT * 1000),),
         )
 
     def user_file(self, machine: Machine) -> Path:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from offprompt.agents import files
+from offprompt.agents import files, hook_wrapper
 from offprompt.agents.interface import (
     Agent,
     Change,
@@ -31,6 +31,7 @@ from offprompt.errors import ConfigError
 from offprompt.guard.protected import DENY_RULES
 
 __all__ = [
+    "fails_closed",
     "guard_argv",
     "guarded",
     "hook_command",
@@ -65,6 +66,8 @@ def install_guard(
     noted = scope == "project" or not agent.guard_note_project_only
     if outcome == "added" and agent.guard_note and noted:
         words += f" ({agent.guard_note})"
+    if outcome == "updated" and agent.guard_update_note:
+        words += f" ({agent.guard_update_note})"
     return Change(agent.name, scope, gf.path, outcome, words)
 
 
@@ -105,15 +108,15 @@ def _is_ours(gf: GuardFile, entry: object) -> bool:
     return _runs_guard(entry.get(key))
 
 
-def hook_command(server: ServerCommand) -> str:
+def hook_command(server: ServerCommand, answer: hook_wrapper.Answer = "exit") -> str:
     """The shell command a host runs for the hook: the server's command with `guard` for
-    `serve`."""
+    `serve`, inside the wrapper that blocks (the host's way: `answer`) when it cannot run."""
     args = list(server.args)
     if args and args[-1] == "serve":
         args[-1] = "guard"
     else:
         args.append("guard")
-    return shlex.join([server.command, *args])
+    return hook_wrapper.wrap((server.command, *args), answer)
 
 
 def is_ours(entry: object) -> bool:
@@ -127,17 +130,27 @@ def is_ours(entry: object) -> bool:
 
 
 def guard_argv(command: object) -> tuple[str, ...] | None:
-    """The words of the `… offprompt … guard` program a hook's command string runs, or None
-    when it is not the guard's (`offprompt agents` checks that program still starts)."""
+    """The words of the `… offprompt … guard` program a hook's command string runs (inside
+    the fail-closed wrapper or bare, as init wrote it before), or None when it is not the
+    guard's (`offprompt agents` checks that program still starts)."""
     if not isinstance(command, str):
         return None
     try:
-        words = shlex.split(command)
+        words, _ = hook_wrapper.unwrap(shlex.split(command))
     except ValueError:
         return None
     if words and words[-1] == "guard" and any("offprompt" in w for w in words[:-1]):
         return tuple(words)
     return None
+
+
+def fails_closed(command: object) -> bool:
+    """Whether a guard hook's command is today's wrapper, which blocks when the guard cannot
+    run; False for a bare `… offprompt guard` (init wrote that before: a broken install lets
+    calls through there until `offprompt init` brings it up to date)."""
+    if not isinstance(command, str) or guard_argv(command) is None:
+        return False
+    return hook_wrapper.unwrap(shlex.split(command))[1]
 
 
 def _runs_guard(command: object) -> bool:
@@ -215,7 +228,7 @@ def _cannot(shown: str, why: str) -> ConfigError:
 def install(gf: GuardFile, server: ServerCommand, prune_dir: Path | None = None) -> ConfigChange:
     """Add the hook under each event (and deny rules), or bring its command up to date.
     ConfigError."""
-    entry = gf.entry(hook_command(server))
+    entry = gf.entry(hook_command(server, gf.answer))
     return files.update(gf.path, gf.shown, lambda text: _installing(gf, text, entry), prune_dir)
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from offprompt.agents.hook_wrapper import Answer
+
 __all__ = [
     "SCOPES",
     "SERVER_NAME",
@@ -163,6 +165,12 @@ class GuardFile:
     Claude Code shape) unless `flat` gives a flat entry's keys in order, the command's key
     holding None (Cursor: `(("command", None), ("failClosed", True))`). `version` is a top-level
     `"version"` the file must carry (Cursor's and Copilot's hook files).
+
+    DESIGN §9 "Hooks fail closed": `hook` gives a nested entry's hook its other fields, the
+    host's time limit and failure mode where it has them (Claude Code: `timeout`,
+    `onFailure`); a flat entry carries them in `flat`. `answer` is how the host takes
+    "blocked" (exit 2, or also Cursor's or Copilot's deny on stdout), which the command's
+    wrapper gives when the guard cannot run.
     """
 
     path: Path
@@ -173,6 +181,8 @@ class GuardFile:
     flat: tuple[tuple[str, object], ...] | None = None
     version: int | None = None
     prune: Path | None = None
+    hook: tuple[tuple[str, object], ...] = ()
+    answer: Answer = "exit"
 
     @property
     def paths(self) -> tuple[tuple[str, str], ...]:
@@ -183,7 +193,7 @@ class GuardFile:
         """Our entry, running `command`."""
         if self.flat is not None:
             return {k: command if v is None else v for k, v in self.flat}
-        hook = {"type": "command", "command": command}
+        hook = {"type": "command", "command": command, **dict(self.hook)}
         if self.matcher is None:
             return {"hooks": [hook]}
         return {"matcher": self.matcher, "hooks": [hook]}
@@ -203,6 +213,8 @@ def guard_file_for(
     events: tuple[str, ...] = ("PreToolUse",),
     flat: tuple[tuple[str, object], ...] | None = None,
     version: int | None = None,
+    hook: tuple[tuple[str, object], ...] = (),
+    answer: Answer = "exit",
 ) -> GuardFile | None:
     """An agent's hook file for `scope`: `user` for the user scope, `in_project` (a path with
     `/`) under the project for the project scope and `local` for the personal one, whose first
@@ -226,6 +238,8 @@ def guard_file_for(
         flat=flat,
         version=version,
         prune=prune,
+        hook=hook,
+        answer=answer,
     )
 
 
@@ -254,6 +268,7 @@ class Agent(ABC):
     def no_local(self) -> str:
         """The sentence for an agent without a personal project scope."""
         return self.no_local_reason or f"{self.title} has no personal project scope"
+    guard_update_note: ClassVar[str] = ""  # said after "updated the guard …"
 
     @abstractmethod
     def presence(self, machine: Machine) -> Presence:

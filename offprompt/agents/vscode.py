@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     GuardFile,
     Machine,
@@ -27,7 +28,9 @@ from offprompt.agents.json_agent import JsonAgent
 # (code.visualstudio.com/docs/agent-customization/hooks), the Copilot one runs it as Copilot
 # CLI does (docs.github.com/en/copilot/reference/hooks-reference). No matcher: every tool.
 GUARD_EVENTS = ("preToolUse",)
-GUARD_ENTRY = (("type", "command"), ("bash", None))
+# `timeoutSec`: seconds (Copilot's default is 30), said here so it stays above the guard's own
+# deadline.
+GUARD_ENTRY = (("type", "command"), ("bash", None), ("timeoutSec", HOST_LIMIT))
 
 
 class VsCode(JsonAgent):
@@ -53,6 +56,7 @@ class VsCode(JsonAgent):
             events=GUARD_EVENTS,
             flat=GUARD_ENTRY,
             version=1,
+            answer="copilot",
         )
 
     def _user_dir(self, machine: Machine) -> Path:

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-__all__ = ["answer", "dialect", "normalise"]
+__all__ = ["answer", "deny_json", "dialect", "normalise"]
 
 
 # Cursor's hook events and what each one is in the terms `decide` reads.
@@ -129,21 +129,27 @@ def dialect(event: Mapping[str, object]) -> str:
     return "copilot" if "toolName" in event else "claude"
 
 
+def deny_json(dialect: str, why: str) -> str | None:
+    """The deny a host of `dialect` reads on stdout beside exit 2, or None (exit 2 is all)."""
+    if dialect == "cursor":
+        return json.dumps({"permission": "deny", "user_message": why, "agent_message": why})
+    if dialect == "copilot":
+        return json.dumps({"permissionDecision": "deny", "permissionDecisionReason": why})
+    return None
+
+
 def answer(dialect: str, why: str | None) -> int:
     """Exit 2 with `why` on stderr to block (exit 2 blocks even when stderr is gone), 0 to let
     the call through; Cursor reads `permission` from stdout (its hooks are fail-closed, and an
     empty answer may count as a failure), the Copilot runtime `permissionDecision`."""
-    out: dict[str, str] | None = None
-    if dialect == "cursor":
-        out = {"permission": "allow"}
-        if why is not None:
-            out = {"permission": "deny", "user_message": why, "agent_message": why}
-    elif dialect == "copilot" and why is not None:
-        out = {"permissionDecision": "deny", "permissionDecisionReason": why}
+    if why is not None:
+        out = deny_json(dialect, why)
+    else:
+        out = json.dumps({"permission": "allow"}) if dialect == "cursor" else None
     # try/except rather than contextlib.suppress: contextlib costs the hook's start-up time.
     try:
         if out is not None:
-            sys.stdout.write(json.dumps(out) + "\n")
+            sys.stdout.write(out + "\n")
             sys.stdout.flush()
         if why is not None:
             sys.stderr.write(why + "\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Mapping
 
@@ -18,10 +19,21 @@ from offprompt.guard import disk, events
 from offprompt.guard.decide import decide
 from offprompt.guard.protected import Protected
 
-__all__ = ["MAX_EVENT_BYTES", "crude", "main", "reason"]
+__all__ = ["DEADLINE", "MAX_EVENT_BYTES", "TIMED_OUT", "crude", "main", "reason"]
 
 # An event larger than this is not one tool call; read no more than this from stdin.
 MAX_EVENT_BYTES = 4 * 1024 * 1024
+
+# DESIGN §9 "Hooks fail closed": a call the guard has not decided within this many seconds is
+# blocked. Shorter than the time limit init gives the host (agents/hook_wrapper.HOST_LIMIT):
+# Codex and Gemini CLI let a call through when the hook times out.
+DEADLINE = 10.0
+
+TIMED_OUT = (
+    "offprompt guard: blocked: the guard did not decide within {:g} s, so this call was stopped"
+    " in case it exposes a secret. Try again; if it keeps happening, reinstall offprompt, or"
+    " take the hook out with `offprompt remove`."
+)
 
 # The crude check used when the event cannot be understood: a dotenv name as its own token.
 _CRUDE_DOTENV = re.compile(
@@ -53,18 +65,60 @@ def reason(name: str) -> str:
 # --- the hook ----------------------------------------------------------------------------------
 
 
-def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -> int:
+def _arm(deadline: float, dialect: list[str]) -> bool:
+    """Past `deadline` seconds, block in the host's dialect (`dialect[0]`, as far as known) and
+    end the process at once, whatever the guard is doing (a read that never ends, a slow
+    search). The alarm's handler runs between bytecodes, in regex matching too. False where
+    no alarm can be set (not the main thread)."""
+
+    def blocked(signum: int, frame: object) -> None:
+        why = TIMED_OUT.format(deadline)
+        try:
+            out = events.deny_json(dialect[0], why)
+            if out is not None:
+                os.write(1, (out + "\n").encode())
+            os.write(2, (why + "\n").encode())
+        finally:
+            os._exit(2)
+
+    try:
+        signal.signal(signal.SIGALRM, blocked)
+    except ValueError:
+        return False
+    signal.setitimer(signal.ITIMER_REAL, deadline)
+    return True
+
+
+def _read_event() -> bytes:
+    """The event on stdin, at most MAX_EVENT_BYTES of it; the rest is read and dropped, so a
+    host writing a larger one never fails its write (Codex lets a call through then)."""
+    raw = sys.stdin.buffer.read(MAX_EVENT_BYTES)
+    if len(raw) == MAX_EVENT_BYTES:
+        while sys.stdin.buffer.read(1 << 20):
+            pass
+    return raw
+
+
+def main(
+    stdin: bytes | None = None,
+    environ: Mapping[str, str] | None = None,
+    deadline: float | None = DEADLINE,
+) -> int:
     """Read one event on stdin; exit 2 with one line on stderr to block, 0 to let it through.
     Cursor and the Copilot runtime also get their JSON answer on stdout.
 
-    Any failure blocks only when the raw event names a protected file (crude check).
+    Any failure blocks only when the raw event names a protected file (crude check). Run as
+    the hook (the event on the real stdin), a call not decided within `deadline` seconds is
+    blocked whatever it names (None: no deadline).
     """
     env = os.environ if environ is None else environ
     raw = b""
     protected = Protected()
     dialect = "claude"
+    known = [dialect]
+    armed = deadline is not None and stdin is None and _arm(deadline, known)
     try:
-        raw = sys.stdin.buffer.read(MAX_EVENT_BYTES) if stdin is None else stdin
+        raw = _read_event() if stdin is None else stdin
         text = raw.decode("utf-8", "replace")
     except Exception:
         text = ""
@@ -77,7 +131,7 @@ def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -
         event = json.loads(text)
         if not isinstance(event, dict):
             raise ValueError("the event is not a JSON object")
-        dialect = events.dialect(event)
+        dialect = known[0] = events.dialect(event)
         event = events.normalise(dialect, event)
         home = env.get("HOME") or os.path.expanduser("~")
         hit = decide(event, protected, home)
@@ -86,4 +140,6 @@ def main(stdin: bytes | None = None, environ: Mapping[str, str] | None = None) -
             hit = crude(text, protected)
         except Exception:
             hit = ".env" if ".env" in text else None
+    if armed:
+        signal.setitimer(signal.ITIMER_REAL, 0)
     return events.answer(dialect, None if hit is None else reason(hit))

@@ -4,7 +4,6 @@ settings.json, Codex's hooks.json, Gemini CLI's settings.json, Cursor's hooks.js
 `--no-guard` leaves it out."""
 
 import json
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,14 +11,25 @@ import pytest
 from cli_helpers import COMMAND, PORTABLE, snapshot
 from click.testing import Result
 
-from offprompt.agents import guard_install
+from offprompt.agents import guard_install, hook_wrapper
 from offprompt.configedit import jsonc
 
 Run = Callable[..., Result]
 BOTH = ["--agent", "claude-code", "--agent", "codex"]
-# The hook of the shared files, made from PORTABLE; user configs get COMMAND's.
-GUARD = shlex.join(["offprompt", "guard"])
-USER_GUARD = shlex.join(["/opt/offprompt/bin/offprompt", "guard"])
+# The hook of the shared files is made from PORTABLE; user configs get COMMAND's. Each sits in
+# the wrapper that blocks when it cannot run (tests/guard/test_fail_closed.py runs it); Cursor's
+# and VS Code's wrappers also answer a deny on stdout.
+ARGV = ("offprompt", "guard")
+USER_ARGV = ("/opt/offprompt/bin/offprompt", "guard")
+GUARD = hook_wrapper.wrap(ARGV, "exit")
+USER_GUARD = hook_wrapper.wrap(USER_ARGV, "exit")
+CURSOR_GUARD = hook_wrapper.wrap(ARGV, "cursor")
+COPILOT_GUARD = hook_wrapper.wrap(ARGV, "copilot")
+# The time limit and failure mode each host takes in its hook entry.
+CLAUDE_HOOK = {"type": "command", "command": GUARD, "timeout": 30, "onFailure": "block"}
+CODEX_HOOK = {"type": "command", "command": GUARD, "timeout": 30}
+GEMINI_HOOK = {"type": "command", "command": GUARD, "timeout": 30000}
+CURSOR_ENTRY = {"command": CURSOR_GUARD, "failClosed": True, "timeout": 30}
 # DESIGN §14's deny rules, written out: the code's own list is what is under test.
 DENY = [
     "Read(./.env)",
@@ -77,9 +87,7 @@ def test_init_adds_the_hook_and_deny_rules_claude_code_reads(run: Run, project: 
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert {
         "permissions": {"deny": DENY},
-        "hooks": {
-            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": GUARD}]}]
-        },
+        "hooks": {"PreToolUse": [{"matcher": "*", "hooks": [CLAUDE_HOOK]}]},
     } == settings
 
 
@@ -91,7 +99,7 @@ def test_init_adds_the_hook_codex_reads(run: Run, project: Path) -> None:
 
     assert 0 == result.exit_code, result.output
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())
-    assert {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": GUARD}]}]}} == hooks
+    assert {"hooks": {"PreToolUse": [{"hooks": [CODEX_HOOK]}]}} == hooks
 
 
 @pytest.mark.parametrize("scope", ["local", "project", "user"])
@@ -155,6 +163,9 @@ def test_init_twice_leaves_the_guard_untouched(run: Run, project: Path) -> None:
     assert 2 == sum("guard already there in" in line for line in again.stdout.splitlines())
 
 
+MOVED = ("uvx", "offprompt", "guard")
+
+
 def test_init_updates_a_stale_guard_command(
     run: Run, project: Path, fake_program: Callable[[str], Path]
 ) -> None:
@@ -181,7 +192,7 @@ def test_init_updates_a_stale_guard_command(
     assert [
         {
             "matcher": "*",
-            "hooks": [{"type": "command", "command": "uvx offprompt guard"}],
+            "hooks": [{**CLAUDE_HOOK, "command": hook_wrapper.wrap(MOVED, "exit")}],
         }
     ] == settings["hooks"]["PreToolUse"]
     assert DENY == settings["permissions"]["deny"]
@@ -235,7 +246,8 @@ def test_the_installed_hook_command_runs_the_guard(
 
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())
     command = hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert ["uvx", "offprompt", "guard"] == shlex.split(command)
+    assert ("uvx", "offprompt", "guard") == guard_install.guard_argv(command)
+    assert guard_install.fails_closed(command)
     assert guard_install.is_ours(hooks["hooks"]["PreToolUse"][0])
 
 
@@ -268,9 +280,7 @@ def test_init_adds_gemini_clis_before_tool_hook_beside_its_server(run: Run, proj
 
     assert 0 == result.exit_code, result.output
     settings = json.loads((project / ".gemini" / "settings.json").read_text())
-    assert {
-        "BeforeTool": [{"matcher": "*", "hooks": [{"type": "command", "command": GUARD}]}]
-    } == settings["hooks"]
+    assert {"BeforeTool": [{"matcher": "*", "hooks": [GEMINI_HOOK]}]} == settings["hooks"]
     assert "offprompt" in settings["mcpServers"]
 
 
@@ -282,7 +292,7 @@ def test_init_adds_cursors_three_hooks_failing_closed(run: Run, project: Path) -
     )
 
     assert 0 == result.exit_code, result.output
-    entry = {"command": GUARD, "failClosed": True}
+    entry = CURSOR_ENTRY
     assert {
         "version": 1,
         "hooks": {
@@ -302,7 +312,7 @@ def test_init_adds_vscodes_hook_file_in_the_copilot_format(run: Run, project: Pa
     assert 0 == result.exit_code, result.output
     assert {
         "version": 1,
-        "hooks": {"preToolUse": [{"type": "command", "bash": GUARD}]},
+        "hooks": {"preToolUse": [{"type": "command", "bash": COPILOT_GUARD, "timeoutSec": 30}]},
     } == json.loads((project / ".github" / "hooks" / "offprompt.json").read_text())
 
 
@@ -360,9 +370,7 @@ def test_init_adds_cursors_hooks_after_the_persons_own(run: Run, project: Path) 
 
     hooks = json.loads((project / ".cursor" / "hooks.json").read_text())
     assert 1 == hooks["version"]
-    assert [{"command": "./hooks/audit.sh"}, {"command": GUARD, "failClosed": True}] == hooks[
-        "hooks"
-    ]["beforeShellExecution"]
+    assert [{"command": "./hooks/audit.sh"}, CURSOR_ENTRY] == hooks["hooks"]["beforeShellExecution"]
     assert [{"command": "./hooks/format.sh"}] == hooks["hooks"]["afterFileEdit"]
 
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
+import subprocess
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,8 +19,10 @@ import pytest
 from helpers import tool_or_skip
 
 from .conftest import MakeWorld
+from .drive import server_ready, type_prompt
 from .harness import PY, ROOT, World, run
 from .model import ToolScript
+from .terminal import Terminal
 
 pytestmark = pytest.mark.real_hosts
 
@@ -209,8 +214,12 @@ def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str
     print("RESULTS", json.dumps(results, indent=1))
     read, grep, cat, folder_grep, glob = results
     assert DENIED in read
-    assert f"PreToolUse:Grep hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in grep
-    assert f"PreToolUse:Bash hook error: [{world.root}/bin/offprompt guard]: {BLOCKED}" in cat
+    # Claude Code shows the hook's whole command (the fail-closed wrapper) before its reason.
+    hook = f" {world.root}/bin/offprompt guard]: {BLOCKED}"
+    assert grep.startswith("PreToolUse:Grep hook error: [/bin/sh -c ")
+    assert hook in grep
+    assert cat.startswith("PreToolUse:Bash hook error: [/bin/sh -c ")
+    assert hook in cat
     assert (folder_grep, glob) == ("No matches found", "No files found")
     assert_kept_out(world, out)
 
@@ -401,3 +410,146 @@ def test_every_shell_route_to_the_value_is_blocked(
     # `cp .env /tmp/x` prints nothing either way: it must not have run.
     copy = Path("/tmp/x")
     assert not copy.exists() or world.canary not in copy.read_text(errors="replace")
+
+
+# -- a broken install: the hook's offprompt deleted --------------------------------------------
+
+# What the hook's wrapper says when the guard cannot run (offprompt/agents/hook_wrapper.py).
+MEND = "offprompt guard: blocked: offprompt could not run (exit 127): reinstall it, or take"
+
+
+def venv_offprompt(where: Path) -> Path:
+    """A real venv whose `offprompt` console script runs this tree (a .pth file, as an editable
+    install leaves): what `pipx install`, `uv tool install` or a project's venv gives."""
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(where)], check=True, timeout=60)
+    purelib = sysconfig.get_path("purelib", vars={"base": str(where), "platbase": str(where)})
+    Path(purelib).mkdir(parents=True, exist_ok=True)
+    # This tree, and the packages of the venv running the tests (click and the rest).
+    (Path(purelib) / "offprompt_tree.pth").write_text(f"{ROOT}\n{sysconfig.get_path('purelib')}\n")
+    script = where / "bin" / "offprompt"
+    script.write_text(
+        f"#!{where}/bin/python\nimport sys\nfrom offprompt.__main__ import main\nsys.exit(main())\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def broken_project(world: World, agent: str) -> dict[str, str]:
+    """`offprompt init --agent AGENT` run by the offprompt of a throwaway venv, which the hook
+    then names; the guard checked to work; then the venv deleted, as a person deletes a
+    project's .venv or uninstalls the tool. Returns the host's PATH (no other offprompt)."""
+    (world.project / ".env").write_text(f"{KEY}={world.canary}\n")
+    (world.project / "README.md").write_text(f"# app\n{README}\n")
+    venv = world.root / "venv"
+    offprompt = venv_offprompt(venv)
+    env = {**world.env, "PYTHONPATH": ""}
+    done = run([str(offprompt), "init", "--agent", agent], env, world.project, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert str(offprompt) in json.dumps(hook_files(world))
+    shutil.rmtree(venv)
+    return env
+
+
+def hook_files(world: World) -> list[object]:
+    """Every JSON file init left in the project and the run's HOME (where the hook went)."""
+    found = []
+    for base in (world.project, world.root):
+        for path in base.rglob("*.json"):
+            if "venv" not in path.parts:
+                try:
+                    found.append(json.loads(path.read_text()))
+                except (ValueError, OSError):
+                    continue
+    return found
+
+
+@pytest.mark.parametrize("agent", SHELLS)
+def test_a_deleted_offprompt_blocks_reads_instead_of_opening_them(
+    make_world: MakeWorld, canary: str, agent: str
+) -> None:
+    """The venv the hook points at deleted: the host's own shell tool runs `cat .env` and
+    `cat README.md`, and both are blocked (the guard cannot tell them apart) with the one
+    line saying how to mend; the value is in no request to the model."""
+    kind, run_host, shell = SHELLS[agent]
+    world, model = make(make_world, kind)
+    model.calls = [shell("cat .env"), shell("cat README.md")]
+    env = broken_project(world, agent)
+
+    out = run_host(world, env)
+
+    results = model.outputs()
+    print("RESULTS", json.dumps(results, indent=1))
+    assert 2 == len(results)
+    assert [] == [r for r in results if MEND not in r]
+    assert [] == [r for r in results if README in r]
+    assert_kept_out(world, out)
+    if agent == "codex":
+        # `codex exec` shows the person each blocked call with its reason (on stderr).
+        assert MEND in out
+
+
+# A guard that never decides (its rules loop), with a deadline of 1 s, and one that crashes.
+FAULTS = {
+    "hangs": (
+        "import sys\nsys.path.insert(0, {root!r})\nfrom offprompt.guard import hook\n"
+        "def forever(*args):\n    while True:\n        pass\n"
+        "hook.decide = forever\nsys.exit(hook.main(deadline=1.0))\n",
+        "offprompt guard: blocked: the guard did not decide within 1 s,",
+    ),
+    "crashes": (
+        "raise RuntimeError('a bug in offprompt')\n",
+        "offprompt guard: blocked: offprompt could not run (exit 1): reinstall it, or take",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_guard_that_hangs_or_crashes_blocks_the_call(
+    make_world: MakeWorld, canary: str, agent: str, fault: str
+) -> None:
+    """The hook init wrote runs an offprompt whose guard never decides (blocked at its own
+    deadline, before the host's time limit) or crashes (the wrapper blocks): `cat .env` is
+    blocked with that line; the value is in no request to the model."""
+    kind, run_host, shell = SHELLS[agent]
+    world, model = make(make_world, kind)
+    model.calls = [shell("cat .env")]
+    env = guarded_project(world, agent)
+    code, line = FAULTS[fault]
+    faulty = world.root / "bin" / "faulty-offprompt"
+    faulty.write_text(f"#!{PY}\n" + code.format(root=str(ROOT)))
+    faulty.chmod(0o755)
+    argv = ["offprompt", "init", "--agent", agent, "--command", f"{faulty} serve"]
+    assert 0 == run(argv, env, world.project, timeout=30).returncode
+
+    out = run_host(world, env)
+
+    (result,) = model.outputs()
+    print("RESULT", result)
+    assert line in result
+    assert_kept_out(world, out)
+
+
+def test_the_person_sees_the_mend_line_in_claude_codes_terminal(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Claude Code's TUI, the venv the hook names deleted, the model running `cat .env`: the
+    screen shows the person the line saying how to mend it, and the value stays out."""
+    world, model = make(make_world, "anthropic")
+    model.calls = [("Bash", {"command": "cat .env", "description": "Show the env file"})]
+    env = broken_project(world, "claude-code")
+    host_env, config = world.claude()
+    argv = [tool_or_skip("claude"), "--mcp-config", str(config), "--strict-mcp-config"]
+    term = Terminal(argv, {**host_env, "PATH": env["PATH"]}, world.project)
+    try:
+        server_ready(world)
+        type_prompt(term, world)
+        screen = term.wait(lambda s: "Finished." in s, 60)
+    finally:
+        term.close()
+
+    print("SCREEN", screen)
+    assert "offprompt could not run (exit 127)" in " ".join(screen.split())
+    (result,) = model.outputs()
+    assert "offprompt could not run (exit 127)" in result
+    assert_kept_out(world, screen)
