@@ -184,7 +184,7 @@ def report(
         )
     example, example_values, example_names = _example(project, root, target)
     if names is None:
-        # Names as dotenv.keys gives them: never a line of a value read as a key.
+        # Names as dotenv.Parsed.keys gives them: never a line of a value read as a key.
         names = example_names if example is not None else held_names
     keys = tuple(_state(n, held, example_values) for n in names)
     return StatusReport(file=shown, exists=exists, example=example, keys=keys)
@@ -209,7 +209,7 @@ def _read(
     path: Path, shown: str, *, whole: bool = False
 ) -> tuple[dict[str, str] | _WholeFile | None, tuple[str, ...]]:
     """What python-dotenv reads from `path` (uninterpolated; None when there is no file), and
-    the key names it sets as offprompt shows them (dotenv.keys); a _WholeFile when `whole` (a
+    the key names it sets as offprompt shows them (dotenv.Parsed.keys); a _WholeFile when `whole` (a
     file sink's) or when the text is no dotenv file (`Parsed.opaque`)."""
     from offprompt.sinks import atomic, dotenv_read
 
