@@ -8,7 +8,6 @@ linked", never a wait (the agent can put any of them where a config should be).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -19,7 +18,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["READ_SECONDS", "first_remote", "github_repo", "jsonc_loads", "read_config"]
+from offprompt.configedit import jsonc
+
+__all__ = ["READ_SECONDS", "first_remote", "github_repo", "read_config"]
 
 READ_SECONDS: Final = 2.0
 _MAX_CONFIG: Final = 1024 * 1024
@@ -170,8 +171,14 @@ def read_config(project: Path, rel: str) -> dict[str, Any] | None:
     path = Path(rel)
     try:
         text = data.decode("utf-8-sig")
-        parsed: Any = tomllib.loads(text) if path.suffix == ".toml" else jsonc_loads(text)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError):
+        if path.suffix == ".toml":
+            parsed: Any = tomllib.loads(text)
+        else:
+            # JSON with comments and trailing commas, as wrangler reads it: the reader init's
+            # editors use, which knows a comma or `//` inside a string from one outside.
+            parsed = jsonc.parse(text).root.value
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, jsonc.JsoncError, RecursionError):
+        # RecursionError: tomllib's answer to arrays nested thousands deep.
         raise ValueError(f"{rel} is not valid {_format(path)}") from None
     if not isinstance(parsed, dict):
         raise ValueError(f"{rel} does not hold a table of settings")
@@ -180,31 +187,3 @@ def read_config(project: Path, rel: str) -> dict[str, Any] | None:
 
 def _format(path: Path) -> str:
     return {".toml": "TOML", ".jsonc": "JSONC"}.get(path.suffix, "JSON")
-
-
-def jsonc_loads(text: str) -> Any:
-    """JSON with `//` and `/* */` comments and trailing commas, as wrangler reads it."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            if j < 0:
-                raise json.JSONDecodeError("unclosed comment", text, i)
-            out.append(" ")
-            i = j + 2
-        else:
-            out.append(ch)
-            i += 1
-    stripped = re.sub(r",(\s*[}\]])", r"\1", "".join(out))
-    return json.loads(stripped)

@@ -244,12 +244,35 @@ def test_parse_limits_and_duplicates() -> None:
         destinations.parse([{"kind": "fly"}, {"kind": "fly"}])
 
 
-def test_jsonc_keeps_comment_markers_inside_strings() -> None:
-    """Comments and trailing commas go; `//` inside a string stays."""
-    assert linked.jsonc_loads('{"a": "x // y /* z */", // c\n "b": [1,],}') == {
-        "a": "x // y /* z */",
+def test_jsonc_keeps_comment_markers_and_commas_inside_strings(tmp_path: Path) -> None:
+    """Comments and trailing commas go; `//`, `/*` and `, }` inside a string stay as written."""
+    (tmp_path / "wrangler.jsonc").write_text(
+        '{"name": "w", // c\n "vars": {"NOTE": "a, } // b /* z */, ]",}, "b": [1,],}\n'
+    )
+    assert linked.read_config(tmp_path, "wrangler.jsonc") == {
+        "name": "w",
+        "vars": {"NOTE": "a, } // b /* z */, ]"},
         "b": [1],
     }
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "why"),
+    [
+        ("fly.toml", "app = " + "[" * 100_000, "fly.toml is not valid TOML"),
+        ("wrangler.json", "[" * 100_000, "wrangler.json is not valid JSON"),
+        ("wrangler.jsonc", '{"name": "w",, }', "wrangler.jsonc is not valid JSONC"),
+    ],
+    ids=["toml-deep", "json-deep", "double-comma"],
+)
+def test_a_config_that_is_no_config_is_unusable_not_a_crash(
+    tmp_path: Path, rel: str, text: str, why: str
+) -> None:
+    """Arrays nested 100,000 deep (under the 1 MiB limit) or a stray comma: ValueError naming
+    the file, which linking turns into a refusal, never a RecursionError out of the call."""
+    (tmp_path / rel).write_text(text)
+    with pytest.raises(ValueError, match=f"^{why}$"):
+        linked.read_config(tmp_path, rel)
 
 
 def test_linking_only_reads(linked: Path) -> None:
