@@ -335,13 +335,13 @@ def collect(
         timeout=timeout,
         also=also,
     )
-    try:
-        terminal.check_usage(ask, Path.cwd())
+    try:  # checked once, here: `run` takes the request as checked
+        asked = terminal.check_usage(ask, Path.cwd())
     except UsageProblem as problem:
         raise click.UsageError(str(problem)) from None
-    except ProjectError:
-        pass  # not a usage error: `run` says so and exits 1
-    raise SystemExit(terminal.run(ask, cwd=Path.cwd()))
+    except ProjectError as error:  # no argument can fix the folder: an error, not usage
+        fatal(str(error))
+    raise SystemExit(terminal.run(ask, asked, cwd=Path.cwd()))
 
 
 @cli.command(short_help="The hook agents run before each tool call (reads stdin).")
