@@ -14,15 +14,20 @@ import shutil
 import stat
 import subprocess
 import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import Any, Final
 
 from offprompt.configedit import jsonc
 
-__all__ = ["READ_SECONDS", "first_remote", "github_repo", "read_config"]
+__all__ = ["MAX_READERS", "READ_SECONDS", "first_remote", "github_repo", "read_config"]
 
 READ_SECONDS: Final = 2.0
+MAX_READERS: Final = 8
+"""Reads at once, process-wide: a read stuck on a hung file system is left behind in its thread,
+so past this many a further read is refused instead of leaving one more thread for ever."""
+_READERS: Final = threading.BoundedSemaphore(MAX_READERS)
 _MAX_CONFIG: Final = 1024 * 1024
 _OWNER: Final = r"(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))"
 _REPO: Final = r"(?P<repo>[A-Za-z0-9._-]{1,100}?)"
@@ -40,19 +45,31 @@ _GITHUB_SCP: Final = re.compile(
 def read_file(project: Path, rel: str) -> bytes | None:
     """The bytes of `project/rel`, None when it is absent. ValueError, naming `rel`, when it
     is not a regular file inside the project, is 1 MiB or larger, or is not read within
-    `READ_SECONDS`."""
+    `READ_SECONDS` (the wait for a reader included, when `MAX_READERS` reads are stuck)."""
     box: dict[str, bytes | BaseException | None] = {}
+    deadline = time.monotonic() + READ_SECONDS
+    if not _READERS.acquire(timeout=READ_SECONDS):
+        raise ValueError(
+            f"{rel} was not read: {MAX_READERS} earlier reads of the project's files are still "
+            "waiting on them (a file system that does not answer?)"
+        )
 
     def work() -> None:
         try:
             box["data"] = _read_file(project, rel)
         except BaseException as e:  # handed to the caller's thread
             box["error"] = e
+        finally:
+            _READERS.release()
 
     # A read of a hung mount cannot be interrupted; it is left behind in its own thread.
     reader = threading.Thread(target=work, name=f"offprompt-read-{rel}", daemon=True)
-    reader.start()
-    reader.join(READ_SECONDS)
+    try:
+        reader.start()
+    except BaseException:
+        _READERS.release()
+        raise
+    reader.join(max(deadline - time.monotonic(), 0))
     if reader.is_alive():
         raise ValueError(f"{rel} was not read in time ({READ_SECONDS:g} s)")
     error = box.get("error")
