@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -140,8 +138,8 @@ def keys(file: Path, as_json: bool) -> None:
     .env holds without reading the secrets in it. Exit codes: 0 done, 1 error,
     2 wrong usage.
     """
-    from offprompt.journal import Journal
-    from offprompt.sinks import dotenv_read
+    from offprompt import status as key_status
+    from offprompt.errors import Unreadable
 
     if file == Path(".env") and not os.path.lexists(file):
         # A project before its first key: nothing to list, which is not an error.
@@ -153,32 +151,17 @@ def keys(file: Path, as_json: bool) -> None:
         if as_json:
             click.echo("[]")
         return
-    from offprompt.status import read_budget
-
-    text = _read_dotenv(file)
-    budget = read_budget(len(text))
-    try:  # python-dotenv's reading, linear in the file's size, within status's time
-        parsed = dotenv_read.read(text, deadline=time.monotonic() + budget)
-    except dotenv_read.TooSlow:
-        fatal(
-            f"{file} could not be read within {math.ceil(budget)} s (python-dotenv is slow on"
-            " some text, such as a quote left open), so no names are shown."
-        )
-    why = None
-    try:
-        file_sink = os.path.realpath(file) in Journal().file_sinks()
-    except OSError:
-        why = "offprompt's journal cannot be read, so a file sink cannot be ruled out"
-        file_sink = False
-    if file_sink:
-        why = "offprompt wrote it as a file sink (the value is the whole file)"
-    elif why is None and parsed.opaque:
-        why = "it is not a dotenv file (python-dotenv reads names no .env would have)"
-    if why is not None:
+    data = _read_dotenv(file)
+    try:  # what status shows of the file, by the same rules and within the same time
+        shown = key_status.how_shown(file, data, str(file))
+    except Unreadable as e:
+        fatal(str(e))
+    if shown.read is None:
         # Never a name from inside a value (DESIGN §12): such a "name" is a stretch of it.
-        click.echo(f"offprompt: {file} shows no key names: {why}.", err=True)
+        click.echo(f"offprompt: {file} shows no key names: {shown.whole}.", err=True)
         click.echo("[]" if as_json else "", nl=as_json)
         return
+    parsed = shown.read
     names = parsed.keys
     for line in parsed.bad_lines:
         click.echo(
@@ -256,7 +239,7 @@ def _wrong_usage(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def _read_dotenv(file: Path) -> str:
+def _read_dotenv(file: Path) -> bytes:
     from offprompt.sinks import atomic
 
     if atomic.is_staged(file):
@@ -276,10 +259,7 @@ def _read_dotenv(file: Path) -> str:
         fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
     if len(data) > _MAX_DOTENV_BYTES:
         fatal(f"{file} is larger than 16 MiB; it is not a .env file.")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        fatal(f"{file} is not UTF-8 text, so it is not a .env file offprompt can read.")
+    return data
 
 
 def _provider_pairs(values: Sequence[str]) -> dict[str, str]:
@@ -355,13 +335,13 @@ def collect(
         timeout=timeout,
         also=also,
     )
-    try:
-        terminal.check_usage(ask, Path.cwd())
+    try:  # checked once, here: `run` takes the request as checked
+        asked = terminal.check_usage(ask, Path.cwd())
     except UsageProblem as problem:
         raise click.UsageError(str(problem)) from None
-    except ProjectError:
-        pass  # not a usage error: `run` says so and exits 1
-    raise SystemExit(terminal.run(ask, cwd=Path.cwd()))
+    except ProjectError as error:  # no argument can fix the folder: an error, not usage
+        fatal(str(error))
+    raise SystemExit(terminal.run(ask, asked, cwd=Path.cwd()))
 
 
 @cli.command(short_help="The hook agents run before each tool call (reads stdin).")

@@ -22,12 +22,18 @@ from offprompt.spec import SinkSpec
 
 if TYPE_CHECKING:
     from offprompt.registry import CheckVerdict, Field
+    from offprompt.sinks.dotenv_read import Read
 
 __all__ = [
     "EXAMPLES",
+    "FILE_SINK",
     "MAX_NAMES",
+    "NOT_DOTENV",
+    "NO_JOURNAL",
     "KeyState",
+    "Shown",
     "StatusReport",
+    "how_shown",
     "is_stand_in",
     "looks_like_name",
     "report",
@@ -154,7 +160,6 @@ def report(
     ProjectError for a project folder it cannot use, and Unreadable for a target or example
     file that exists but cannot be read.
     """
-    from offprompt.journal import Journal
     from offprompt.sinks import paths
 
     if names is not None:
@@ -171,11 +176,7 @@ def report(
         raise
     shown = paths.display(root, target)
     exists = os.path.lexists(target)
-    try:
-        whole = os.path.realpath(target) in Journal(journal).file_sinks()
-    except OSError:
-        whole = True  # a journal that cannot be read cannot rule a file sink out: close
-    held, held_names = _read(target, shown, whole=whole)
+    held, held_names = _read(target, shown, journal=journal)
     if isinstance(held, _WholeFile):
         # Never a name from inside a value (DESIGN §12): the file is the one thing named.
         state: KeyStatus = "set" if held.set else "empty"
@@ -184,7 +185,7 @@ def report(
         )
     example, example_values, example_names = _example(project, root, target)
     if names is None:
-        # Names as dotenv.keys gives them: never a line of a value read as a key.
+        # Names as dotenv.Parsed.keys gives them: never a line of a value read as a key.
         names = example_names if example is not None else held_names
     keys = tuple(_state(n, held, example_values) for n in names)
     return StatusReport(file=shown, exists=exists, example=example, keys=keys)
@@ -198,6 +199,58 @@ def read_budget(size: int) -> float:
     return 1 + 8 * size / atomic.MAX_EXISTING_BYTES
 
 
+FILE_SINK: Final = "offprompt wrote it as a file sink (the value is the whole file)"
+NO_JOURNAL: Final = "offprompt's journal cannot be read, so a file sink cannot be ruled out"
+NOT_DOTENV: Final = "it is not a dotenv file (python-dotenv reads names no .env would have)"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What offprompt may show of a file (DESIGN §12): python-dotenv's reading of its text, or
+    why it is shown by its name alone (`whole`; then `read` is None and no name is shown)."""
+
+    read: Read | None
+    whole: str | None = None
+
+
+def how_shown(
+    path: Path, data: bytes, display: str, *, journal: Path | None = None, sinks: bool = True
+) -> Shown:
+    """How `offprompt status`, `secret_status` and `offprompt keys` all show the file at `path`
+    holding `data` (`display` names it in messages): by its name alone when `journal` (default:
+    the usual journal; unless `sinks` is False) records it as a file sink's or cannot be read (it
+    cannot rule one out then), or when its text is no dotenv file (`Read.opaque`); else
+    python-dotenv's reading, within `read_budget`. Unreadable when the text is not UTF-8 or is
+    not read in time."""
+    from offprompt.journal import Journal
+    from offprompt.sinks import dotenv_read
+
+    if sinks:
+        try:
+            if os.path.realpath(path) in Journal(journal).file_sinks():
+                return Shown(None, FILE_SINK)
+        except OSError:
+            return Shown(None, NO_JOURNAL)  # fail closed: the file may be a file sink's
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unreadable(
+            f"{display} is not UTF-8 text, so offprompt cannot tell which keys it sets."
+        ) from None
+    # python-dotenv's answer, linear in the file's size; on shapes its own parser is slow on,
+    # a refusal within DESIGN §12's times (1 MiB in 2 s, 16 MiB in 10 s) rather than no answer.
+    budget = read_budget(len(data))
+    try:
+        found = dotenv_read.read(text, deadline=time.monotonic() + budget)
+    except dotenv_read.TooSlow:
+        raise Unreadable(
+            f"{display} could not be read within {math.ceil(budget)} s (python-dotenv is slow "
+            "on some text, such as a quote left open), so offprompt cannot tell which keys it "
+            "sets; name the keys in a smaller file."
+        ) from None
+    return Shown(None, NOT_DOTENV) if found.opaque else Shown(found)
+
+
 @dataclass(frozen=True)
 class _WholeFile:
     """A file shown by its name alone: only whether it holds anything but blanks."""
@@ -206,12 +259,12 @@ class _WholeFile:
 
 
 def _read(
-    path: Path, shown: str, *, whole: bool = False
+    path: Path, shown: str, *, journal: Path | None = None, sinks: bool = True
 ) -> tuple[dict[str, str] | _WholeFile | None, tuple[str, ...]]:
     """What python-dotenv reads from `path` (uninterpolated; None when there is no file), and
-    the key names it sets as offprompt shows them (dotenv.keys); a _WholeFile when `whole` (a
-    file sink's) or when the text is no dotenv file (`Parsed.opaque`)."""
-    from offprompt.sinks import atomic, dotenv_read
+    the key names it sets as offprompt shows them; a _WholeFile when `how_shown` says the file
+    is shown by its name alone."""
+    from offprompt.sinks import atomic
 
     try:
         data = atomic.read_existing(path, shown)
@@ -221,28 +274,10 @@ def _read(
         raise Unreadable(f"{reason}, so offprompt cannot tell which keys it sets.") from None
     if data is None:
         return None, ()
-    if whole:
+    found = how_shown(path, data, shown, journal=journal, sinks=sinks)
+    if found.read is None:
         return _WholeFile(bool(data.strip())), ()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Unreadable(
-            f"{shown} is not UTF-8 text, so offprompt cannot tell which keys it sets."
-        ) from None
-    # python-dotenv's answer, linear in the file's size; on shapes its own parser is slow on,
-    # a refusal within DESIGN §12's times (1 MiB in 2 s, 16 MiB in 10 s) rather than no answer.
-    budget = read_budget(len(data))
-    try:
-        found = dotenv_read.read(text, deadline=time.monotonic() + budget)
-    except dotenv_read.TooSlow:
-        raise Unreadable(
-            f"{shown} could not be read within {math.ceil(budget)} s (python-dotenv is slow on "
-            "some text, such as a quote left open), so offprompt cannot tell which keys it "
-            "sets; name the keys in a smaller file."
-        ) from None
-    if found.opaque:
-        return _WholeFile(bool(text.strip())), ()
-    return found.values, found.keys
+    return found.read.values, found.read.keys
 
 
 def _is_folder_inside(root: Path, path: str) -> bool:
@@ -279,7 +314,7 @@ def _example(
                 f"{shown} is not a file inside the project, so offprompt does not read it as "
                 "the example file; replace it with a file, or name the keys."
             ) from None
-        _, names = _read(real, shown)
+        _, names = _read(real, shown, sinks=False)  # an example is no file sink's
         values: dict[str, str] = {}
         held = git.committed(real, atomic.MAX_EXISTING_BYTES)
         if held is not None:

@@ -106,20 +106,25 @@ class TerminalClient:
 
 def run(
     ask: CommandLine,
+    asked: CollectRequest,
     *,
     cwd: Path,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
     env: Mapping[str, str] | None = None,
     parts: Parts | None = None,
 ) -> int:
-    """Collect and write; returns the exit code (0 written, 1 error, 2 usage, 3 expired or
-    cancelled). `env` defaults to the process environment, read once now."""
+    """Collect `asked` (what `check_usage` made of `ask` in `cwd`; it is not checked again)
+    and write; returns the exit code (0 written, 1 error, 2 usage, 3 expired or cancelled).
+    `out` and `err` default to sys.stdout and sys.stderr as they are now; `env` to the
+    process environment, read once now."""
     from offprompt.collect.settings import Settings
 
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
     settings = Settings.read(env)
     try:
-        return asyncio.run(_collect(ask, cwd.resolve(), out, err, settings, parts))
+        return asyncio.run(_collect(ask, asked, cwd.resolve(), out, err, settings, parts))
     except KeyboardInterrupt:
         err.write("\noffprompt: cancelled; nothing was written.\n")
         return CLOSED
@@ -218,21 +223,19 @@ def _refused(error: RefusedRequest, ask: CommandLine) -> str:
 
 
 async def _collect(
-    ask: CommandLine, cwd: Path, out: TextIO, err: TextIO, settings: Settings, parts: Parts | None
+    ask: CommandLine,
+    asked: CollectRequest,
+    cwd: Path,
+    out: TextIO,
+    err: TextIO,
+    settings: Settings,
+    parts: Parts | None,
 ) -> int:
     from offprompt import log, project, sinks
     from offprompt.collect.core import Collector
 
     asyncio.get_running_loop().set_exception_handler(log.asyncio_handler)
 
-    try:
-        asked = check_usage(ask, cwd)
-    except UsageProblem as problem:
-        err.write(f"offprompt: {problem}\n")
-        return USAGE
-    except ProjectError as error:
-        err.write(f"offprompt: {error}\n")
-        return ERROR
     try:
         if not project.usable(cwd):
             raise ProjectError(

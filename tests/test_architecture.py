@@ -20,7 +20,6 @@ class Edge:
     source: str
     target: str
     line: int
-    lazy: bool
 
 
 def _modules() -> dict[str, Path]:
@@ -74,9 +73,7 @@ def _edges() -> list[Edge]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         is_package = path.name == "__init__.py"
 
-        def walk(
-            node: ast.AST, lazy: bool, module: str = module, is_package: bool = is_package
-        ) -> None:
+        def walk(node: ast.AST, module: str = module, is_package: bool = is_package) -> None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.If) and _is_type_checking(child):
                     continue  # annotations only: never imported at run time
@@ -84,12 +81,11 @@ def _edges() -> list[Edge]:
                     for name in _targets(module, child, is_package):
                         target = _owner(name) if name.startswith("offprompt") else name
                         if target and target != module:
-                            edges.append(Edge(module, target, child.lineno, lazy))
+                            edges.append(Edge(module, target, child.lineno))
                     continue
-                inner = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
-                walk(child, inner)
+                walk(child)  # an import inside a function is an arrow all the same
 
-        walk(tree, False)
+        walk(tree)
     return edges
 
 
@@ -178,6 +174,15 @@ CORE_AND_DOORS = (
     "offprompt.cli_agents",
     "offprompt.server_app",
 )
+# The sinks' modules that write: the disk, the folder lock, and each kind's write.
+SINK_WRITERS = (
+    "offprompt.sinks.atomic",
+    "offprompt.sinks.lock",
+    "offprompt.sinks.local",
+    "offprompt.sinks.dotenv_sink",
+    "offprompt.sinks.file_sink",
+    "offprompt.sinks.none_sink",
+)
 FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
     (
         "offprompt.tools",
@@ -206,8 +211,8 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
     ),
     (
         "offprompt.page",
-        (*CORE_AND_DOORS, "subprocess", "offprompt.sinks.atomic", "offprompt.sinks.destinations"),
-        "the page never writes files or runs programs itself",
+        (*CORE_AND_DOORS, "subprocess", *SINK_WRITERS, "offprompt.sinks.destinations"),
+        "the page never writes files or runs programs itself (a submit writes through submit)",
     ),
     (
         "offprompt.sinks",
@@ -282,10 +287,77 @@ def test_the_registry_imports_nothing_else_of_offprompt() -> None:
 
 def test_a_forbidden_arrow_is_caught() -> None:
     """The rule check fires on an arrow it forbids (here a made-up page → collect import)."""
-    fake = Edge("offprompt.page.render", "offprompt.collect.core", 1, lazy=True)
+    fake = Edge("offprompt.page.render", "offprompt.collect.core", 1)
     assert _breaks(fake, "offprompt.page", CORE_AND_DOORS)
-    ok = Edge("offprompt.page.render", "offprompt.store", 1, lazy=False)
+    ok = Edge("offprompt.page.render", "offprompt.store", 1)
     assert not _breaks(ok, "offprompt.page", CORE_AND_DOORS)
+
+
+# What the page may take from the sinks package itself: looking at a destination and checking
+# values, never `write`, `sink_for` or `KINDS` (a Sink object writes). Its writes go through
+# offprompt.submit, the one path from a submit to the sinks.
+PAGE_MAY_USE_OF_SINKS = frozenset({"Target", "inspect_target", "check_values", "display_of"})
+
+
+def sinks_names_used(source: str) -> list[tuple[str, int]]:
+    """Each name a module's source takes from the `offprompt.sinks` package, with its line: by
+    `from offprompt.sinks import NAME`, or as `ALIAS.NAME` where ALIAS is bound to the package
+    (`from offprompt import sinks`, `import offprompt.sinks as ALIAS`, `offprompt.sinks.NAME`)."""
+    tree = ast.parse(source)
+    aliases: set[str] = set()
+    used: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "offprompt.sinks" and not node.level:
+            used += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module == "offprompt" and not node.level:
+            aliases |= {a.asname or a.name for a in node.names if a.name == "sinks"}
+        elif isinstance(node, ast.Import):
+            aliases |= {a.asname for a in node.names if a.name == "offprompt.sinks" and a.asname}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        base = node.value
+        if isinstance(base, ast.Name) and base.id in aliases:
+            used.append((node.attr, node.lineno))
+        elif (
+            isinstance(base, ast.Attribute)
+            and base.attr == "sinks"
+            and isinstance(base.value, ast.Name)
+            and base.value.id == "offprompt"
+        ):
+            used.append((node.attr, node.lineno))
+    return used
+
+
+def test_the_page_never_reaches_the_sinks_write() -> None:
+    """The page looks at a destination through the sinks package and writes only through
+    offprompt.submit: no module of it takes `write` (or a Sink, which writes) from the package."""
+    wrong = [
+        f"{module}:{line} uses offprompt.sinks.{name}"
+        for module, path in MODULES.items()
+        if _inside(module, "offprompt.page")
+        for name, line in sinks_names_used(path.read_text(encoding="utf-8"))
+        if name not in PAGE_MAY_USE_OF_SINKS
+    ]
+    assert [] == wrong
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from offprompt import sinks\nsinks.write(p, s, v)\n",
+        "from offprompt import sinks as s\ns.sink_for(spec).write(p, spec, v)\n",
+        "from offprompt.sinks import write\n",
+        "import offprompt.sinks\noffprompt.sinks.KINDS['dotenv']\n",
+        "import offprompt.sinks as out\nout.write(p, s, v)\n",
+    ],
+    ids=["attribute", "alias", "from-import", "dotted", "import-as"],
+)
+def test_a_page_write_through_the_sinks_is_caught(source: str) -> None:
+    """The check above fires on each way a module can reach the write; the looking is let be."""
+    assert {n for n, _ in sinks_names_used(source)} - PAGE_MAY_USE_OF_SINKS
+    looking = "from offprompt import sinks\nsinks.inspect_target(p, s, n)\n"
+    assert [("inspect_target", 2)] == sinks_names_used(looking)
 
 
 THIRD_PARTY = {

@@ -125,7 +125,10 @@ class Collector:
         """As `create`, with the file work (the target's path, the project's files `also`
         reads, git) in a worker thread, so the protocol loop keeps answering meanwhile; the
         request itself is made on the loop, where the store lives."""
-        planned = await run_off_loop(self._plan, ask, project)
+        try:
+            planned = await run_off_loop(self._plan, ask, project)
+        except ProjectError as err:  # every file reader is stuck on files that do not answer
+            return Refused(str(err), "project")
         if isinstance(planned, Refused):
             return planned
         return self._record(ask, project, client, ttl, planned)

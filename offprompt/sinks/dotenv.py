@@ -26,10 +26,8 @@ __all__ = [
     "Parsed",
     "Upserted",
     "bad_lines",
-    "keys",
     "parse",
     "upsert",
-    "values",
 ]
 
 # A name every reader takes as a plain assignment: bash needs a shell identifier, Node and
@@ -251,7 +249,9 @@ class Parsed:
 
     @cached_property
     def values(self) -> dict[str, str]:
-        """As the module's `values`."""
+        """What `dotenv_values(path, interpolate=False)` gives for a file holding the text,
+        without the keys it maps to None: the last statement of a key wins, and a bare `KEY`
+        unsets it."""
         return _held(self.entries)
 
     @cached_property
@@ -269,7 +269,13 @@ class Parsed:
 
     @cached_property
     def keys(self) -> tuple[str, ...]:
-        """As the module's `keys`."""
+        """The key names `values` holds that a person wrote as names, in the order they first
+        appear (as python-dotenv's dict): what offprompt shows of a file, so never a part of a
+        value. Left out: every statement that starts inside a PEM block, in any layout (CRLF,
+        CR, a BOM, the BEGIN line after `KEY=`, lower case): python-dotenv reads such a line as
+        a key, and its key is a base64 stretch of the secret (`MIIEvQIBADAN=` gives
+        `MIIEvQIBADAN`). None at all when the text is `opaque` (a name outside DESIGN §3.1's
+        pattern elsewhere): it is a value, not a dotenv file."""
         return self._shown[0]
 
     @cached_property
@@ -314,23 +320,6 @@ def _held(entries: Collection[Entry]) -> dict[str, str]:
     for e in entries:
         last[e.key] = e.value
     return {k: v for k, v in last.items() if v is not None}
-
-
-def values(text: str) -> dict[str, str]:
-    """What `dotenv_values(path, interpolate=False)` gives for a file holding `text`, without
-    the keys it maps to None: the last statement of a key wins, and a bare `KEY` unsets it."""
-    return dict(Parsed(text).values)
-
-
-def keys(text: str) -> tuple[str, ...]:
-    """The key names `values` holds that a person wrote as names, in the order they first
-    appear (as python-dotenv's dict): what offprompt shows of a file, so never a part of a value.
-    Left out: every statement that starts inside a PEM block, in any layout (CRLF, CR, a BOM, the
-    BEGIN line after `KEY=`, lower case): python-dotenv reads such a line as a key, and its key is
-    a base64 stretch of the secret (`MIIEvQIBADAN=` gives `MIIEvQIBADAN`). None at all when the
-    text is `opaque` (a name outside DESIGN §3.1's pattern elsewhere): it is a value, not a
-    dotenv file."""
-    return Parsed(text).keys
 
 
 # --- Upsert --------------------------------------------------------------------------------

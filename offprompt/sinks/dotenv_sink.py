@@ -33,12 +33,6 @@ class DotenvSink(LocalFileSink):
             f" Node and bash, so nothing was written to {shown}; {dotenv_quoting.FILE_SINK_HINT}."
         )
 
-    def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
-        return _present(dotenv.Parsed(_read_text(path, shown)), names)
-
-    def problem(self, path: Path, shown: str, names: Sequence[str]) -> str | None:
-        return _problem(dotenv.Parsed(_read_text(path, shown)), names, shown)
-
     def look(
         self, path: Path, shown: str, names: Sequence[str]
     ) -> tuple[frozenset[str], str | None]:

@@ -36,7 +36,13 @@ class FileSink(LocalFileSink):
     def unsafe_message(self, names: Collection[str], shown: str) -> str:
         return f"The value of {', '.join(names)} is not valid Unicode text; nothing was written."
 
+    def look(
+        self, path: Path, shown: str, names: Sequence[str]
+    ) -> tuple[frozenset[str], str | None]:
+        return self.present(path, shown, names), None  # any bytes at all are one whole value
+
     def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
+        """All of `names` when the file holds anything, else none; WriteError if unreadable."""
         try:
             st = os.stat(path)
         except FileNotFoundError:

@@ -23,7 +23,7 @@ __all__ = ["LocalFileSink"]
 class LocalFileSink(Sink):
     """A sink that keeps its values in one file inside the project.
 
-    A kind says how it reads what the file holds (`present`, `problem`), which values it refuses
+    A kind says how it reads what the file holds (`look`), which values it refuses
     (`check_values`, `unsafe_message`) and how it writes them (`write_locked`); the path rules,
     git, the folder lock and cleanup are the same for all.
     """
@@ -42,18 +42,11 @@ class LocalFileSink(Sink):
         """Why nothing was written, for values `check_values` refused (names only, no value)."""
 
     @abstractmethod
-    def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
-        """Which of `names` the existing file at `path` already holds; WriteError if unreadable."""
-
-    def problem(self, path: Path, shown: str, names: Sequence[str]) -> str | None:
-        """Why the existing file at `path` cannot take `names`, else None; WriteError as above."""
-        return None
-
     def look(
         self, path: Path, shown: str, names: Sequence[str]
     ) -> tuple[frozenset[str], str | None]:
-        """`present` and `problem` together; a kind that can answer both from one read says so."""
-        return self.present(path, shown, names), self.problem(path, shown, names)
+        """Which of `names` the existing file at `path` already holds, and why it cannot take
+        them (None when it can), from one read; WriteError if it cannot be read."""
 
     @abstractmethod
     def write_locked(

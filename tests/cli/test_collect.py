@@ -158,6 +158,32 @@ def test_usage_errors_exit_2(project: Path, case: str) -> None:
     assert ["sub"] == os.listdir(project)
 
 
+def test_the_command_line_is_checked_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`offprompt collect` checks its arguments once (the request's schema, its refusals, the
+    --file path resolved), then runs the request as checked: here to exit 1, before any page,
+    on an existing .env it cannot read."""
+    from click.testing import CliRunner
+
+    from offprompt import terminal
+    from offprompt.cli import cli
+
+    (project / ".env").write_bytes(b"A=\xff\n")
+    checked: list[tuple[str, ...]] = []
+    real = terminal.check_usage
+
+    def counted(ask: terminal.CommandLine, cwd: Path) -> object:
+        checked.append(ask.names)
+        return real(ask, cwd)
+
+    monkeypatch.setattr(terminal, "check_usage", counted)
+    monkeypatch.chdir(project)
+    done = CliRunner().invoke(cli, ["collect", "API_KEY"], env={**LOCAL, "BROWSER": "false"})
+
+    assert (1, [("API_KEY",)]) == (done.exit_code, checked), done.output
+    assert done.stderr.startswith("offprompt: .env is not UTF-8 text"), done.stderr
+    assert "http://" not in done.stderr
+
+
 def test_home_folder_is_refused(isolated_env: Path) -> None:
     """Run in $HOME, collect refuses (exit 1) instead of writing a .env there."""
     done = collect(isolated_env, "API_KEY", env={"BROWSER": "false"})

@@ -42,6 +42,10 @@ ALLOWED = {
 """Every offprompt module the first replies may load; `tools` is the package that reads the
 listing, not `tools.schemas`, which needs the registry and the core."""
 
+NOT_BEFORE_THE_FIRST_REPLY = {"asyncio", "dataclasses", "logging", "typing"}
+"""Standard-library modules the first replies do without today (each costs milliseconds to
+import): the event loop, the log and the annotations' helpers load with the first tool call."""
+
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("offprompt"))
 ENTRY_POINTS = {
     # The console script imports `offprompt.__main__` as a module; `-m` runs it as `__main__`.
@@ -121,13 +125,17 @@ def _unexpected(loaded: set[str], baseline: set[str], allowed: set[str]) -> dict
         found["allowed offprompt modules not loaded (update ALLOWED)"] = sorted(allowed - ours)
     if third_party:
         found["outside the standard library"] = third_party
+    heavy = sorted(others & NOT_BEFORE_THE_FIRST_REPLY)
+    if heavy:
+        found["standard library the first reply does without"] = heavy
     return found
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
 def test_first_replies_load_only_the_protocol_layer(entry: str, tmp_path: Path) -> None:
     """initialize, server/discover and tools/list (both revisions) load exactly the allowed
-    offprompt modules and nothing outside the standard library."""
+    offprompt modules, nothing outside the standard library, and none of asyncio, logging,
+    dataclasses and typing."""
     cmd, allowed = ENTRY_POINTS[entry]
     answers, loaded = _first_replies(cmd, tmp_path)
     asks = len(answers)
@@ -155,7 +163,20 @@ def test_a_third_party_import_on_the_path_is_caught(tmp_path: Path) -> None:
     )
     _, loaded = _first_replies([sys.executable, "-c", serve], tmp_path)
     found = _unexpected(loaded[0], _baseline(tmp_path), ALLOWED | {"offprompt.__main__"})
-    assert found == {"outside the standard library": ["click"]}
+    assert found["outside the standard library"] == ["click"]
+
+
+def test_the_event_loop_or_typing_on_the_path_is_caught(tmp_path: Path) -> None:
+    """asyncio (which brings logging) or typing loaded before the first reply is named, and
+    nothing else is."""
+    serve = (
+        "import sys, asyncio, typing; sys.argv[1:] = ['serve'];"
+        " from offprompt.__main__ import main; main()"
+    )
+    _, loaded = _first_replies([sys.executable, "-c", serve], tmp_path)
+    found = _unexpected(loaded[0], _baseline(tmp_path), ALLOWED | {"offprompt.__main__"})
+    heavy = ["asyncio", "logging", "typing"]
+    assert found == {"standard library the first reply does without": heavy}
 
 
 NOT_FOR_A_LOCAL_LINK = {

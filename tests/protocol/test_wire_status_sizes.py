@@ -2,14 +2,13 @@
 over-long names and paths, big targets answered in time and off the event loop, so `ping` and
 `tools/list` never wait behind them; above 16 MiB, a refusal."""
 
-import contextlib
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hung_fs import hung_mount
 from wire import OFFPROMPT, Wire
 
 REFUSED = "offprompt refused that request: "
@@ -136,55 +135,61 @@ def test_ping_and_tools_list_do_not_wait_behind_a_status_read(server: Wire, proj
 def test_ping_is_answered_while_collect_reads_the_project_files(
     server: Wire, project: Path
 ) -> None:
-    """collect_secret's creation reads the project's files off the event loop: with a FIFO
-    named fly.toml that no one writes yet (its open blocks), `ping` is still answered at once."""
-    fifo = project / "fly.toml"
-    os.mkfifo(fifo)
+    """collect_secret's creation reads the project's files off the event loop: with fly.toml on
+    a file system that never answers, `ping` and `tools/list` are answered at once, and the
+    call's own answer (fly.toml not read in time, a refusal) comes after them."""
+    fly = project / "fly.toml"
+    fly.touch()
     args = {
         "secrets": [{"name": "API_KEY"}],
         "reason": "The app needs it",
         "also": [{"kind": "fly"}],
     }
-    server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": "c",
-            "method": "tools/call",
-            "params": {"name": "collect_secret", "arguments": args},
-        }
-    )
-    time.sleep(0.3)
-    try:
+    with hung_mount(fly):
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "c",
+                "method": "tools/call",
+                "params": {"name": "collect_secret", "arguments": args},
+            }
+        )
+        time.sleep(0.3)  # the call is waiting on fly.toml by now
         start = time.monotonic()
         assert server.request("ping", rid="p", timeout=5)["result"] == {}
-        assert time.monotonic() - start < 2
         assert "result" in server.request("tools/list", rid="l", timeout=5)
-    finally:
-        # Release the blocked open: a writer that closes at once gives the reader an empty file.
-        with contextlib.suppress(OSError):  # ENXIO: the read was not waiting on it
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-    server.response("c", timeout=10)
+        took = time.monotonic() - start
+        assert [m.get("id") for m in server.backlog] == [], "collect answered before ping"
+        answer = server.response("c", timeout=10)
+    assert took < 0.5, f"ping and tools/list took {took:.2f}s"
+    text = refused(answer["result"])
+    assert "fly.toml was not read in time" in text, text
 
 
 def test_the_server_exits_on_end_of_input_while_file_work_is_stuck(
     server: Wire, project: Path
 ) -> None:
-    """A request's file work that never ends (a FIFO named fly.toml, never written) does not
-    keep the server from exiting promptly on end of input (DESIGN §3)."""
-    os.mkfifo(project / "fly.toml")
+    """A request's file work that never ends (its sink path lies on a file system that never
+    answers) does not keep the server from exiting promptly on end of input (DESIGN §3)."""
+    stuck = project / "stuck"
+    stuck.mkdir()
     args = {
         "secrets": [{"name": "API_KEY"}],
         "reason": "The app needs it",
-        "also": [{"kind": "fly"}],
+        "sink": {"kind": "dotenv", "path": "stuck/.env"},
     }
-    server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": "c",
-            "method": "tools/call",
-            "params": {"name": "collect_secret", "arguments": args},
-        }
-    )
-    time.sleep(0.3)
-    assert server.request("ping", rid="p", timeout=5)["result"] == {}
-    assert server.close(timeout=5) == 0
+    with hung_mount(stuck):
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "c",
+                "method": "tools/call",
+                "params": {"name": "collect_secret", "arguments": args},
+            }
+        )
+        assert server.request("ping", rid="p", timeout=5)["result"] == {}
+        with pytest.raises(TimeoutError):  # still stuck on the sink path
+            server.response("c", timeout=1)
+        start = time.monotonic()
+        assert server.close(timeout=5) == 0
+        assert time.monotonic() - start < 2

@@ -6,6 +6,7 @@ import json
 import re
 import secrets
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from offprompt import status
 from offprompt.cli import cli
+from offprompt.errors import Unreadable
 from offprompt.journal import Journal, JournalEntry
 from offprompt.sinks import dotenv
 
@@ -135,6 +137,45 @@ def test_a_file_shown_by_name_is_never_said_to_have_every_key_set(project: Path)
     assert "Every key is set" not in found.note
     assert "cannot say which are set" in found.note
     assert "Every key is set." not in status.table(found)
+
+
+def _no_journal(project: Path) -> None:
+    journal = Journal().path
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.mkdir()  # reading it fails with IsADirectoryError
+
+
+@pytest.mark.parametrize(
+    ("data", "setup", "why"),
+    [
+        (b"J\xff\xfe-not-text\n", record_file_sink, status.FILE_SINK),
+        (b"SEED=ABCD\n", lambda p, f: _no_journal(p), status.NO_JOURNAL),
+        (b"[default]\naws_secret_access_key = x\n", lambda p, f: None, status.NOT_DOTENV),
+        (b"A=\xff\n", lambda p, f: None, None),
+    ],
+    ids=["file-sink-not-utf8", "journal-unreadable", "not-dotenv", "not-utf8"],
+)
+def test_keys_and_status_show_a_file_by_the_same_rules(
+    project: Path, isolated_env: Path, data: bytes, setup: Any, why: str | None
+) -> None:
+    """`offprompt keys` asks status how to show a file: where status shows it by its name
+    alone, keys names no key and says why; where status cannot read it, keys fails with the
+    very same sentence (exit 1)."""
+    (project / "f.env").write_bytes(data)
+    setup(project, "f.env")
+    with _cwd(project):
+        done = CliRunner().invoke(cli, ["keys", "f.env"], prog_name="offprompt")
+    if why is not None:
+        assert status.report(project, "f.env").whole
+        assert (0, "", f"offprompt: f.env shows no key names: {why}.\n") == (
+            done.exit_code,
+            done.stdout,
+            done.stderr,
+        )
+    else:
+        with pytest.raises(Unreadable) as caught:
+            status.report(project, "f.env")
+        assert (1, f"offprompt: {caught.value}\n") == (done.exit_code, done.stderr)
 
 
 def test_empty_file_sink_is_empty(project: Path) -> None:

@@ -8,20 +8,26 @@ linked", never a wait (the agent can put any of them where a config should be).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import stat
 import subprocess
 import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["READ_SECONDS", "first_remote", "github_repo", "jsonc_loads", "read_config"]
+from offprompt.configedit import jsonc
+
+__all__ = ["MAX_READERS", "READ_SECONDS", "first_remote", "github_repo", "read_config"]
 
 READ_SECONDS: Final = 2.0
+MAX_READERS: Final = 8
+"""Reads at once, process-wide: a read stuck on a hung file system is left behind in its thread,
+so past this many a further read is refused instead of leaving one more thread for ever."""
+_READERS: Final = threading.BoundedSemaphore(MAX_READERS)
 _MAX_CONFIG: Final = 1024 * 1024
 _OWNER: Final = r"(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))"
 _REPO: Final = r"(?P<repo>[A-Za-z0-9._-]{1,100}?)"
@@ -39,19 +45,31 @@ _GITHUB_SCP: Final = re.compile(
 def read_file(project: Path, rel: str) -> bytes | None:
     """The bytes of `project/rel`, None when it is absent. ValueError, naming `rel`, when it
     is not a regular file inside the project, is 1 MiB or larger, or is not read within
-    `READ_SECONDS`."""
+    `READ_SECONDS` (the wait for a reader included, when `MAX_READERS` reads are stuck)."""
     box: dict[str, bytes | BaseException | None] = {}
+    deadline = time.monotonic() + READ_SECONDS
+    if not _READERS.acquire(timeout=READ_SECONDS):
+        raise ValueError(
+            f"{rel} was not read: {MAX_READERS} earlier reads of the project's files are still "
+            "waiting on them (a file system that does not answer?)"
+        )
 
     def work() -> None:
         try:
             box["data"] = _read_file(project, rel)
         except BaseException as e:  # handed to the caller's thread
             box["error"] = e
+        finally:
+            _READERS.release()
 
     # A read of a hung mount cannot be interrupted; it is left behind in its own thread.
     reader = threading.Thread(target=work, name=f"offprompt-read-{rel}", daemon=True)
-    reader.start()
-    reader.join(READ_SECONDS)
+    try:
+        reader.start()
+    except BaseException:
+        _READERS.release()
+        raise
+    reader.join(max(deadline - time.monotonic(), 0))
     if reader.is_alive():
         raise ValueError(f"{rel} was not read in time ({READ_SECONDS:g} s)")
     error = box.get("error")
@@ -170,8 +188,14 @@ def read_config(project: Path, rel: str) -> dict[str, Any] | None:
     path = Path(rel)
     try:
         text = data.decode("utf-8-sig")
-        parsed: Any = tomllib.loads(text) if path.suffix == ".toml" else jsonc_loads(text)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError):
+        if path.suffix == ".toml":
+            parsed: Any = tomllib.loads(text)
+        else:
+            # JSON with comments and trailing commas, as wrangler reads it: the reader init's
+            # editors use, which knows a comma or `//` inside a string from one outside.
+            parsed = jsonc.parse(text).root.value
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, jsonc.JsoncError, RecursionError):
+        # RecursionError: tomllib's answer to arrays nested thousands deep.
         raise ValueError(f"{rel} is not valid {_format(path)}") from None
     if not isinstance(parsed, dict):
         raise ValueError(f"{rel} does not hold a table of settings")
@@ -180,31 +204,3 @@ def read_config(project: Path, rel: str) -> dict[str, Any] | None:
 
 def _format(path: Path) -> str:
     return {".toml": "TOML", ".jsonc": "JSONC"}.get(path.suffix, "JSON")
-
-
-def jsonc_loads(text: str) -> Any:
-    """JSON with `//` and `/* */` comments and trailing commas, as wrangler reads it."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            if j < 0:
-                raise json.JSONDecodeError("unclosed comment", text, i)
-            out.append(" ")
-            i = j + 2
-        else:
-            out.append(ch)
-            i += 1
-    stripped = re.sub(r",(\s*[}\]])", r"\1", "".join(out))
-    return json.loads(stripped)

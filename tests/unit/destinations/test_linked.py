@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from fake_programs import git
+from hung_fs import hung_mount
 
 from offprompt.errors import NotLinked, RefusedRequest
 from offprompt.sinks import destinations
@@ -244,12 +247,76 @@ def test_parse_limits_and_duplicates() -> None:
         destinations.parse([{"kind": "fly"}, {"kind": "fly"}])
 
 
-def test_jsonc_keeps_comment_markers_inside_strings() -> None:
-    """Comments and trailing commas go; `//` inside a string stays."""
-    assert linked.jsonc_loads('{"a": "x // y /* z */", // c\n "b": [1,],}') == {
-        "a": "x // y /* z */",
+def test_jsonc_keeps_comment_markers_and_commas_inside_strings(tmp_path: Path) -> None:
+    """Comments and trailing commas go; `//`, `/*` and `, }` inside a string stay as written."""
+    (tmp_path / "wrangler.jsonc").write_text(
+        '{"name": "w", // c\n "vars": {"NOTE": "a, } // b /* z */, ]",}, "b": [1,],}\n'
+    )
+    assert linked.read_config(tmp_path, "wrangler.jsonc") == {
+        "name": "w",
+        "vars": {"NOTE": "a, } // b /* z */, ]"},
         "b": [1],
     }
+
+
+@pytest.mark.parametrize(
+    ("rel", "text", "why"),
+    [
+        ("fly.toml", "app = " + "[" * 100_000, "fly.toml is not valid TOML"),
+        ("wrangler.json", "[" * 100_000, "wrangler.json is not valid JSON"),
+        ("wrangler.jsonc", '{"name": "w",, }', "wrangler.jsonc is not valid JSONC"),
+    ],
+    ids=["toml-deep", "json-deep", "double-comma"],
+)
+def test_a_config_that_is_no_config_is_unusable_not_a_crash(
+    tmp_path: Path, rel: str, text: str, why: str
+) -> None:
+    """Arrays nested 100,000 deep (under the 1 MiB limit) or a stray comma: ValueError naming
+    the file, which linking turns into a refusal, never a RecursionError out of the call."""
+    (tmp_path / rel).write_text(text)
+    with pytest.raises(ValueError, match=f"^{why}$"):
+        linked.read_config(tmp_path, rel)
+
+
+def _readers() -> int:
+    return sum(t.name.startswith("offprompt-read-") for t in threading.enumerate())
+
+
+def test_reads_stuck_on_a_hung_file_system_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fly.toml on a file system that never answers: each read gives up after READ_SECONDS,
+    leaving its thread behind, but never more than MAX_READERS of them; a read past those is
+    refused in the same time, starting none, and once the file system answers, reads work."""
+    monkeypatch.setattr(linked, "READ_SECONDS", 0.3)
+    fly = tmp_path / "fly.toml"
+    fly.write_text('app = "web"\n')
+    before = _readers()
+    with hung_mount(fly):
+        errors: list[str] = []
+
+        def read() -> None:
+            try:
+                linked.read_file(tmp_path, "fly.toml")
+            except ValueError as e:
+                errors.append(str(e))
+
+        callers = [threading.Thread(target=read) for _ in range(linked.MAX_READERS)]
+        for t in callers:
+            t.start()
+        for t in callers:
+            t.join(10)
+        assert ["fly.toml was not read in time (0.3 s)"] * linked.MAX_READERS == errors
+        assert linked.MAX_READERS == _readers() - before
+        start = time.monotonic()
+        with pytest.raises(ValueError, match="earlier reads of the project's files are still"):
+            linked.read_file(tmp_path, "fly.toml")
+        assert 0.3 <= time.monotonic() - start < 5
+        assert linked.MAX_READERS == _readers() - before
+    deadline = time.monotonic() + 10
+    while _readers() > before and time.monotonic() < deadline:
+        time.sleep(0.01)  # the stuck reads end once the mount is gone
+    assert b'app = "web"\n' == linked.read_file(tmp_path, "fly.toml")
 
 
 def test_linking_only_reads(linked: Path) -> None:

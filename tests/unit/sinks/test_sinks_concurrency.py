@@ -32,7 +32,7 @@ def test_two_threads_writing_at_once_lose_no_key(project: Path) -> None:
         t.join()
     assert [] == errors
     expected = {f"{t}_{i}": f"{t} value {i}" for t in ("T1", "T2") for i in range(ROUNDS)}
-    assert expected == dotenv.values((project / ".env").read_text())
+    assert expected == dotenv.Parsed((project / ".env").read_text()).values
 
 
 WRITER = """
@@ -59,4 +59,4 @@ def test_two_processes_writing_at_once_lose_no_key(project: Path) -> None:
     outcomes = [(p.communicate(timeout=120)[1], p.returncode) for p in procs]
     assert [(b"", 0), (b"", 0)] == outcomes
     expected = {f"{t}_{i}": f"{t} value {i}" for t in ("P1", "P2") for i in range(ROUNDS)}
-    assert expected == dotenv.values((project / ".env").read_text())
+    assert expected == dotenv.Parsed((project / ".env").read_text()).values

@@ -83,8 +83,8 @@ def test_table_says_what_python_dotenv_reads(
 def test_escaped_backslash_before_a_closing_quote_ends_the_value(tmp_path: Path) -> None:
     """`O="\\t\\x\\\\"` ends at its quote, so the next line is a statement of its own."""
     text = 'O="\\t\\x\\\\"\nG="a\\"b"\n'
-    assert held(read_file(text, tmp_path)) == dotenv.values(text)
-    assert ("O", "G") == dotenv.keys(text)
+    assert held(read_file(text, tmp_path)) == dotenv.Parsed(text).values
+    assert ("O", "G") == dotenv.Parsed(text).keys
 
 
 def test_blank_after_equals_then_hash_is_an_empty_value_and_a_comment() -> None:
@@ -96,15 +96,15 @@ def test_blank_after_equals_then_hash_is_an_empty_value_and_a_comment() -> None:
 def test_crlf_inside_a_quoted_value_reads_as_lf_like_the_file(tmp_path: Path) -> None:
     """Values are what dotenv_values(path) reads: CRLF and CR inside quotes become LF."""
     text = "A='l1\r\nl2\rl3'\r\nB=2\r\n"
-    assert {"A": "l1\nl2\nl3", "B": "2"} == dotenv.values(text)
-    assert held(read_file(text, tmp_path)) == dotenv.values(text)
+    assert {"A": "l1\nl2\nl3", "B": "2"} == dotenv.Parsed(text).values
+    assert held(read_file(text, tmp_path)) == dotenv.Parsed(text).values
 
 
 def test_a_later_bare_key_unsets_the_value_as_in_python_dotenv(tmp_path: Path) -> None:
     """`A=1` then `A`: dotenv_values maps A to None, so A is neither a value nor a key."""
     text = "A=1\nB=2\nA\n"
-    assert ({"B": "2"}, ("B",)) == (dotenv.values(text), dotenv.keys(text))
-    assert held(read_file(text, tmp_path)) == dotenv.values(text)
+    assert ({"B": "2"}, ("B",)) == (dotenv.Parsed(text).values, dotenv.Parsed(text).keys)
+    assert held(read_file(text, tmp_path)) == dotenv.Parsed(text).values
 
 
 def test_leading_bom_is_not_part_of_the_first_key() -> None:
@@ -137,12 +137,12 @@ def test_comment_is_all_of_it_from_the_first_hash_python_dotenv_skips() -> None:
 
 def test_keys_lists_assigned_names_once_in_first_appearance_order() -> None:
     """Duplicates once, bare `KEY` lines left out."""
-    assert ("B", "A", "C") == dotenv.keys("B=1\nA=2\nB=3\nNOVALUE\nC=\n")
+    assert ("B", "A", "C") == dotenv.Parsed("B=1\nA=2\nB=3\nNOVALUE\nC=\n").keys
 
 
 def test_values_lets_the_last_assignment_win() -> None:
     """As python-dotenv, Node and bash do."""
-    assert {"A": "2"} == dotenv.values("A=1\nA=2\n")
+    assert {"A": "2"} == dotenv.Parsed("A=1\nA=2\n").values
 
 
 def test_bad_lines_names_the_statements_python_dotenv_skips() -> None:
@@ -191,16 +191,17 @@ def test_parse_values_keys_and_bad_lines_agree_with_python_dotenv(text: str, fol
     assert [(b.key, b.value) for b in read if b.key is not None] == [
         (e.key, e.value) for e in dotenv.parse(text)
     ]
-    assert held(path) == dotenv.values(text)
+    assert held(path) == dotenv.Parsed(text).values
     # keys: python-dotenv's names that are names; a PEM block hides its lines; none at all when
     # a name outside DESIGN §3.1's pattern says the text is no dotenv file.
     names = tuple(k for k in held(path) if re.fullmatch(r"[A-Z][A-Z0-9_]{0,127}", k))
-    if dotenv.Parsed(text).opaque:
-        assert dotenv.keys(text) == ()
+    parsed = dotenv.Parsed(text)
+    if parsed.opaque:
+        assert parsed.keys == ()
     elif "-----begin" in text.lower():
-        assert [k for k in names if k in dotenv.keys(text)] == list(dotenv.keys(text))
+        assert [k for k in names if k in parsed.keys] == list(parsed.keys)
     else:
-        assert names == dotenv.keys(text)
+        assert names == parsed.keys
     # Each skipped statement by the line its text starts on: no earlier than python-dotenv's
     # line (the end of the statement before), and that raw line starts the statement's text.
     lines = re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff"))
@@ -286,10 +287,11 @@ def test_keys_leave_out_every_statement_inside_an_unquoted_pem_block(text: str) 
     inside = [e for e in dotenv.parse(text) if any(a < e.first_line <= b for a, b in blocks)]
     named = {e.key for e in dotenv.parse(text) if e not in inside}
     shown = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
+    parsed = dotenv.Parsed(text)
     if any(not shown.fullmatch(k) for k in named):
-        assert dotenv.keys(text) == ()
+        assert parsed.keys == ()
     else:
-        assert tuple(k for k in dotenv.values(text) if k in named) == dotenv.keys(text)
+        assert tuple(k for k in parsed.values if k in named) == parsed.keys
 
 
 def same_parse(a: dotenv.Parsed, b: dotenv.Parsed) -> None:
@@ -346,4 +348,4 @@ def test_keys_never_name_a_line_of_a_value_left_unquoted(folder: Path) -> None:
     path = read_file(PEM_LEFT_BARE, folder)
     assert {"q83hdsT5sR2lKz", "AB12CD"} <= set(held(path))  # what python-dotenv makes of it
 
-    assert ("A", "PRIVATE_KEY", "B", "QUOTED", "C") == dotenv.keys(PEM_LEFT_BARE)
+    assert ("A", "PRIVATE_KEY", "B", "QUOTED", "C") == dotenv.Parsed(PEM_LEFT_BARE).keys
