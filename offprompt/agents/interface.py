@@ -260,6 +260,7 @@ class Agent(ABC):
     unguarded: ClassVar[str] = ""
     guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
     guard_note_project_only: ClassVar[bool] = False  # the note is about project hooks only
+    guard_update_note: ClassVar[str] = ""  # said after "updated the guard …"
     # Why the agent has no personal scope for a project (its `location("local")` says so, and
     # init falls back to the user config); "" for an agent that has one.
     no_local_reason: ClassVar[str] = ""
@@ -268,7 +269,6 @@ class Agent(ABC):
     def no_local(self) -> str:
         """The sentence for an agent without a personal project scope."""
         return self.no_local_reason or f"{self.title} has no personal project scope"
-    guard_update_note: ClassVar[str] = ""  # said after "updated the guard …"
 
     @abstractmethod
     def presence(self, machine: Machine) -> Presence:
