@@ -36,9 +36,13 @@ URL = re.compile(r'"url":"(http[^"]+)"')
 
 AWAITING = re.compile(r'"status":"awaiting"')
 REQUEST_ID = re.compile(r'"request_id":"([^"]+)"')
-# Claude Code's answer for a call still running after CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS, and the
-# later user turn that carries the call's result.
-BACKGROUNDED = re.compile(r'MCP tool "offprompt/\w+" is still running after \d+s\. It was moved')
+# Claude Code's answer for a call it moved to the background (still running after
+# CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS, or at once when the person sends a message meanwhile), and
+# the later user turn that carries the call's result.
+BACKGROUNDED = re.compile(
+    r'MCP tool "offprompt/\w+" (is still running after \d+s\. It was moved|was moved to the '
+    r"background as task \w+ so that a message)"
+)
 NOTIFICATION = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
 NOTIFIED_RESULT = re.compile(r"<result>\s*(.*?)\s*</result>", re.S)
 OPEN_WORDS = "The page is open in your browser: type the key there, and I will wait for it."

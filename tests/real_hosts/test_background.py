@@ -7,6 +7,7 @@ our instructions say or calls collect_secret again (DESIGN §3, §4; reference/h
 "Long calls")."""
 
 import json
+import re
 import time
 from typing import Any
 
@@ -25,6 +26,8 @@ pytestmark = pytest.mark.real_hosts
 
 BACKGROUND_MS = 5000
 TURN_OVER = r"· done .* · 1 MCP task still running"
+# A message typed while a call runs is queued: "Queued · ctrl+x ctrl+s to send now".
+SEND_NOW = ("ctrl+x ctrl+s to send now", ("\x18", "\x13"))
 
 
 def hold_the_person(world: World) -> None:
@@ -59,13 +62,18 @@ def collect_results(world: World) -> list[dict[str, Any]]:
     return [a for a in answers if a.get("resultType") != "input_required"]
 
 
-def run_backgrounded(world: World, outcome: Outcome) -> tuple[Outcome, bytes]:
+def run_backgrounded(
+    world: World, outcome: Outcome, message: str | None = None
+) -> tuple[Outcome, bytes]:
     """The person types the prompt and dismisses the URL dialog (Esc: the call is not moved
     while a dialog is pending), so offprompt opens its tab; once the host has moved the call
-    to the background (and the model had its turn), the person fills the page in."""
+    to the background (and the model had its turn), the person fills the page in. With
+    `message`, the host keeps its 120 s limit; the person writes `message` while waiting, and
+    has it sent now rather than queued, which moves the call at once."""
     hold_the_person(world)
     env, config = world.claude()
-    env["CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS"] = str(BACKGROUND_MS)
+    if message is None:
+        env["CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS"] = str(BACKGROUND_MS)
     term = Terminal(claude_argv(tool_or_skip("claude"), str(config)), env, world.project)
     try:
         server_ready(world)
@@ -73,6 +81,13 @@ def run_backgrounded(world: World, outcome: Outcome) -> tuple[Outcome, bytes]:
         outcome.dialog = term.wait(DIALOG, 30)
         time.sleep(0.4)  # keys pressed while the dialog draws are lost
         term.press("esc")
+        if message is not None:
+            wait_until(lambda: world.tabs()["offprompt"], "offprompt opening its tab", 10)
+            term.child.send(message)
+            time.sleep(0.3)
+            term.press("enter")
+            term.wait(re.escape(SEND_NOW[0]), 10)
+            term.press(*SEND_NOW[1])
         wait_until(lambda: backgrounded(world), "the call moved to the background", 30)
         # The model's turn after the move is over, the call still running.
         outcome.screen_link = term.wait(TURN_OVER, 20)
@@ -99,18 +114,28 @@ def request_texts(body: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("again", [False, True], ids=["model waits", "model calls again"])
+# (the model calls collect_secret again after the move, what the person writes meanwhile)
+SCENARIOS = {
+    "model waits": (False, None),
+    "model calls again": (True, None),
+    "person writes while waiting": (False, "I have the page open."),
+}
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_a_call_moved_to_the_background_gets_one_tab_and_the_fingerprint_later(
-    make_world: MakeWorld, canary: str, again: bool
+    make_world: MakeWorld, canary: str, scenario: str
 ) -> None:
     """The call moves to the background after 5 s; the model's next request still carries our
     instructions; the page is written later; one tab, one request (every collect_secret answer
     names it, one journal line), the fingerprint reaches the model in the task notification and
     the screen, and the value is only in `.env`. A model that calls again gets the open request
-    back at once, told not to call again, and no second page."""
+    back at once, told not to call again, and no second page. A message the person sends now
+    (not queued) while the call waits moves it at once, whatever the time limit."""
+    again, message = SCENARIOS[scenario]
     model = ScriptedModel("anthropic", ARGUMENTS, again_after_background=again)
     world = make_world("anthropic", model=model)
-    outcome, screen_bytes = run_backgrounded(world, Outcome("background"))
+    outcome, screen_bytes = run_backgrounded(world, Outcome(scenario), message)
 
     assert outcome.tabs == {"host": 0, "offprompt": 1}
     assert outcome.reachable
@@ -124,6 +149,8 @@ def test_a_call_moved_to_the_background_gets_one_tab_and_the_fingerprint_later(
 
     first, *rest = world.model.tool_results()
     assert BACKGROUNDED.search(first)
+    why = "so that a message that arrived" if message else f"after {BACKGROUND_MS // 1000}s"
+    assert why in first
     after = next(
         r for r in world.model.conversation() if any(first in t for t in request_texts(r.body))
     )
