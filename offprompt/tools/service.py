@@ -31,14 +31,13 @@ ELICIT_KEY: Final = "offprompt_page"
 """Where a 2026-07-28 retry carries the answer to our URL elicitation (`inputResponses`)."""
 
 
-def _same_destination(a: RequestRecord, b: RequestRecord) -> bool:
-    """Both requests write to the same place: project, sink as resolved, `also` destinations."""
-    return (
-        a.project == b.project
-        and a.sink.kind == b.sink.kind
-        and a.display == b.display
-        and {d.spec for d in a.also} == {d.spec for d in b.also}
-    )
+def _same_file(a: RequestRecord, b: RequestRecord) -> bool:
+    """Both requests write to the same file: project, sink kind and path as resolved."""
+    return a.project == b.project and a.sink.kind == b.sink.kind and a.display == b.display
+
+
+def _same_also(a: RequestRecord, b: RequestRecord) -> bool:
+    return {d.spec for d in a.also} == {d.spec for d in b.also}
 
 
 class McpClient:
@@ -133,20 +132,20 @@ class Service:
 
     def _already_open(self, made: RequestRecord) -> ToolResult | None:
         """None when no open request of this session asks for any of `made`'s keys for the
-        same destination; else `made` is dropped (it has no page yet, so no tab) and the answer
-        is the open request's state, or a refusal when the two ask for different key sets.
+        same file; else `made` is dropped (it has no page yet, so no tab) and the answer is the
+        open request's state when both ask for the same keys and destinations, else a refusal.
 
         A host that moved a waiting call to the background (Claude Code, after 120 s) can lead
         the model to call again; a second page for the same keys would be a second tab, and two
         pages racing to write one key."""
         for other in self.store.awaiting():
-            if other is made or not _same_destination(other, made):
+            if other is made or not _same_file(other, made):
                 continue
             shared = [n for n in made.names if n in other.names]
             if not shared:
                 continue
             self.store.cancel(made)
-            if set(other.names) == set(made.names):
+            if set(other.names) == set(made.names) and _same_also(other, made):
                 log.info(
                     "request %s: collect_secret asked again for %s; answered with the open request",
                     other.id,
