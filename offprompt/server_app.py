@@ -17,7 +17,9 @@ INSTRUCTIONS = (
     "of reading the .env file, then ask for every missing key in ONE collect_secret call. When it "
     "returns tell_user, say that fingerprint to the person right away. Never ask for a secret in "
     "the chat, and never open, print or read the .env file. When a result has a url, show it to "
-    "the person on its own line, then call await_secret."
+    "the person on its own line, then call await_secret. While a collect_secret call is open "
+    "(even one moved to the background), do not call it again for the same keys: tell the "
+    "person the page is open and wait for its result."
 )
 
 

@@ -196,6 +196,11 @@ class RequestStore:
         self._sweep()
         return self._by_id.get(request_id)
 
+    def awaiting(self) -> list[RequestRecord]:
+        """Every request still open (awaiting, expiry applied), oldest first."""
+        self._sweep()
+        return [r for r in self._by_id.values() if r.status == "awaiting"]
+
     def by_token(self, token: str) -> RequestRecord | None:
         """The request whose page token this is, compared in constant time; None otherwise."""
         self._sweep()

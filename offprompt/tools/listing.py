@@ -20,12 +20,13 @@ COLLECT_DESCRIPTION = """\
 Ask the person for secrets (API keys, tokens, passwords, database URLs) and write them into the \
 project's .env (or one file) without the values passing through you. Call secret_status first \
 and ask only for the keys it lists as missing. List every key the task needs in ONE call, with a \
-short reason. A page opens for the person on their machine; you get \
-back only key names and a four-emoji fingerprint. When the result has tell_user, say it to the \
-person right away so they can match it with their page. Never ask for a secret in the chat, and \
-never open, print or read the .env file, before or after: secret_status says which keys it \
-holds. If the result has a url, show it to the person on its own line and call await_secret. \
-Use generate for values you may invent (session secrets, signing keys)."""
+short reason. A page opens for the person on their machine; you get back only key names and a \
+four-emoji fingerprint. The call waits until the person submits; while it is open (even moved to \
+the background), do not call collect_secret again for the same keys. When the result has \
+tell_user, say it to the person right away so they can match it with their page. Never ask for a \
+secret in the chat, and never open, print or read the .env file, before or after: secret_status \
+says which keys it holds. If the result has a url, show it to the person on its own line and \
+call await_secret. Use generate for values you may invent (session secrets, signing keys)."""
 
 AWAIT_DESCRIPTION = """\
 Wait (up to a minute per call) for the person to submit a page that collect_secret opened, and \

@@ -28,9 +28,11 @@ def build(
     opened: bool,
     link_note: str | None = None,
     declined: bool = False,
+    repeated: bool = False,
 ) -> ToolResult:
     """The result for `request` in its current state; `link_note` follows an awaiting note;
-    `declined`: the person just declined the host's dialog (DESIGN §4.1)."""
+    `declined`: the person just declined the host's dialog (DESIGN §4.1); `repeated`: the
+    model asked again for the keys of this open request, and got it instead of a new one."""
     sink = {"kind": request.sink.kind, "path": request.display}
     out: dict[str, Any] = {}
     status = request.status
@@ -43,7 +45,9 @@ def build(
         if outcome.destinations:
             out["note"] += " " + _destinations_note(outcome)
     elif status == "awaiting":
-        if declined and url is not None:
+        if repeated:
+            out["note"] = _repeated_note(request.id, request.names, url is not None)
+        elif declined and url is not None:
             out["note"] = _declined_note(request.id, request.names)
         else:
             out["note"] = _awaiting_note(request.id, url is not None, opened)
@@ -128,6 +132,21 @@ def _awaiting_note(request_id: str, link: bool, opened: bool) -> str:
     return (
         f"The page is open {where} and still waiting. Call await_secret with request_id "
         f"{request_id} to keep waiting; never ask for the values in the chat."
+    )
+
+
+def _repeated_note(request_id: str, names: tuple[str, ...], link: bool) -> str:
+    then = (
+        "show the person the url below on its own line (the same page as before), then call "
+        f"await_secret with request_id {request_id}"
+        if link
+        else "tell the person the page is open, and wait for the result of your first call (or "
+        f"your host's notification of it), or call await_secret with request_id {request_id}"
+    )
+    return (
+        f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} already being collected by "
+        f"request {request_id}, which is still open, so no second page was opened. Do not call "
+        f"collect_secret again for these keys: {then}. Never ask for the values in the chat."
     )
 
 

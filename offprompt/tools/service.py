@@ -7,6 +7,7 @@ Arguments become a validated request (`arguments`), the core runs the ladder
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -24,8 +25,19 @@ if TYPE_CHECKING:
     from offprompt.spec import DialogAnswer
     from offprompt.store import RequestRecord, RequestStore
 
+log = logging.getLogger("offprompt")
+
 ELICIT_KEY: Final = "offprompt_page"
 """Where a 2026-07-28 retry carries the answer to our URL elicitation (`inputResponses`)."""
+
+
+def _same_file(a: RequestRecord, b: RequestRecord) -> bool:
+    """Both requests write to the same file: project, sink kind and path as resolved."""
+    return a.project == b.project and a.sink.kind == b.sink.kind and a.display == b.display
+
+
+def _same_also(a: RequestRecord, b: RequestRecord) -> bool:
+    return {d.spec for d in a.also} == {d.spec for d in b.also}
 
 
 class McpClient:
@@ -111,7 +123,42 @@ class Service:
         made = await self.core.create_off_loop(asked, project=project, client=ctx.client_name)
         if isinstance(made, Refused):
             return ToolResult.refused(made.message)
+        # Made and checked in one step of the loop, so of two calls arriving together one opens
+        # the page and the other finds it open.
+        repeated = self._already_open(made)
+        if repeated is not None:
+            return repeated
         return await self._answer(await self.core.deliver(made, client), ctx)
+
+    def _already_open(self, made: RequestRecord) -> ToolResult | None:
+        """None when no open request of this session asks for any of `made`'s keys for the
+        same file; else `made` is dropped (it has no page yet, so no tab) and the answer is the
+        open request's state when both ask for the same keys and destinations, else a refusal.
+
+        A host that moved a waiting call to the background (Claude Code, after 120 s) can lead
+        the model to call again; a second page for the same keys would be a second tab, and two
+        pages racing to write one key."""
+        for other in self.store.awaiting():
+            if other is made or not _same_file(other, made):
+                continue
+            shared = [n for n in made.names if n in other.names]
+            if not shared:
+                continue
+            self.store.cancel(made)
+            if set(other.names) == set(made.names) and _same_also(other, made):
+                log.info(
+                    "request %s: collect_secret asked again for %s; answered with the open request",
+                    other.id,
+                    ", ".join(other.names),
+                )
+                return self._result(Report(other), repeated=True)
+            return ToolResult.refused(
+                f"{', '.join(shared)} {'is' if len(shared) == 1 else 'are'} already being "
+                f"collected by request {other.id} ({', '.join(other.names)}), whose page is open "
+                f"for the person. Wait for it (await_secret with request_id {other.id}), or "
+                "close it with cancel_secret and then ask for every key in one call."
+            )
+        return None
 
     async def _answer(self, step: Step, ctx: ToolContext) -> ToolResult | InputRequired:
         if isinstance(step, Ask):
@@ -128,7 +175,7 @@ class Service:
             return ToolResult.refused(step.message)
         return self._result(step)
 
-    def _result(self, report: Report) -> ToolResult:
+    def _result(self, report: Report, *, repeated: bool = False) -> ToolResult:
         request = report.request
         delivery = request.delivery
         note = None
@@ -141,6 +188,7 @@ class Service:
             opened=report.opened or delivery.browser_opened or delivery.page_opened,
             link_note=note,
             declined=report.declined,
+            repeated=repeated,
         )
 
     # -- await_secret / cancel_secret -----------------------------------------------------------

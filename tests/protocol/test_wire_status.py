@@ -108,8 +108,33 @@ def test_the_model_is_told_to_call_secret_status_first(server: Callable[[], Wire
 
     assert "Call secret_status first" in init["instructions"]
     assert "instead of reading the .env file" in init["instructions"]
-    assert len(init["instructions"]) < 600
+    assert len(init["instructions"]) < 800
     assert "Call secret_status first" in collect["description"]
+
+
+def test_the_model_is_told_not_to_call_again_while_a_call_is_open(
+    server: Callable[[], Wire],
+) -> None:
+    """Both revisions' instructions and collect_secret's description say: a call moved to
+    the background is still open, do not call again for the same keys, tell the person the page
+    is open (Claude Code hands a call running past 120 s back to the model as "moved to the
+    background")."""
+    w = server()
+    init = w.request(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x"}},
+        rid=5,
+    )["result"]
+    discover = w.request("server/discover", {"_meta": meta()})["result"]
+    (collect,) = [t for t in tool_list(w) if t["name"] == "collect_secret"]
+
+    assert discover["instructions"] == init["instructions"]
+    words = init["instructions"]
+    assert "While a collect_secret call is open (even one moved to the background)" in words
+    assert "do not call it again for the same keys" in words
+    assert "tell the person the page is open and wait for its result" in words
+    assert "do not call collect_secret again for the same keys" in collect["description"]
+    assert "moved to the background" in collect["description"]
 
 
 @pytest.mark.parametrize("modern", [False, True])

@@ -7,7 +7,9 @@ an ancestor process is `offprompt serve`, the person when they pasted a link the
 a browser that took the link; a forked child then waits out a browser's cold start, GETs the page,
 and, for the first tab that shows a form, plays the person: fills each field from the values in
 PERSON.json, submits the form as a browser without JavaScript does, and notes the four emoji the
-Written page shows. PERSON.json: {"log", "values", "cold_start", "claim"}.
+Written page shows. PERSON.json: {"log", "values", "cold_start", "claim"}, and optionally
+"hold": a path; the person loads the page only once it exists (a test decides when the page is
+filled, e.g. only after the host moved the call to the background).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ ACTION = re.compile(r'<form method="post" action="([^"]+)" id="collect"')
 FINGERPRINT = re.compile(r'id="fp-server"[^>]*>([^<]+)<')
 WRITTEN = re.compile(r'<section class="written" id="written".*?</section>', re.S)
 TAG = re.compile(r"<[^>]+>")
+HOLD_LIMIT = 120.0
 
 
 def _ancestry() -> list[str]:
@@ -114,8 +117,17 @@ def _fill(person: dict[str, Any], url: str, page: str) -> dict[str, Any]:
     }
 
 
+def _held(person: dict[str, Any]) -> None:
+    """Wait (at most HOLD_LIMIT s) until the file named by "hold" exists, if one is named."""
+    hold = person.get("hold")
+    deadline = time.monotonic() + HOLD_LIMIT
+    while hold and not os.path.exists(hold) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def _browse(person: dict[str, Any], url: str, record: dict[str, Any]) -> None:
     time.sleep(float(person.get("cold_start", 1.5)))
+    _held(person)
     try:
         status, page = fetch(url)
     except OSError as exc:

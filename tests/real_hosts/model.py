@@ -5,7 +5,9 @@ body the host sends.
 The script: while the conversation holds no result of our `collect_secret` call, answer with
 that call; afterwards, answer with text that repeats what the last result said: the
 fingerprint, or, when the request is still `awaiting`, the link on its own line together with an
-`await_secret` call, as the result's note asks. Requests that are not the conversation (title
+`await_secret` call, as the result's note asks. A call the host moved to the background (Claude
+Code) gets words saying the page is open, and its result comes later as a `<task-notification>`
+in a user turn, read like a tool result. Requests that are not the conversation (title
 generation, token counting, model lists) get a short generic answer, so each host's side traffic
 is handled without knowing it in advance.
 """
@@ -34,6 +36,25 @@ URL = re.compile(r'"url":"(http[^"]+)"')
 
 AWAITING = re.compile(r'"status":"awaiting"')
 REQUEST_ID = re.compile(r'"request_id":"([^"]+)"')
+# Claude Code's answer for a call it moved to the background (still running after
+# CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS, or at once when the person sends a message meanwhile), and
+# the later user turn that carries the call's result.
+BACKGROUNDED = re.compile(
+    r'MCP tool "offprompt/\w+" (is still running after \d+s\. It was moved|was moved to the '
+    r"background as task \w+ so that a message)"
+)
+NOTIFICATION = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
+NOTIFIED_RESULT = re.compile(r"<result>\s*(.*?)\s*</result>", re.S)
+OPEN_WORDS = "The page is open in your browser: type the key there, and I will wait for it."
+
+
+def notified_results(text: str) -> list[str]:
+    """The result of each task notification in `text` that reports one of our calls."""
+    out = []
+    for note in NOTIFICATION.findall(text):
+        if f"({SERVER}/" in note and (found := NOTIFIED_RESULT.search(note)):
+            out.append(found.group(1))
+    return out
 
 
 def reply_for(result: str) -> tuple[str, dict[str, str] | None]:
@@ -42,6 +63,8 @@ def reply_for(result: str) -> tuple[str, dict[str, str] | None]:
     found = FINGERPRINT.search(result)
     if found:
         return f"Done. Fingerprint {found.group(1)} is what you should see on the page.", None
+    if BACKGROUNDED.search(result):
+        return OPEN_WORDS, None
     link = URL.search(result)
     request = REQUEST_ID.search(result)
     if link and request and AWAITING.search(result):
@@ -62,10 +85,16 @@ class Recorded:
 class ScriptedModel:
     """One host's provider on 127.0.0.1, serving from its own thread and event loop."""
 
-    def __init__(self, kind: str, arguments: dict[str, Any]) -> None:
+    def __init__(
+        self, kind: str, arguments: dict[str, Any], *, again_after_background: bool = False
+    ) -> None:
+        """`again_after_background`: a model that, told its call moved to the background,
+        calls collect_secret again with the same arguments (once), as the instructions say not
+        to."""
         assert kind in {"anthropic", "openai", "google"}
         self.kind = kind
         self.arguments = arguments
+        self.again_after_background = again_after_background
         self.requests: list[Recorded] = []
         self.port = 0
         self._loop = asyncio.new_event_loop()
@@ -129,6 +158,25 @@ class ScriptedModel:
         """The fingerprints the model was given, one per distinct tool result that held one."""
         return [m.group(1) for t in self.tool_results() if (m := FINGERPRINT.search(t))]
 
+    def notified(self) -> list[str]:
+        """Each distinct result of our calls the host handed over in a task notification."""
+        seen: list[str] = []
+        for r in self.conversation():
+            for text in self._notifications(r.body):
+                if text not in seen:
+                    seen.append(text)
+        return seen
+
+    def calls_made(self, body: dict[str, Any]) -> int:
+        """How many times the model called collect_secret in the conversation `body` carries."""
+        return sum(
+            1
+            for message in body.get("messages") or []
+            if isinstance(message.get("content"), list)
+            for block in message["content"]
+            if block.get("type") == "tool_use" and block.get("name") == self._claude_name(TOOL)
+        )
+
     # -- the script -----------------------------------------------------------------------------
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
@@ -175,6 +223,8 @@ class ScriptedModel:
                         if isinstance(inner, list):
                             inner = "".join(b.get("text", "") for b in inner)
                         out.append(str(inner))
+                    if block.get("type") == "text" and message.get("role") == "user":
+                        out += notified_results(str(block.get("text", "")))
         elif self.kind == "google":
             names = {self._gemini_name(n) for n in OURS}
             for part in _gemini_parts(body):
@@ -191,6 +241,18 @@ class ScriptedModel:
                     if not isinstance(output, str):
                         output = json.dumps(output, ensure_ascii=False)
                     out.append(output)
+        return out
+
+    def _notifications(self, body: dict[str, Any]) -> list[str]:
+        """The results of our calls that reached the model as task notifications (Claude Code)."""
+        out = []
+        for message in body.get("messages") or [] if self.kind == "anthropic" else []:
+            content = message.get("content")
+            if message.get("role") != "user" or not isinstance(content, list):
+                continue
+            for block in content:
+                if block.get("type") == "text":
+                    out += notified_results(str(block.get("text", "")))
         return out
 
     def _gemini_name(self, name: str) -> str:
@@ -211,6 +273,9 @@ class ScriptedModel:
             return "Collecting an API key", None
         results = self._results(body)
         if not results:
+            return "", (TOOL, json.dumps(self.arguments))
+        again = self.again_after_background and self.kind == "anthropic"
+        if again and BACKGROUNDED.search(results[-1]) and self.calls_made(body) == 1:
             return "", (TOOL, json.dumps(self.arguments))
         words, wait = reply_for(results[-1])
         return words, (AWAIT, json.dumps(wait)) if wait else None
