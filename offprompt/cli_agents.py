@@ -448,6 +448,11 @@ def _finding_lines(f: doctor.Finding) -> list[str]:
     if f.blocked is not None:
         lines.append(f"  will not run: {f.blocked}")
     lines.extend(f"  waits for you: {w.detail}" for w in f.waits)
+    if f.fails_open:
+        lines.append(
+            "  fails open: an older offprompt wrote this hook, which lets calls through when"
+            " offprompt cannot start; run `offprompt init` again to update it"
+        )
     return lines
 
 
@@ -469,6 +474,7 @@ def _finding_json(f: doctor.Finding) -> dict[str, object]:
         },
         "waits": [{"for": w.kind, "detail": w.detail} for w in f.waits],
         "blocked": f.blocked,
+        **({"fails_closed": not f.fails_open} if f.kind == "guard" else {}),
     }
 
 

@@ -58,6 +58,14 @@ class Finding:
         return self.check.ok is not False and self.blocked is None and self.command is not None
 
     @property
+    def fails_open(self) -> bool:
+        """A guard hook an older init wrote (a bare `… offprompt guard`): it works while
+        offprompt starts, but lets calls through when it cannot (guard_install.fails_closed)."""
+        if self.kind != "guard" or not self.command:
+            return False
+        return not guard_install.fails_closed(self.command[0])
+
+    @property
     def active(self) -> bool:
         """It works now, checked, with nothing left to wait for."""
         return self.works and self.check.ok is True and not self.waits

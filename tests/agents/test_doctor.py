@@ -284,6 +284,35 @@ def test_only_the_guard_broken_is_exit_1(run: Run, project: Path, offprompt: Pat
     assert "nothing" == gemini["protection"]
 
 
+def test_a_bare_guard_hook_from_an_older_init_is_said_to_fail_open(
+    run: Run, project: Path, offprompt: Path
+) -> None:
+    """A hook an older init wrote (no fail-closed wrapper) still guards while offprompt
+    starts, so the exit stays 0, but the doctor says it would let calls through and how to
+    mend; today's wrapped hook carries no such line."""
+    init(project, offprompt, "gemini")
+    trust_gemini(project)
+    settings = project / ".gemini" / "settings.json"
+    wrapped = run("agents", "--project", str(project))
+    hook(settings, "BeforeTool", f"{offprompt} guard")
+
+    bare = run("agents", "--project", str(project))
+    code, items = doctor_json(run, project)
+
+    warning = (
+        f"{PAD}  fails open: an older offprompt wrote this hook, which lets calls through when"
+        " offprompt cannot start; run `offprompt init` again to update it"
+    )
+    assert (0, 0) == (wrapped.exit_code, bare.exit_code)
+    assert warning not in wrapped.stdout.splitlines()
+    assert warning in bare.stdout.splitlines()
+    assert (0, False, "guarded") == (
+        code,
+        items["gemini"]["guards"][0]["fails_closed"],
+        items["gemini"]["protection"],
+    )
+
+
 def test_a_config_that_cannot_be_read_is_exit_1(run: Run, project: Path) -> None:
     """A broken config is said under its agent, found or not, and makes the exit 1."""
     (project / ".cursor").mkdir()
