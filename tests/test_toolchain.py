@@ -313,3 +313,43 @@ def test_test_tools_runs_npm_on_the_pinned_node(tmp_path: Path) -> None:
     ran = subprocess.run([str(vercel)], capture_output=True, text=True, timeout=30, check=True)
     assert "installed on pinned-24\n" == ran.stdout
     assert _installs()["vercel"] + "\n" == (tools / "vercel" / ".spec").read_text()
+
+
+def _run_a_skip(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """pytest on a passing, a skipping and an expected-to-fail test, with tests/ci_skips.py's
+    hook in the conftest as tests/conftest.py has it."""
+    (tmp_path / "conftest.py").write_text("from ci_skips import pytest_runtest_makereport\n")
+    (tmp_path / "test_three.py").write_text(
+        "import pytest\n"
+        "def test_passes():\n    assert True\n"
+        "def test_skips():\n    pytest.skip('wrangler not installed')\n"
+        "@pytest.mark.xfail(reason='known')\ndef test_expected_to_fail():\n    assert False\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf"],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "tests"), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_skip_fails_under_ci_with_its_reason(tmp_path: Path) -> None:
+    """With CI=true a skipped test is a failure that says why it skipped; xfail is untouched."""
+    done = _run_a_skip(tmp_path, {"CI": "true"})
+
+    assert 1 == done.returncode, done.stdout + done.stderr
+    assert "1 failed, 1 passed, 1 xfailed" in done.stdout
+    assert "skipped under CI=true, where nothing may skip: Skipped: wrangler not installed" in (
+        done.stdout
+    )
+
+
+def test_a_skip_stays_a_skip_when_run_by_hand(tmp_path: Path) -> None:
+    """Without CI=true the same skip is a skip."""
+    done = _run_a_skip(tmp_path, {})
+
+    assert 0 == done.returncode, done.stdout + done.stderr
+    assert "1 passed, 1 skipped, 1 xfailed" in done.stdout
