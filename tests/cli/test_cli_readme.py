@@ -1,10 +1,11 @@
 """README's "Command line" section carries every command's `--help` word for word.
 
-To refresh it after changing a help text: `python tests/cli/test_cli_readme.py` prints the
-blocks to paste under the section's "Each command's help" line.
+To refresh it after changing a help text: `python tests/cli/test_cli_readme.py --write` puts
+the blocks in README in place of the old ones (without `--write` it prints them).
 """
 
 import re
+import sys
 from pathlib import Path
 
 import click
@@ -37,6 +38,18 @@ def render() -> str:
     for name in commands():
         blocks.append(f"### `offprompt {name}`\n\n```text\n{help_text(name)}```\n")
     return "\n".join(blocks)
+
+
+def refresh(text: str) -> str:
+    """README's text with each command's help block as `--help` prints it now; everything
+    else, the prose between the blocks too, byte for byte. (A command with no block yet still
+    needs one written by hand: test_readme_documents_every_command says which.)"""
+
+    def block(found: re.Match[str]) -> str:
+        heading = found.group(1)
+        return f"### `{heading}`\n\n```text\n{help_text(*heading.split()[1:])}```\n"
+
+    return re.sub(r"^### `(offprompt[^`]*)`\n\n```text\n.*?```\n", block, text, flags=re.M | re.S)
 
 
 def section() -> str:
@@ -91,5 +104,19 @@ def test_the_top_level_help_lists_every_exit_code_a_command_uses() -> None:
     assert {3, 4} <= used  # collect's and status's own codes are seen there too
 
 
+def test_refresh_puts_back_a_stale_block_and_keeps_the_rest() -> None:
+    """`--write` rewrites only the help blocks: a README whose blocks are current is kept byte
+    for byte, and a stale line in a block comes back as `--help` prints it."""
+    text = README.read_text(encoding="utf-8")
+    stale = text.replace("Print the key names a .env file sets", "Print the names", 1)
+    assert stale != text
+
+    assert text == refresh(text)
+    assert text == refresh(stale)
+
+
 if __name__ == "__main__":
-    print(render(), end="")
+    if sys.argv[1:] == ["--write"]:
+        README.write_text(refresh(README.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        print(render(), end="")
