@@ -354,7 +354,7 @@ def remove(
 --json prints an array, one object per agent:
   name, title, found, evidence, problems (configs that cannot be read),
   declared: [{scope, path, command, runs, waits, blocked}],
-  guards:   [{scope, path, command, runs, waits, blocked}],
+  guards:   [{scope, path, command, runs, waits, blocked, fails_closed}],
   guarded:  [{scope, path}] (the files holding the guard's hook),
   unguarded (why the agent cannot be guarded, or null),
   protection ("masked", "guarded" or "nothing") and protection_why,
@@ -362,7 +362,8 @@ def remove(
 runs is {ok, why, ran, version}: ok is true (answered --version), false (does
 not run) or null (not checked, why says why); waits is [{for, detail}] with for
 "approval", "folder-trust" or "hook-trust"; blocked says why the agent will not
-run it (you turned it off), else null.
+run it (you turned it off), else null; fails_closed is false for a hook an
+older init wrote, which lets calls through when offprompt cannot start.
 
 \b
 Exit codes:
