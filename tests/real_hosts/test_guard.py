@@ -7,6 +7,7 @@ does, and everyday work still passes."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -442,10 +443,23 @@ def broken_project(world: World, agent: str) -> dict[str, str]:
     (world.project / "README.md").write_text(f"# app\n{README}\n")
     venv = world.root / "venv"
     offprompt = venv_offprompt(venv)
-    env = {**world.env, "PYTHONPATH": ""}
-    done = run([str(offprompt), "init", "--agent", agent], env, world.project, timeout=60)
+    # init's default is each agent's personal scope; Codex has none, so its user config: the
+    # CODEX_HOME the run uses.
+    env = {**world.env, "PYTHONPATH": "", "CODEX_HOME": str(world.codex_home)}
+    argv = [str(offprompt), "init", "--agent", agent]
+    if agent == "gemini":
+        # The harness rewrites Gemini CLI's user settings, so the project's own files, whose
+        # portable `offprompt guard` the PATH finds in the venv until it is deleted.
+        # No other offprompt on it (the venv running the tests has one).
+        others = [d for d in env["PATH"].split(os.pathsep) if not (Path(d) / "offprompt").exists()]
+        env["PATH"] = os.pathsep.join([str(venv / "bin"), *others])
+        argv.append("--shared")
+    done = run(argv, env, world.project, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert str(offprompt) in json.dumps(hook_files(world))
+    # The hook names the venv's offprompt: by its path, or (shared) by the name PATH finds there.
+    assert (" offprompt guard" if agent == "gemini" else str(offprompt)) in json.dumps(
+        hook_files(world)
+    )
     shutil.rmtree(venv)
     return env
 
