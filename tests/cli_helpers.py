@@ -21,6 +21,11 @@ FIXTURES = Path(__file__).parent / "agents" / "fixtures"
 PORTABLE = "offprompt serve"
 
 
+def shared(project: Path, command: str = PORTABLE) -> list[str]:
+    """The options of `init`/`remove` for the project's own files (--shared), with `command`."""
+    return ["--shared", "--project", str(project), "--command", command]
+
+
 def snapshot(*roots: Path) -> dict[str, tuple[str, bytes | str | None, int]]:
     """Every file, folder and link under `roots`: kind, content or target, and mode."""
     seen: dict[str, tuple[str, bytes | str | None, int]] = {}

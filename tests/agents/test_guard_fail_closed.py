@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import COMMAND, PORTABLE, snapshot
+from cli_helpers import COMMAND, PORTABLE, shared, snapshot
 from click.testing import Result
 
 from offprompt.agents import guard_install, hook_wrapper
@@ -109,16 +109,7 @@ def test_the_updated_claude_code_hook_carries_its_time_limit_and_failure_mode(
     (project / ".claude").mkdir()
     (project / name).write_text(json.dumps(old))
 
-    run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    run("init", "--agent", "claude-code", *shared(project))
 
     (entry,) = json.loads((project / name).read_text())["hooks"]["PreToolUse"]
     assert {

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import COMMAND, PORTABLE, snapshot
+from cli_helpers import COMMAND, PORTABLE, shared, snapshot
 from click.testing import Result
 
 from offprompt.agents import guard_install, hook_wrapper
@@ -72,16 +72,7 @@ CODEX_HOOKS = '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "no
 
 def test_init_adds_the_hook_and_deny_rules_claude_code_reads(run: Run, project: Path) -> None:
     """A new .claude/settings.json: the seven deny rules and one PreToolUse hook on every tool."""
-    result = run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    result = run("init", "--agent", "claude-code", *shared(project))
 
     assert 0 == result.exit_code, result.output
     settings = json.loads((project / ".claude" / "settings.json").read_text())
@@ -132,16 +123,7 @@ def test_init_keeps_the_persons_settings_and_adds_after_them(run: Run, project: 
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(CLAUDE_SETTINGS)
 
-    run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    run("init", "--agent", "claude-code", *shared(project))
 
     text = (project / ".claude" / "settings.json").read_text()
     assert "// the person's own settings" in text
@@ -154,10 +136,10 @@ def test_init_keeps_the_persons_settings_and_adds_after_them(run: Run, project: 
 
 def test_init_twice_leaves_the_guard_untouched(run: Run, project: Path) -> None:
     """The second run says "guard already there" and rewrites nothing."""
-    run("init", *BOTH, "--shared", "--project", str(project), "--command", PORTABLE)
+    run("init", *BOTH, *shared(project))
     before = snapshot(project)
 
-    again = run("init", *BOTH, "--shared", "--project", str(project), "--command", PORTABLE)
+    again = run("init", *BOTH, *shared(project))
 
     assert before == snapshot(project)
     assert 2 == sum("guard already there in" in line for line in again.stdout.splitlines())
@@ -171,16 +153,7 @@ def test_init_updates_a_stale_guard_command(
 ) -> None:
     """offprompt moved: the hook's command follows, nothing is duplicated."""
     fake_program("uvx")
-    run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    run("init", "--agent", "claude-code", *shared(project))
 
     result = run(
         "init", "--agent", "claude-code", "--shared", "--project", str(project), "--command",
@@ -207,7 +180,7 @@ def test_no_guard_leaves_the_hooks_out(run: Run, project: Path) -> None:
     assert 0 == result.exit_code
     assert not (project / ".claude").exists()
     assert not (project / ".codex" / "hooks.json").exists()
-    run("init", *BOTH, "--shared", "--project", str(project), "--command", PORTABLE)
+    run("init", *BOTH, *shared(project))
     run("remove", *BOTH, "--shared", "--project", str(project), "--no-guard")
     assert (project / ".claude" / "settings.json").exists()
     assert (project / ".codex" / "hooks.json").exists()
@@ -218,16 +191,7 @@ def test_a_settings_file_that_is_not_json_fails_the_guard_only(run: Run, project
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text("{ nope")
 
-    result = run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    result = run("init", "--agent", "claude-code", *shared(project))
 
     assert 1 == result.exit_code
     lines = result.stdout.splitlines()
@@ -366,7 +330,7 @@ def test_init_adds_cursors_hooks_after_the_persons_own(run: Run, project: Path) 
     (project / ".cursor").mkdir()
     (project / ".cursor" / "hooks.json").write_text(CURSOR_HOOKS)
 
-    run("init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE)
+    run("init", "--agent", "cursor", *shared(project))
 
     hooks = json.loads((project / ".cursor" / "hooks.json").read_text())
     assert 1 == hooks["version"]
@@ -388,7 +352,7 @@ def test_init_twice_leaves_the_other_agents_hooks_untouched(
     """The second run says "guard already there"; a moved offprompt updates the command in
     every event, adding nothing."""
     fake_program("uvx")
-    run("init", "--agent", agent, "--shared", "--project", str(project), "--command", PORTABLE)
+    run("init", "--agent", agent, *shared(project))
     before = snapshot(project)
 
     again = run(
@@ -440,16 +404,7 @@ def test_remove_keeps_the_empty_lists_the_person_had(
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(settings)
 
-    run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    run("init", "--agent", "claude-code", *shared(project))
     middle = (project / ".claude" / "settings.json").read_text()
     run("remove", "--agent", "claude-code", "--shared", "--project", str(project))
 
@@ -460,31 +415,13 @@ def test_remove_keeps_the_empty_lists_the_person_had(
 def test_init_puts_back_a_deny_rule_the_person_took_out(run: Run, project: Path) -> None:
     """A deny rule deleted by hand since init: the next init says "updated" and adds it back,
     once; the hook is left as it was."""
-    run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    run("init", "--agent", "claude-code", *shared(project))
     path = project / ".claude" / "settings.json"
     settings = json.loads(path.read_text())
     settings["permissions"]["deny"].remove("Read(./.env.staging)")
     path.write_text(json.dumps(settings, indent=2))
 
-    again = run(
-        "init",
-        "--agent",
-        "claude-code",
-        "--shared",
-        "--project",
-        str(project),
-        "--command",
-        PORTABLE,
-    )
+    again = run("init", "--agent", "claude-code", *shared(project))
 
     assert f"claude-code: updated the guard in {path}" in again.stdout.splitlines()
     after = json.loads(path.read_text())
@@ -507,7 +444,7 @@ def test_remove_gives_back_a_cursor_hooks_file_as_the_person_had_it(
     (project / ".cursor").mkdir()
     (project / ".cursor" / "hooks.json").write_text(hooks)
 
-    run("init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE)
+    run("init", "--agent", "cursor", *shared(project))
     middle = (project / ".cursor" / "hooks.json").read_text()
     run("remove", "--agent", "cursor", "--shared", "--project", str(project))
 

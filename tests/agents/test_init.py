@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import COMMAND, PORTABLE, snapshot
+from cli_helpers import COMMAND, PORTABLE, shared, snapshot
 from click.testing import Result
 
 from offprompt.agents import NAMES
@@ -28,7 +28,7 @@ def test_init_declares_every_agent_found(
     fake_program("claude")
     (home / ".gemini").mkdir()
 
-    result = run("init", "--shared", "--project", str(project), "--command", PORTABLE)
+    result = run("init", *shared(project))
 
     assert (0, "") == (result.exit_code, result.stderr)
     assert [
@@ -66,7 +66,7 @@ def test_init_twice_changes_nothing(run: Run, project: Path, home: Path) -> None
     before = snapshot(project, home)
     mtimes = {p: p.stat().st_mtime_ns for p in [*project.rglob("*"), *home.rglob("*")]}
 
-    again = run("init", *IN_PROJECT, "--shared", "--project", str(project), "--command", PORTABLE)
+    again = run("init", *IN_PROJECT, *shared(project))
     again_global = run("init", *ALL, "--global", "--command", COMMAND)
 
     assert before == snapshot(project, home)
@@ -89,7 +89,7 @@ def test_remove_after_init_restores_project_and_home(
     (home / ".claude.json").write_text('{"numStartups": 3}')
     before = snapshot(project, home)
 
-    run("init", *IN_PROJECT, "--shared", "--project", str(project), "--command", PORTABLE)
+    run("init", *IN_PROJECT, *shared(project))
     run("init", *ALL, "--global", "--command", COMMAND)
     removed = run("remove", *ALL, "--shared", "--project", str(project))
     removed_global = run("remove", *ALL, "--global")
@@ -120,7 +120,7 @@ def test_windsurf_found_in_a_project_is_skipped_with_the_way_to_add_it(
     """Windsurf has only a user config: a skip line (not a failure) that names --global."""
     (home / ".codeium" / "windsurf").mkdir(parents=True)
 
-    result = run("init", "--shared", "--project", str(project), "--command", PORTABLE)
+    result = run("init", *shared(project))
 
     assert 0 == result.exit_code
     assert [
@@ -211,7 +211,7 @@ def test_remove_reports_found_agents_and_named_ones(
 ) -> None:
     """Lines for what was removed, for found agents, and for agents named; silence otherwise."""
     fake_program("codex")
-    run("init", "--agent", "cursor", "--shared", "--project", str(project), "--command", PORTABLE)
+    run("init", "--agent", "cursor", *shared(project))
 
     result = run("remove", "--shared", "--project", str(project))
 
@@ -270,16 +270,7 @@ def test_read_only_file_system_fails_cleanly(run: Run, project: Path) -> None:
     with tmpfs(folder) as read_only:
         (folder / "mcp.json").write_text('{"mcpServers": {}}\n')
         read_only()
-        result = run(
-            "init",
-            "--agent",
-            "cursor",
-            "--shared",
-            "--project",
-            str(project),
-            "--command",
-            PORTABLE,
-        )
+        result = run("init", "--agent", "cursor", *shared(project))
         text = (folder / "mcp.json").read_text()
 
     assert 1 == result.exit_code
@@ -297,16 +288,7 @@ def test_a_full_disk_leaves_the_config_as_it_was(run: Run, project: Path) -> Non
             while True:
                 filler.write(b"x" * 512)
                 filler.flush()
-        result = run(
-            "init",
-            "--agent",
-            "cursor",
-            "--shared",
-            "--project",
-            str(project),
-            "--command",
-            PORTABLE,
-        )
+        result = run("init", "--agent", "cursor", *shared(project))
         names = sorted(os.listdir(folder))
         text = (folder / "mcp.json").read_text()
 
