@@ -4,6 +4,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,26 @@ def assert_no_part(value: str, *outputs: str) -> None:
         assert number.search(out) is None, f"the length {len(value)} is in {out!r}"
         found = sorted(p for p in pieces if p in out)
         assert found == [], f"{found} of the value are in {out!r}"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def offprompt_venv(where: Path, *, packages: bool = False) -> Path:
+    """A real venv whose `offprompt` console script runs this tree (a .pth file, as an
+    editable install leaves): what `pipx install`, `uv tool install` or a project's venv gives.
+    With `packages`, the venv running the tests lends it its packages too (click and the rest).
+    Returns the script, which deleting `where` breaks as a person's deleted venv would."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=60
+    )
+    purelib = sysconfig.get_path("purelib", vars={"base": str(where), "platbase": str(where)})
+    Path(purelib).mkdir(parents=True, exist_ok=True)
+    lent = f"{sysconfig.get_path('purelib')}\n" if packages else ""
+    (Path(purelib) / "offprompt_tree.pth").write_text(f"{ROOT}\n{lent}")
+    script = where / "bin" / "offprompt"
+    script.write_text(
+        f"#!{where}/bin/python\nimport sys\nfrom offprompt.__main__ import main\nsys.exit(main())\n"
+    )
+    script.chmod(0o755)
+    return script

@@ -9,11 +9,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-import sysconfig
 import time
 from pathlib import Path
 
 import pytest
+from helpers import offprompt_venv
 from test_guard import claude_event, written_project
 
 from offprompt.agents import guard_install, hook_wrapper
@@ -48,21 +48,6 @@ def run_hook(
     )
 
 
-def python_venv(where: Path) -> Path:
-    """A real venv whose `offprompt` console script runs this tree (a .pth file, as an
-    editable install has): what `pipx install` or `uv tool install` leaves."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
-    purelib = sysconfig.get_path("purelib", vars={"base": str(where), "platbase": str(where)})
-    Path(purelib).mkdir(parents=True, exist_ok=True)
-    (Path(purelib) / "offprompt_tree.pth").write_text(f"{ROOT}\n")
-    script = where / "bin" / "offprompt"
-    script.write_text(
-        f"#!{where}/bin/python\nimport sys\nfrom offprompt.__main__ import main\nsys.exit(main())\n"
-    )
-    script.chmod(0o755)
-    return script
-
-
 def command_for(offprompt: str, answer: hook_wrapper.Answer = "exit") -> str:
     """The command init writes for a server started as `OFFPROMPT serve`."""
     return guard_install.hook_command(ServerCommand(offprompt, ("serve",)), answer)
@@ -83,7 +68,7 @@ def test_a_deleted_venv_blocks_every_call_with_the_mend_line(
 ) -> None:
     """The hook pointed at a venv's offprompt, which worked; the venv deleted: `cat .env` and
     even `cat README.md` are blocked (the guard cannot tell them apart), one line says why."""
-    offprompt = python_venv(tmp_path / "venv")
+    offprompt = offprompt_venv(tmp_path / "venv")
     command = command_for(str(offprompt))
     cat_env = claude_event(project)("Bash", {"command": "cat .env"})
     readme = claude_event(project)("Bash", {"command": "cat README.md"})

@@ -10,14 +10,12 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import tool_or_skip
+from helpers import offprompt_venv, tool_or_skip
 
 from .conftest import MakeWorld
 from .drive import server_ready, type_prompt
@@ -419,22 +417,6 @@ def test_every_shell_route_to_the_value_is_blocked(
 MEND = "offprompt guard: blocked: offprompt could not run (exit 127): reinstall it, or take"
 
 
-def venv_offprompt(where: Path) -> Path:
-    """A real venv whose `offprompt` console script runs this tree (a .pth file, as an editable
-    install leaves): what `pipx install`, `uv tool install` or a project's venv gives."""
-    subprocess.run([PY, "-m", "venv", "--without-pip", str(where)], check=True, timeout=60)
-    purelib = sysconfig.get_path("purelib", vars={"base": str(where), "platbase": str(where)})
-    Path(purelib).mkdir(parents=True, exist_ok=True)
-    # This tree, and the packages of the venv running the tests (click and the rest).
-    (Path(purelib) / "offprompt_tree.pth").write_text(f"{ROOT}\n{sysconfig.get_path('purelib')}\n")
-    script = where / "bin" / "offprompt"
-    script.write_text(
-        f"#!{where}/bin/python\nimport sys\nfrom offprompt.__main__ import main\nsys.exit(main())\n"
-    )
-    script.chmod(0o755)
-    return script
-
-
 def broken_project(world: World, agent: str) -> dict[str, str]:
     """`offprompt init --agent AGENT` run by the offprompt of a throwaway venv, which the hook
     then names; the guard checked to work; then the venv deleted, as a person deletes a
@@ -442,7 +424,7 @@ def broken_project(world: World, agent: str) -> dict[str, str]:
     (world.project / ".env").write_text(f"{KEY}={world.canary}\n")
     (world.project / "README.md").write_text(f"# app\n{README}\n")
     venv = world.root / "venv"
-    offprompt = venv_offprompt(venv)
+    offprompt = offprompt_venv(venv, packages=True)
     # init's default is each agent's personal scope; Codex has none, so its user config: the
     # CODEX_HOME the run uses.
     env = {**world.env, "PYTHONPATH": "", "CODEX_HOME": str(world.codex_home)}
