@@ -116,7 +116,8 @@ def _server(command: str | None, scope: Scope, machine: Machine) -> ServerComman
                 raise click.BadParameter(
                     f"{server} would not start on a teammate's machine: {why}. --shared writes"
                     " files your team commits, so give a command that works everywhere, such as"
-                    " --command 'uvx offprompt serve' or --command 'offprompt serve', or leave"
+                    " --command 'offprompt serve' (each teammate installs offprompt) or --command"
+                    " 'uvx --from <where your team gets offprompt> offprompt serve', or leave"
                     " out --shared to write your personal configs.",
                     param_hint="--command",
                 )
@@ -129,7 +130,8 @@ def _server(command: str | None, scope: Scope, machine: Machine) -> ServerComman
         raise click.UsageError(
             f"--shared writes files your team commits, and this offprompt starts as {mine},"
             " a path of this machine. Give a command that works on every teammate's machine,"
-            " such as --command 'uvx offprompt serve' or --command 'offprompt serve', or leave"
+            " such as --command 'offprompt serve' (each teammate installs offprompt) or"
+            " --command 'uvx --from <where your team gets offprompt> offprompt serve', or leave"
             " out --shared to write your personal configs."
         )
     return portable
@@ -174,7 +176,7 @@ def _ignore_private(agent: Agent, scope: Scope, folder: Path | None, machine: Ma
 Examples:
   offprompt init
   offprompt init --agent codex --agent cursor
-  offprompt init --shared --command 'uvx offprompt serve'
+  offprompt init --shared --command 'offprompt serve'
   offprompt init --global --agent windsurf""",
 )
 @_agent_option
@@ -214,8 +216,10 @@ def init(
     --shared writes the project's own files for your team to commit instead
     (.mcp.json, .claude/settings.json, .codex/, .cursor/, .vscode/mcp.json,
     .github/hooks/, .gemini/settings.json, .zed/settings.json), with a command
-    that starts offprompt on every teammate's machine (`offprompt serve` or
-    `uvx offprompt serve`; a command naming a path of this machine is
+    that starts offprompt on every teammate's machine (`offprompt serve`, or
+    `uvx --from SOURCE offprompt serve` with where your team gets offprompt: it
+    is not on PyPI, so a bare `uvx offprompt` would run whatever someone
+    publishes under that name; a command naming a path of this machine is
     refused). --global writes your user configs.
 
     Other servers, settings and comments stay as they are, and running it

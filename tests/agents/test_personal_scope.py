@@ -299,7 +299,10 @@ def test_shared_refuses_a_command_naming_this_machine(
 
     assert 2 == result.exit_code
     assert why in result.stderr
-    assert "--command 'uvx offprompt serve'" in result.stderr
+    assert "--command 'offprompt serve'" in result.stderr
+    assert "'uvx --from <where your team gets offprompt> offprompt serve'" in " ".join(
+        result.stderr.split()
+    )
     assert [] == list(project.iterdir())
 
 
