@@ -16,6 +16,7 @@ from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
 from offprompt.errors import OffpromptError, RequestClosed, ValidationFailed
 from offprompt.journal import Journal, JournalEntry
+from offprompt.offloop import run_off_loop
 from offprompt.spec import DestinationResult, GenerateSpec, SecretSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
 
@@ -147,7 +148,10 @@ class Submitter:
     ) -> tuple[WriteOutcome, dict[str, str]]:
         """The outcome, and the values the write made true (not the kept ones), for `also`."""
         values, supplied, server_made = self._values(request, fields, also)
-        result = await asyncio.to_thread(
+        # In offloop's bounded daemon threads, so a destination on a hung file system holds
+        # neither the exit nor more threads; when none is free, a ProjectError before a byte is
+        # written. A write cut short by the exit leaves the file as it was (atomic.replace).
+        result = await run_off_loop(
             sinks.write,
             request.project,
             request.sink,

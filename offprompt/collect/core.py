@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from offprompt.collect.offloop import run_off_loop
 from offprompt.collect.settings import REMOTE_TTL, Settings
 from offprompt.collect.steps import Ask, Client, Refused, Report, Step, Wait
 from offprompt.errors import (
@@ -25,6 +24,7 @@ from offprompt.errors import (
     RefusedRequest,
     TrackedFile,
 )
+from offprompt.offloop import run_off_loop
 
 if TYPE_CHECKING:
     from offprompt.collect.parts import Parts

@@ -142,7 +142,10 @@ class PageServer:
                 app,
                 access_log=None,  # an access log would record every page token
                 logger=server.protocol_logger(),
-                shutdown_timeout=1.0,
+                # aiohttp waits this long twice for a handler under way (to finish, then once
+                # cancelled): a write takes milliseconds, and a handler stuck on a file system
+                # that never answers must not keep the server from exiting within 2 s.
+                shutdown_timeout=0.5,
             )
             await runner.setup()
             try:
@@ -176,7 +179,7 @@ class PageServer:
         self._settings.probe = None
 
     async def close(self) -> None:
-        """Stop serving; open connections get a second to finish. Safe to call twice."""
+        """Stop serving; a request under way gets about a second to finish. Safe to call twice."""
         async with self._lock:
             serving, self._serving, self._port = self._serving, None, None
             if serving is not None:

@@ -23,6 +23,7 @@ from offprompt.errors import (
     UnsafeValue,
     ValidationFailed,
 )
+from offprompt.offloop import run_off_loop
 from offprompt.page import render
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
@@ -187,8 +188,13 @@ def _lookup(request: web.Request) -> RequestRecord:
 
 
 async def _inspect(req: RequestRecord) -> tuple[sinks.Target | None, str | None]:
+    """The destination as it is now, or why it cannot be checked (shown on the form).
+
+    Off the loop in offloop's bounded daemon threads, not the loop's executor: a target on a
+    file system that never answers must neither hold the server's exit nor pile up threads;
+    past the bound, the ProjectError is the form's usual "cannot check the file" line."""
     try:
-        target = await asyncio.to_thread(sinks.inspect_target, req.project, req.sink, req.names)
+        target = await run_off_loop(sinks.inspect_target, req.project, req.sink, req.names)
     except OffpromptError as exc:
         return None, str(exc)
     return target, None

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from offprompt.collect.core import Collector
-from offprompt.collect.offloop import run_off_loop
 from offprompt.collect.settings import Settings
 from offprompt.collect.steps import Ask, Refused, Report, Step, Wait
 from offprompt.errors import ProjectError, RefusedRequest, Unreadable
 from offprompt.mcp.tool import InputRequired, ToolContext, ToolResult
+from offprompt.offloop import run_off_loop
 from offprompt.tools import arguments, results
 
 if TYPE_CHECKING:

@@ -1,9 +1,11 @@
 """POST /r/<token> and the status endpoint: sizes, nonce, validation, git, disk failures, bodies."""
 
+import asyncio
 import logging
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -13,9 +15,11 @@ from aiohttp.test_utils import TestClient
 from dotenv import dotenv_values
 from helpers import bash_reads
 
+from offprompt import offloop
 from offprompt.crypto.fingerprint import EMOJI, fingerprint
 from offprompt.crypto.tokens import encode_fp_key, new_fp_key
 from offprompt.journal import Journal
+from offprompt.offloop import MAX_WORKERS
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
 
@@ -23,6 +27,7 @@ from .conftest import FakeClock, path_of
 
 MakeRequest = Callable[..., RequestRecord]
 JSON = {"Accept": "application/json"}
+TURNED_AWAY = "file readers are all still waiting on files that have not answered"
 
 
 def env(project: Path, name: str = ".env") -> dict[str, str | None]:
@@ -440,6 +445,43 @@ async def test_write_failure_re_renders_the_form_with_the_reason(
     body = await resp.text()
     assert (resp.status, 'id="collect"' in body, "Nothing was written" in body) == (500, True, True)
     assert canary not in body
+
+
+async def test_no_free_file_worker_is_a_500_with_nothing_written_and_a_retry_writes(
+    client: TestClient,
+    make_request: MakeRequest,
+    project: Path,
+    canary: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every file worker held (offloop's bound, as on a hung file system): the page still
+    answers its form, the target's problem beside it; a POST is the usual failed write (500,
+    nothing written, request open, no value); once a worker is free, the retry writes."""
+    monkeypatch.setattr(offloop, "SLOT_WAIT", 0.2)
+    let_go = threading.Event()
+    held = [asyncio.create_task(offloop.run_off_loop(let_go.wait)) for _ in range(MAX_WORKERS)]
+    try:
+        for _ in range(100):
+            if offloop._SLOTS.taken == MAX_WORKERS:
+                break
+            await asyncio.sleep(0.01)
+        req = make_request()
+        page = await client.get(path_of(req))
+        page_body = await page.text()
+        failed = await post(client, req, {"API_KEY": canary}, headers=JSON)
+        data = await failed.json()
+    finally:
+        let_go.set()
+        await asyncio.gather(*held)
+    assert (page.status, TURNED_AWAY in page_body, 'id="collect"' in page_body) == (200, True, True)
+    assert (failed.status, "Nothing was written" in data["error"], canary in str(data)) == (
+        500,
+        True,
+        False,
+    )
+    assert (req.status, (project / ".env").exists()) == ("awaiting", False)
+    retried = await post(client, req, {"API_KEY": canary}, headers=JSON)
+    assert (retried.status, env(project)) == (200, {"API_KEY": canary})
 
 
 async def test_status_reports_awaiting_and_seconds_left(

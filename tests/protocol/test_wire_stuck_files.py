@@ -13,7 +13,7 @@ import pytest
 from hung_fs import hung_mount
 from wire import OFFPROMPT, Wire
 
-from offprompt.collect.offloop import MAX_WORKERS, SLOT_WAIT
+from offprompt.offloop import MAX_WORKERS, SLOT_WAIT
 
 ENV = {"OFFPROMPT_SANDBOX": "0", "BROWSER": "false"}
 TURNED_AWAY = "file readers are all still waiting on files that have not answered"

@@ -1,4 +1,4 @@
-"""File work off the event loop (collect/offloop.py): real threads, at most MAX_WORKERS of them
+"""File work off the event loop (offprompt/offloop.py): real threads, at most MAX_WORKERS of them
 at once, and work stuck for good turns a later call away after SLOT_WAIT instead of holding it."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from offprompt.collect import offloop
-from offprompt.collect.offloop import MAX_WORKERS, run_off_loop
+from offprompt import offloop
 from offprompt.errors import ProjectError
+from offprompt.offloop import MAX_WORKERS, run_off_loop
 
 SETTLE = 10.0  # seconds a step below may take on a loaded machine before the test fails
 
