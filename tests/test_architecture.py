@@ -172,6 +172,7 @@ CORE_AND_DOORS = (
     "offprompt.terminal",
     "offprompt.cli",
     "offprompt.cli_agents",
+    "offprompt.cli_doctor",
     "offprompt.server_app",
 )
 # The sinks' modules that write: the disk, the folder lock, and each kind's write.
@@ -363,7 +364,12 @@ def test_a_page_write_through_the_sinks_is_caught(source: str) -> None:
 THIRD_PARTY = {
     "aiohttp": ("offprompt.page", "offprompt.tunnel"),
     "cryptography": ("offprompt.crypto",),
-    "click": ("offprompt.cli", "offprompt.cli_agents", "offprompt.cli_base"),
+    "click": (
+        "offprompt.cli",
+        "offprompt.cli_agents",
+        "offprompt.cli_base",
+        "offprompt.cli_doctor",
+    ),
     "dotenv": ("offprompt.sinks",),
     "platformdirs": ("offprompt.journal", "offprompt.tunnel"),
 }
