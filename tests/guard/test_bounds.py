@@ -1,0 +1,165 @@
+"""DESIGN §14: the guard's time is bounded for any input up to the host's limit. These count
+work (lexer steps, file system looks), never wall time, so they cannot be noisy; the figures
+are in bench/guard.py ("worst inputs"). Past a cap the call is blocked, never let through."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_guard import claude_event, run_guard, written_project
+
+from offprompt.guard import bash, check, commands
+from offprompt.guard.check import BUDGET, UNCHECKED, Check
+from offprompt.guard.protected import Protected
+
+# What one event may carry (hook.MAX_EVENT_BYTES is 4 MiB); the families use about this much.
+BIG = 1_000_000
+
+
+def families() -> dict[str, str]:
+    """Each shape of input that once took the guard super-linear time (or a step per byte)."""
+
+    def fill(unit: str, head: str = "", tail: str = "") -> str:
+        return head + unit * ((BIG - len(head) - len(tail)) // len(unit)) + tail
+
+    return {
+        "cds and words": fill("cd d1; cd d2; echo a b c; "),
+        "distinct cds": " ; ".join(f"cd d{i}" for i in range(2000)) + " ; cat " + "w " * 2000,
+        "words": fill("ab ", "cat "),
+        "pipeline": fill("cat f | ", "", "cat f"),
+        "semicolons": fill("cat f ; "),
+        "redirections": fill("> f ", "cat "),
+        "globs": fill("f* ", "cat "),
+        "huge word": fill("a", "cat "),
+        "glob word": fill("a*", "cat "),
+        "quotes": fill("'a'\"b\"", "cat "),
+        "double quoted": fill("a", 'cat "', '"'),
+        "backslashes": fill("\\a", "cat "),
+        "here-doc": fill("line\n", "cat <<EOF\n", "EOF\n"),
+        "substitutions": fill("$(echo a) ", "cat "),
+        "backticks": fill("`a` ", "cat "),
+        "big substitution": fill("a", "cat $(echo ", ")"),
+        "nested substitutions": "cat " + "$(echo " * 40 + "a" + ")" * 40,
+        "eval chain": fill("eval ", "", "cat a"),
+        "bash -c chain": "bash -c " * 40 + "a",
+        "slashes": fill("a/", "cat "),
+    }
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Counts the lexer's steps and every realpath and glob the checks ask for."""
+    counts = {"steps": 0, "realpath": 0, "glob": 0}
+    real_step = bash._Env.step
+    real_realpath = os.path.realpath
+    real_expand = check._expand
+
+    def step(self: object) -> None:
+        counts["steps"] += 1
+        real_step(self)  # type: ignore[arg-type]
+
+    def realpath(path: str, *args: object, **kwargs: object) -> str:
+        counts["realpath"] += 1
+        return real_realpath(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def expand(pattern: str) -> object:
+        counts["glob"] += 1
+        return real_expand(pattern)
+
+    monkeypatch.setattr(bash._Env, "step", step)
+    monkeypatch.setattr(check.os.path, "realpath", realpath)
+    monkeypatch.setattr(check, "_expand", expand)
+    return counts
+
+
+def a_check(root: Path, written: tuple[str, ...] = ()) -> Check:
+    return Check(str(root), str(root), Protected(str(root / w) for w in written), [str(root)])
+
+
+@pytest.mark.parametrize("family", sorted(families()))
+def test_each_family_costs_bounded_work_and_never_opens(
+    family: str, counted: dict[str, int], tmp_path: Path
+) -> None:
+    text = families()[family]
+    hit = commands.script(a_check(tmp_path, ("config/service.json",)), text)
+    assert counted["steps"] <= bash.MAX_STEPS + 1
+    # Each look is a folder a name is tried in: at most two realpaths (staging, written).
+    assert counted["realpath"] <= 2 * BUDGET + 64
+    assert counted["glob"] <= BUDGET
+    assert hit in (None, UNCHECKED)
+
+
+def test_a_plain_run_of_characters_is_one_step(counted: dict[str, int], tmp_path: Path) -> None:
+    commands.script(a_check(tmp_path), "cat " + "a" * BIG + ' "' + "b" * BIG + '"')
+    assert counted["steps"] < 10
+
+
+def test_a_long_here_doc_is_read_in_one_search(counted: dict[str, int], tmp_path: Path) -> None:
+    commands.script(a_check(tmp_path), "cat <<EOF\n" + "line\n" * 100_000 + "EOF\necho done")
+    assert counted["steps"] < 20
+
+
+def test_a_repeated_cd_is_one_folder(counted: dict[str, int], tmp_path: Path) -> None:
+    c = a_check(tmp_path, ("config/service.json",))
+    assert commands.script(c, "cd sub; cd sub; " * 500 + "cat x") is None
+    assert len(c.dirs) == 2
+    assert counted["realpath"] <= 12  # two folders, two names (cat, x): not 1,000 cds
+
+
+def test_a_repeated_name_is_looked_at_once(counted: dict[str, int], tmp_path: Path) -> None:
+    assert (
+        commands.script(a_check(tmp_path, ("config/service.json",)), "cat " + "x " * 5000) is None
+    )
+    assert counted["realpath"] <= 8  # two names (cat, x), not 5,000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cat " + " ".join(f"w{i}" for i in range(BUDGET + 10)) + "; cat config/service.json",
+        " ; ".join(f"cd d{i}" for i in range(100)) + " ; cat config/service.json",  # too many cds
+        "echo " + "a;" * (bash.MAX_STEPS + 10) + " cat config/service.json",  # too long to read
+        "cat $(echo " * 30 + "config/service.json" + ")" * 30,  # nested too deeply
+        "eval " * 40 + "cat config/service.json",  # code run by code, too deep
+    ],
+    ids=["budget", "cds", "steps", "nesting", "eval"],
+)
+def test_a_read_hidden_past_a_cap_is_blocked(text: str, tmp_path: Path) -> None:
+    c = a_check(tmp_path, ("config/service.json",))
+    assert commands.script(c, text) == UNCHECKED
+
+
+def test_under_the_caps_the_same_read_is_blocked_by_its_name(tmp_path: Path) -> None:
+    c = a_check(tmp_path, ("config/service.json",))
+    assert commands.script(c, "echo w w w; cat config/service.json") == "config/service.json"
+    assert commands.script(a_check(tmp_path), "cat " + "w " * 1000 + "; cat README.md") is None
+
+
+def test_the_real_guard_blocks_a_link_to_a_written_file_hidden_after_the_cap(
+    tmp_path: Path, canary: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = written_project(tmp_path, canary)
+    (root / "notes").symlink_to(root / "config" / "service.json")
+    monkeypatch.chdir(root)
+    make: Callable[[str, dict[str, object]], dict[str, object]] = claude_event(root)
+    under = run_guard(make("Bash", {"command": "echo a b; cat notes"}))
+    assert under.returncode == 2  # the link is seen for what it leads to
+    hidden = "cat " + " ".join(f"w{i}" for i in range(BUDGET + 10)) + "; cat notes"
+    done = run_guard(make("Bash", {"command": hidden}))
+    assert done.returncode == 2
+    assert b"could not check" in done.stderr
+    assert canary.encode() not in done.stdout + done.stderr
+    plain = run_guard(make("Bash", {"command": "echo a b; cat README.md"}))
+    assert plain.returncode == 0
+
+
+@pytest.mark.parametrize(
+    "text", ["cat $(echo x) .e''nv", "cat `echo x` .e''nv", "cat .e''nv $(echo)"]
+)
+def test_a_substitution_before_a_protected_name_does_not_hide_it(text: str, tmp_path: Path) -> None:
+    # A substitution's word (its output marked by NUL) once made realpath raise, and the guard
+    # fell back to its crude check, which does not see `.e''nv`: the call went through.
+    assert commands.script(a_check(tmp_path), text) == ".env"
