@@ -142,7 +142,7 @@ class Check:
         hit = self.path(text)
         if hit is not None:
             return hit
-        for part in _FRAGMENT_SPLIT.split(text):
+        for part in dict.fromkeys(_FRAGMENT_SPLIT.split(text)):  # each part once
             if part and part != text:
                 hit = self.path(part, glob=any(c in part for c in "*?["))
                 if hit is not None:

@@ -40,6 +40,8 @@ _CRUDE_DOTENV = re.compile(
     r"(?<![\w.-])\.env(?:\.local|\.development|\.production|\.staging|\.test|\.[\w-]+\.local)?"
     r"(?![\w.-])"
 )
+# A token in the crude check's sense: a maximal run of these characters.
+_TOKEN = re.compile(r"[\w.-]+")
 
 
 def crude(raw: str, protected: Protected) -> str | None:
@@ -47,8 +49,17 @@ def crude(raw: str, protected: Protected) -> str | None:
     m = _CRUDE_DOTENV.search(raw)
     if m:
         return m.group(0)
-    for name in protected.written_names:
-        if re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", raw):
+    if not protected.written_names:
+        return None
+    # One pass over the event for every written name (not a search per name: 200 names over a
+    # 4 MiB event took 5 s): a name made of `[\w.-]` alone is a token exactly when it is one of
+    # the event's maximal runs of those characters.
+    tokens = frozenset(_TOKEN.findall(raw))
+    for name in sorted(protected.written_names):
+        if _TOKEN.fullmatch(name):
+            if name in tokens:
+                return name
+        elif re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", raw):
             return name
     return None
 

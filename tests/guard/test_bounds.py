@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_guard import claude_event, run_guard, written_project
 
-from offprompt.guard import bash, check, commands
+from offprompt.guard import bash, check, commands, hook
 from offprompt.guard.check import BUDGET, UNCHECKED, Check
 from offprompt.guard.protected import Protected
 
@@ -163,3 +163,24 @@ def test_a_substitution_before_a_protected_name_does_not_hide_it(text: str, tmp_
     # A substitution's word (its output marked by NUL) once made realpath raise, and the guard
     # fell back to its crude check, which does not see `.e''nv`: the call went through.
     assert commands.script(a_check(tmp_path), text) == ".env"
+
+
+def test_the_crude_check_reads_a_big_event_once_for_all_written_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    names = [f"/p{i}/config/s{i}.json" for i in range(200)] + ["/q/my secrets.txt"]
+    protected = Protected(names)
+    searches = {"n": 0}
+    real_search = hook.re.search
+
+    def search(*args: object, **kwargs: object) -> object:
+        searches["n"] += 1
+        return real_search(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hook.re, "search", search)
+    raw = "cat 'x " + "a " * 100_000
+    assert hook.crude(raw, protected) is None
+    assert searches["n"] == 1  # only the name with a space is searched for on its own
+    assert hook.crude(raw + " config/s7.json", protected) == "s7.json"
+    assert hook.crude(raw + " xs7.json s7.jsonx", protected) is None
+    assert hook.crude(raw + " ~/my secrets.txt", protected) == "my secrets.txt"
