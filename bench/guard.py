@@ -94,6 +94,7 @@ def worst_inputs() -> dict[str, str]:
         "bash -c chain": "bash -c " * 40 + "a",
         "slashes": fill("a/", "cat "),
         "open quote (crude check)": fill("a ", "cat 'x "),
+        "recursive greps": fill("grep -r KEY . ; "),
     }
 
 

@@ -15,11 +15,16 @@ from collections.abc import Mapping
 
 from offprompt.guard import disk
 from offprompt.guard.bash import Word
-from offprompt.guard.check import Check
+from offprompt.guard.check import UNCHECKED, Check
 from offprompt.guard.grep import GrepArgs
 from offprompt.guard.protected import in_staging, is_dotenv, is_staging
 
-__all__ = ["shell", "tool"]
+__all__ = ["SEARCH_LOOKS", "shell", "tool"]
+
+# What one recursive search in a shell command takes from the event's look budget (check.BUDGET):
+# it walks a folder tree and may ask git, so `rg x; rg x; …` many times over is blocked
+# (checked no further) past BUDGET // SEARCH_LOOKS searches, not walked each time.
+SEARCH_LOOKS = 1024
 
 # A search tool's file filter: Gemini CLI's `include_pattern` (`include` before), VS Code's.
 _INCLUDE_KEYS = ("include_pattern", "include", "includePattern")
@@ -75,6 +80,8 @@ def shell(check: Check, program: str, args: GrepArgs) -> str | None:
         root = os.path.normpath(os.path.join(folder, name))
         if not os.path.isdir(root):
             continue
+        if not check.spend(SEARCH_LOOKS):
+            return UNCHECKED
         found = [
             f
             for f in _under(check, root)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_guard import claude_event, run_guard, written_project
 
-from offprompt.guard import bash, check, commands, hook
+from offprompt.guard import bash, check, commands, hook, search
 from offprompt.guard.check import BUDGET, UNCHECKED, Check
 from offprompt.guard.protected import Protected
 
@@ -184,3 +184,20 @@ def test_the_crude_check_reads_a_big_event_once_for_all_written_names(
     assert hook.crude(raw + " config/s7.json", protected) == "s7.json"
     assert hook.crude(raw + " xs7.json s7.jsonx", protected) is None
     assert hook.crude(raw + " ~/my secrets.txt", protected) == "my secrets.txt"
+
+
+def test_recursive_searches_walk_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    walks = {"n": 0}
+    real = search._under
+
+    def under(c: Check, root: str) -> list[str]:
+        walks["n"] += 1
+        return real(c, root)
+
+    monkeypatch.setattr(search, "_under", under)
+    c = a_check(tmp_path)  # nothing protected under it: each search alone lets the call through
+    assert commands.script(c, "grep -r KEY . ; " * 1000) == UNCHECKED
+    assert walks["n"] <= BUDGET // search.SEARCH_LOOKS
+    assert commands.script(a_check(tmp_path), "grep -r KEY . ; grep -r KEY .") is None
