@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from offprompt.guard.protected import Protected, glob_hits, in_staging, is_dotenv
 
-__all__ = ["BUDGET", "UNCHECKED", "Check"]
+__all__ = ["BUDGET", "GLOB_LOOKS", "UNCHECKED", "Check"]
 
 # Splits code and option words into the names inside them: `open('.env')`, `--env-file=.env`.
 _FRAGMENT_SPLIT = re.compile(r"[@\s'\"`(){},;=<>|&:+\\\0]+")
@@ -24,6 +24,9 @@ _FRAGMENT_SPLIT = re.compile(r"[@\s'\"`(){},;=<>|&:+\\\0]+")
 BUDGET = 16_384
 # The name a blocked call is said to expose when the guard could not check all of it.
 UNCHECKED = "a file the guard could not check (the command is too long or too deeply nested)"
+# What expanding a glob costs, in looks, per folder part with a wildcard: a listing of a folder
+# for `*.md`, of every folder in a folder for `*/*.md`... (`*/*/*/x` is blocked unexpanded).
+GLOB_LOOKS = (64, 1024, BUDGET)
 # A name longer than this cannot be opened (the kernel's PATH_MAX), so no look is spent on it.
 _PATH_MAX = 4096
 
@@ -77,7 +80,10 @@ class Check:
             if hit is not None:
                 return hit
         if glob and not dynamic:
+            cost = _glob_looks(text)
             for folder in self.dirs:
+                if cost is None or not self.spend(cost):
+                    return UNCHECKED  # too costly a walk to make: blocked, not let through
                 for found in _expand(os.path.join(folder, os.path.expanduser(text))):
                     if not self.spend(1):
                         return UNCHECKED
@@ -148,6 +154,12 @@ class Check:
                 if hit is not None:
                     return hit
         return None
+
+
+def _glob_looks(pattern: str) -> int | None:
+    """What expanding `pattern` costs (GLOB_LOOKS), or None when it is too costly to try."""
+    wild = sum(1 for part in pattern.split("/")[:-1] if any(c in part for c in "*?["))
+    return GLOB_LOOKS[wild] if wild < len(GLOB_LOOKS) else None
 
 
 def _expand(pattern: str) -> Iterator[str]:

@@ -201,3 +201,29 @@ def test_recursive_searches_walk_a_bounded_number_of_times(
     assert commands.script(c, "grep -r KEY . ; " * 1000) == UNCHECKED
     assert walks["n"] <= BUDGET // search.SEARCH_LOOKS
     assert commands.script(a_check(tmp_path), "grep -r KEY . ; grep -r KEY .") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cat " + " ".join(f"x{i}*" for i in range(5000)),
+        "cat " + " ".join(f"*/x{i}*" for i in range(100)),
+        "cat */*/*/x*",
+    ],
+    ids=["globs", "folder globs", "deep glob"],
+)
+def test_glob_expansions_are_bounded_and_block_past_the_budget(
+    text: str, counted: dict[str, int], tmp_path: Path
+) -> None:
+    for i in range(3):
+        (tmp_path / f"d{i}").mkdir()
+    assert commands.script(a_check(tmp_path), text) == UNCHECKED
+    assert counted["glob"] <= BUDGET // check.GLOB_LOOKS[0]
+
+
+def test_an_everyday_glob_is_still_expanded(tmp_path: Path) -> None:
+    staged = tmp_path / "src" / ".offprompt-0123456789abcdef"
+    staged.mkdir(parents=True)
+    (staged / "config.json.new").write_text("K=v\n")
+    assert commands.script(a_check(tmp_path), "cat src/.o*/*") == "src/.o*/*"  # found by expanding
+    assert commands.script(a_check(tmp_path), "cat src/*.md */*.py") is None
