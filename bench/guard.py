@@ -100,6 +100,7 @@ def worst_inputs() -> dict[str, str]:
         "30,000 globs": "cat " + " ".join(f"x{i}*" for i in range(30_000)),
         "10,000 folder globs": "cat " + " ".join(f"*/x{i}*" for i in range(10_000)),
         "deep globs": "cat " + "*/" * 20 + "x*",
+        "names of many parts": "cat " + " ".join(f"{i}" + "/a" * 1500 for i in range(1000)),
     }
 
 
