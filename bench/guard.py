@@ -91,6 +91,7 @@ def worst_inputs() -> dict[str, str]:
         "big substitution": fill("a", "cat $(echo ", ")"),
         "nested $( )": "cat " + "$(echo " * 40 + "a" + ")" * 40,
         "eval chain": fill("eval ", "", "cat a"),
+        "eval chain under the cap": "eval " * 16 + "cat " + "a " * 45_000,
         "bash -c chain": "bash -c " * 40 + "a",
         "slashes": fill("a/", "cat "),
         "open quote (crude check)": fill("a ", "cat 'x "),

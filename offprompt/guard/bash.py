@@ -94,10 +94,20 @@ class _Env:
             raise TooBig("too long to read")
 
 
-def scan(text: str, home: str, pwd: str) -> list[Command]:
-    """Every simple command in `text`, substitutions included (in no particular order)."""
+def scan(text: str, home: str, pwd: str, spent: list[int] | None = None) -> list[Command]:
+    """Every simple command in `text`, substitutions included (in no particular order).
+
+    `spent`: the steps earlier scans of the same event took (code run by code: `eval`,
+    `bash -c`), kept up to date, so MAX_STEPS bounds them all together."""
     out: list[Command] = []
-    _Lexer(text, _Env(home, pwd), out, 0).run()
+    env = _Env(home, pwd)
+    if spent is not None:
+        env.steps = spent[0]
+    try:
+        _Lexer(text, env, out, 0).run()
+    finally:
+        if spent is not None:
+            spent[0] = env.steps
     return out
 
 

@@ -35,7 +35,7 @@ class Check:
     """One event's context: where relative names start, and what is protected; `dirs` holds
     the cwd and the folders a `cd` in the command names."""
 
-    __slots__ = ("budget", "cwd", "dirs", "home", "protected", "seen")
+    __slots__ = ("budget", "cwd", "dirs", "home", "protected", "seen", "steps")
 
     def __init__(
         self, cwd: str, home: str, protected: Protected, dirs: list[str], budget: int = BUDGET
@@ -46,6 +46,7 @@ class Check:
         self.dirs = dirs
         self.budget = budget
         self.seen: dict[tuple[str, bool, bool, int], str | None] = {}
+        self.steps = [0]  # the bash reader's steps over every scan of this event
 
     def spend(self, looks: int) -> bool:
         """Take `looks` file system looks from the event's budget; False when it is spent."""

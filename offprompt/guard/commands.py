@@ -49,7 +49,7 @@ def script(check: Check, text: str, depth: int = 0) -> str | None:
     if depth > _MAX_DEPTH:
         return UNCHECKED
     try:
-        commands = bash.scan(text, check.home, check.cwd)
+        commands = bash.scan(text, check.home, check.cwd, check.steps)
     except bash.TooBig:
         return UNCHECKED
     for command in commands:

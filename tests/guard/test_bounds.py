@@ -44,6 +44,8 @@ def families() -> dict[str, str]:
         "big substitution": fill("a", "cat $(echo ", ")"),
         "nested substitutions": "cat " + "$(echo " * 40 + "a" + ")" * 40,
         "eval chain": fill("eval ", "", "cat a"),
+        "eval chain under the cap": "eval " * 16 + "cat " + "a " * 45_000,
+        "bash -c of a long script": "bash -c " * 16 + "'" + "cat a; " * 30_000 + "'",
         "bash -c chain": "bash -c " * 40 + "a",
         "slashes": fill("a/", "cat "),
     }
