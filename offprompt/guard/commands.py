@@ -52,6 +52,40 @@ def script(check: Check, text: str, depth: int = 0) -> str | None:
         commands = bash.scan(text, check.home, check.cwd, check.steps)
     except bash.TooBig:
         return UNCHECKED
+    except bash.ShellSyntax as e:
+        # bash runs the lines before the one it cannot read (`cat .e''nv` then `echo 'x`), so
+        # the text is also read as if what is open were closed; a hit there blocks. Otherwise
+        # the caller's own fallback for text that is not complete shell decides, as before.
+        hit = _closed(check, text, depth)
+        if hit is not None:
+            return hit
+        raise e
+    return _commands(check, commands, depth)
+
+
+# What closes each open form the reader names in its ShellSyntax.
+_CLOSERS = {
+    "single quote": "'", "$' quote": "'", "double quote": '"', "backtick": "`", "an open (": ")",
+    "an open {": "}", "target": " x",
+}  # fmt: skip
+
+
+def _closed(check: Check, text: str, depth: int) -> str | None:
+    """The hit in `text` read with its open quotes and brackets closed (at most 8 of them)."""
+    for _ in range(8):
+        try:
+            return _commands(check, bash.scan(text, check.home, check.cwd, check.steps), depth)
+        except bash.TooBig:
+            return UNCHECKED
+        except bash.ShellSyntax as e:
+            closer = next((c for k, c in _CLOSERS.items() if k in str(e)), None)
+            if closer is None:
+                return None
+            text += closer
+    return None
+
+
+def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | None:
     for command in commands:
         words = command.words
         if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:

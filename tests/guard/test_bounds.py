@@ -236,3 +236,36 @@ def test_a_name_of_many_parts_costs_a_look_a_part(counted: dict[str, int], tmp_p
     text = "cat " + " ".join(f"{i}" + "/a" * 1500 for i in range(500))
     assert commands.script(a_check(tmp_path, ("config/service.json",)), text) == UNCHECKED
     assert counted["realpath"] <= 2 * (BUDGET // 1500 + 1) + 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cat .e''nv\necho 'x",
+        'cat .e""nv\necho "x',
+        "cat .e''nv; echo $(ls",
+        "cat .e''nv\necho `x",
+        "cat .e''nv\necho ${x",
+        "cat .e''nv\necho $'x",
+        "cat .e''nv\necho \"$(echo 'x",
+        "cat .e''nv\necho >",
+    ],
+)
+def test_a_line_bash_runs_before_one_it_cannot_read_is_still_checked(
+    text: str, tmp_path: Path
+) -> None:
+    # bash -c runs `cat .env` and only then fails on the open quote; the crude check alone,
+    # which the guard fell back to, does not see `.e''nv`.
+    assert commands.script(a_check(tmp_path), text) == ".env"
+    with pytest.raises(bash.ShellSyntax):
+        commands.script(a_check(tmp_path), "cat README.md\necho 'x")  # the caller's fallback
+
+
+def test_the_real_guard_blocks_a_read_before_an_open_quote(
+    tmp_path: Path, canary: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = written_project(tmp_path, canary)
+    monkeypatch.chdir(root)
+    done = run_guard(claude_event(root)("Bash", {"command": "cat .e''nv\necho 'x"}))
+    assert done.returncode == 2
+    assert canary.encode() not in done.stdout + done.stderr
