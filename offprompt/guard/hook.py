@@ -16,10 +16,19 @@ import sys
 from collections.abc import Mapping
 
 from offprompt.guard import disk, events
+from offprompt.guard.check import UNCHECKED
 from offprompt.guard.decide import decide
 from offprompt.guard.protected import Protected
 
-__all__ = ["DEADLINE", "MAX_EVENT_BYTES", "TIMED_OUT", "crude", "main", "reason"]
+__all__ = [
+    "DEADLINE",
+    "MAX_EVENT_BYTES",
+    "TIMED_OUT",
+    "UNCHECKED_REASON",
+    "crude",
+    "main",
+    "reason",
+]
 
 # An event larger than this is not one tool call; read no more than this from stdin.
 MAX_EVENT_BYTES = 4 * 1024 * 1024
@@ -64,8 +73,16 @@ def crude(raw: str, protected: Protected) -> str | None:
     return None
 
 
+UNCHECKED_REASON = (
+    "offprompt guard: blocked: this command is too long or too deeply nested for the guard to"
+    " check, so it was stopped in case it exposes a secret. Split it into shorter commands."
+)
+
+
 def reason(name: str) -> str:
     """The one line the agent reads when a call is blocked."""
+    if name == UNCHECKED:
+        return UNCHECKED_REASON  # past a cap of DESIGN §14's bounded time: no file to name
     return (
         f"offprompt guard: blocked: this would expose {name}, which holds secrets the model must"
         f" not see. Call the secret_status tool, or run `offprompt keys {name}`, to see which keys"
