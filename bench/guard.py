@@ -97,6 +97,9 @@ def worst_inputs() -> dict[str, str]:
         "open quote (crude check)": fill("a ", "cat 'x "),
         "recursive greps": fill("grep -r KEY . ; "),
         "5,000 recursive greps": "grep -r KEY . ; " * 5000,
+        "a search, 30,000 filters": "grep -r "
+        + " ".join(f"--include=a{i}" for i in range(30_000))
+        + " KEY .",
         "40,000 distinct words": "cat " + " ".join(f"w{i}" for i in range(40_000)),
         "30,000 globs": "cat " + " ".join(f"x{i}*" for i in range(30_000)),
         "10,000 folder globs": "cat " + " ".join(f"*/x{i}*" for i in range(10_000)),

@@ -269,3 +269,24 @@ def test_the_real_guard_blocks_a_read_before_an_open_quote(
     done = run_guard(claude_event(root)("Bash", {"command": "cat .e''nv\necho 'x"}))
     assert done.returncode == 2
     assert canary.encode() not in done.stdout + done.stderr
+
+
+def test_a_search_with_too_many_filters_is_blocked_unmatched(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / ".env").write_text("K=v\n")
+    matches = {"n": 0}
+    real = search.fnmatch.fnmatchcase
+
+    def fnmatchcase(name: str, pattern: str) -> bool:
+        matches["n"] += 1
+        return real(name, pattern)
+
+    monkeypatch.setattr(search.fnmatch, "fnmatchcase", fnmatchcase)
+    many = " ".join(f"--include=a{i}" for i in range(search.MAX_FILTERS + 1))
+    assert commands.script(a_check(tmp_path), f"grep -r {many} KEY .") == UNCHECKED
+    assert matches["n"] == 0
+    few = " ".join(f"--include=a{i}" for i in range(search.MAX_FILTERS))
+    assert commands.script(a_check(tmp_path), f"grep -r {few} KEY .") is None
+    assert commands.script(a_check(tmp_path), "grep -r --include=.env KEY .") == "s/.env"
