@@ -12,6 +12,10 @@ Prints the median and p95 wall time per call, for passes, blocks and searches ap
 floor (`python -c pass`, run between the calls), and the bounds (DESIGN §14: 50 ms per call).
 Then the same calls let through as a host runs the hook: `bash -c` with the command init writes
 (the fail-closed `sh` wrapper of DESIGN §9) beside `bash -c` with the bare command.
+Then the worst inputs (DESIGN §14: bounded, <= 1 s, for any input up to the host's limit): one
+Bash event per family of the shapes that once cost super-linear time (many `cd`s and words,
+long pipelines, deep nesting, here-docs, huge words...), each about WORST_BYTES of JSON (the
+guard reads 4 MiB), its time and verdict beside the floor.
 Usage: python bench/guard.py [--runs N]   (default 5 rounds over every event)
 """
 
@@ -52,6 +56,56 @@ COMMANDS = [
 
 
 FOLDERS = 1000
+# The size of each worst input's event, in JSON bytes: under hook.MAX_EVENT_BYTES (4 MiB).
+WORST_BYTES = 4_000_000
+
+
+def worst_inputs() -> dict[str, str]:
+    """A command of each family that once cost the guard super-linear time, or a step a byte."""
+
+    def size(text: str) -> int:
+        return len(json.dumps(text)) - 2
+
+    def fill(unit: str, head: str = "", tail: str = "") -> str:
+        room = WORST_BYTES - size(head) - size(tail)
+        return head + unit * (room // size(unit)) + tail
+
+    return {
+        "1,000 cds, 1,000 words": " ; ".join(f"cd d{i}" for i in range(1000))
+        + " ; cat "
+        + " ".join(f"w{i}" for i in range(1000)),
+        "cds and words": fill("cd d1; cd d2; cat a b c; "),
+        "distinct words": "cat " + " ".join(f"w{i}" for i in range(400_000)),
+        "pipeline": fill("cat f | ", "", "cat f"),
+        "semicolons": fill("cat f ; "),
+        "redirections": fill("> f ", "cat "),
+        "globs": fill("f* ", "cat "),
+        "huge word": fill("a", "cat "),
+        "glob word": fill("a*", "cat "),
+        "quotes": fill("'a'\"b\"", "cat "),
+        "double quoted": fill("a", 'cat "', '"'),
+        "backslashes": fill("\\a", "cat "),
+        "here-doc": fill("line\n", "cat <<EOF\n", "EOF\n"),
+        "substitutions": fill("$(echo a) ", "cat "),
+        "backticks": fill("`a` ", "cat "),
+        "big substitution": fill("a", "cat $(echo ", ")"),
+        "nested $( )": "cat " + "$(echo " * 40 + "a" + ")" * 40,
+        "eval chain": fill("eval ", "", "cat a"),
+        "eval chain under the cap": "eval " * 16 + "cat " + "a " * 45_000,
+        "bash -c chain": "bash -c " * 40 + "a",
+        "slashes": fill("a/", "cat "),
+        "open quote (crude check)": fill("a ", "cat 'x "),
+        "recursive greps": fill("grep -r KEY . ; "),
+        "5,000 recursive greps": "grep -r KEY . ; " * 5000,
+        "a search, 30,000 filters": "grep -r "
+        + " ".join(f"--include=a{i}" for i in range(30_000))
+        + " KEY .",
+        "40,000 distinct words": "cat " + " ".join(f"w{i}" for i in range(40_000)),
+        "30,000 globs": "cat " + " ".join(f"x{i}*" for i in range(30_000)),
+        "10,000 folder globs": "cat " + " ".join(f"*/x{i}*" for i in range(10_000)),
+        "deep globs": "cat " + "*/" * 20 + "x*",
+        "names of many parts": "cat " + " ".join(f"{i}" + "/a" * 1500 for i in range(1000)),
+    }
 
 
 def other_hosts(project: Path) -> list[dict[str, object]]:
@@ -182,6 +236,15 @@ def main() -> int:
                 code, took = timed(event)
                 assert code == 0, "a search of a repository that ignores .env must pass"
                 found.append(took)
+        worst: list[tuple[str, int, float, float]] = []
+        for label, command in worst_inputs().items():
+            event = {**events(project)[0][1], "tool_input": {"command": command}}
+            times, floors, code = [], [], 0
+            for _ in range(max(1, args.runs // 2)):
+                code, took = timed(event)
+                times.append(took)
+                floors.append(timed(event, [sys.executable, "-c", "pass"])[1])
+            worst.append((label, code, statistics.median(times), statistics.median(floors)))
 
     def line(label: str, xs: list[float]) -> str:
         p95 = statistics.quantiles(xs, n=20)[-1] if len(xs) >= 2 else xs[0]
@@ -196,6 +259,11 @@ def main() -> int:
     print(line("hook, bash -c, wrapped", wrapped))
     print(line("hook, bash -c, bare", unwrapped))
     print("contract: <= 50 ms per call (DESIGN §14); target: let through <= 30 ms (issue 19)")
+    print(f"worst inputs (one Bash event each, about {WORST_BYTES:,} bytes of JSON):")
+    for label, code, took, floor in worst:
+        verdict = "blocked" if code == 2 else "let through" if code == 0 else f"exit {code}"
+        print(f"  {label:<26} {took:7.1f} ms   floor {floor:5.1f} ms   {verdict}")
+    print("contract: <= 1 s for any input up to the host's limit (DESIGN §14)")
     return 0
 
 

@@ -11,14 +11,28 @@ import re
 
 from offprompt import bashlex
 
-__all__ = ["Command", "ShellSyntax", "Word", "scan"]
+__all__ = ["MAX_STEPS", "Command", "ShellSyntax", "TooBig", "Word", "scan"]
 
 # Deeper nesting than this is not a command a person or an agent writes by hand.
 _MAX_DEPTH = 16
+# DESIGN §14: the guard's time is bounded for any input. One scan takes at most this many steps
+# (a step: one quote, operator, word break, substitution or run of plain characters, in the
+# text and every substitution in it); a longer text is TooBig, and the guard blocks it. An
+# everyday command takes tens, a long script in a here-doc or quotes a handful more.
+MAX_STEPS = 100_000
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "&", "|", "(", ")")
 _REDIRECTS = ("<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">&", ">|", "&>", "<", ">")
 _GLOB = "*?["
+# A run of characters with no meaning to the reader, taken at once (the loop's time is then
+# linear in the special characters, not in every character of a long word).
+_PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
+_PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
+_BACKTICK_SPECIAL = re.compile(r"[\\`]")
+_BALANCED_SPECIAL = {
+    "(": re.compile(r"[\\'\"()]"),
+    "{": re.compile(r"[\\'\"{}]"),
+}
 
 
 class ShellSyntax(ValueError):
@@ -26,6 +40,11 @@ class ShellSyntax(ValueError):
 
     Outside the error root on purpose: hook.main catches it and falls back to its crude check.
     """
+
+
+class TooBig(ShellSyntax):
+    """More than the reader reads (substitutions nested deeper than _MAX_DEPTH, more than
+    MAX_STEPS steps): never let through, the guard blocks such a command."""
 
 
 # Plain classes, not dataclasses: the guard runs before every tool call, and importing
@@ -62,17 +81,33 @@ class Command:
 
 
 class _Env:
-    __slots__ = ("home", "pwd")
+    __slots__ = ("home", "pwd", "steps")
 
     def __init__(self, home: str, pwd: str) -> None:
         self.home = home
         self.pwd = pwd
+        self.steps = 0
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise TooBig("too long to read")
 
 
-def scan(text: str, home: str, pwd: str) -> list[Command]:
-    """Every simple command in `text`, substitutions included (in no particular order)."""
+def scan(text: str, home: str, pwd: str, spent: list[int] | None = None) -> list[Command]:
+    """Every simple command in `text`, substitutions included (in no particular order).
+
+    `spent`: the steps earlier scans of the same event took (code run by code: `eval`,
+    `bash -c`), kept up to date, so MAX_STEPS bounds them all together."""
     out: list[Command] = []
-    _Lexer(text, _Env(home, pwd), out, 0).run()
+    env = _Env(home, pwd)
+    if spent is not None:
+        env.steps = spent[0]
+    try:
+        _Lexer(text, env, out, 0).run()
+    finally:
+        if spent is not None:
+            spent[0] = env.steps
     return out
 
 
@@ -83,7 +118,7 @@ _DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
 class _Lexer:
     def __init__(self, text: str, env: _Env, out: list[Command], depth: int) -> None:
         if depth > _MAX_DEPTH:
-            raise ShellSyntax("nested too deeply")
+            raise TooBig("nested too deeply")
         self.s = text
         self.i = 0
         self.env = env
@@ -134,7 +169,9 @@ class _Lexer:
 
     def run(self) -> None:
         s = self.s
+        step = self.env.step
         while self.i < len(s):
+            step()
             c = s[self.i]
             if c in " \t":
                 self.end_word()
@@ -170,7 +207,7 @@ class _Lexer:
                 self.backtick(self._w())
             elif c in "<>" and s.startswith("(", self.i + 1):
                 self.end_word()
-                body, self.i = _balanced(s, self.i + 2, "(", ")")
+                body, self.i = _balanced(s, self.i + 2, "(", ")", self.env)
                 self.sub(body)
                 self._w().dynamic = True
             elif self.redirect():
@@ -186,6 +223,11 @@ class _Lexer:
                 self.i += 1
             else:
                 w = self._w()
+                m = _PLAIN.match(s, self.i)
+                if m is not None:
+                    w.text += m.group()
+                    self.i = m.end()
+                    continue
                 if c in _GLOB:
                     w.glob = True
                 w.text += c
@@ -232,16 +274,18 @@ class _Lexer:
         """After a line with `<<DELIM`, the lines up to DELIM are the command's input."""
         while self.heredoc_delims:
             delim, strip_tabs = self.heredoc_delims.pop(0)
-            lines: list[str] = []
-            while self.i < len(self.s):
-                end = self.s.find("\n", self.i)
-                end = len(self.s) if end < 0 else end
-                line = self.s[self.i : end]
-                self.i = end + 1
-                if (line.lstrip("\t") if strip_tabs else line) == delim:
-                    break
-                lines.append(line)
-            self.cmd.heredocs.append("\n".join(lines))
+            self.env.step()
+            # One search for the line that is DELIM (with tabs before it for `<<-`), not a loop
+            # over the lines: a long here-doc costs one pass. `self.i` starts a line here.
+            tabs = "\t*" if strip_tabs else ""
+            end = re.compile(f"^{tabs}{re.escape(delim)}$", re.MULTILINE).search(self.s, self.i)
+            if end is None:
+                body = self.s[self.i :]
+                self.i = len(self.s)
+            else:
+                body = self.s[self.i : end.start()]
+                self.i = end.end() + 1
+            self.cmd.heredocs.append(body.removesuffix("\n"))
 
     def double_quoted(self) -> None:
         s = self.s
@@ -249,6 +293,7 @@ class _Lexer:
         w.quoted = True
         self.i += 1
         while True:
+            self.env.step()
             if self.i >= len(s):
                 raise ShellSyntax("an open double quote")
             c = s[self.i]
@@ -264,26 +309,31 @@ class _Lexer:
             elif c == "`":
                 self.backtick(w)
             else:
-                w.text += c
-                self.i += 1
+                m = _PLAIN_DOUBLE.match(s, self.i)
+                end = m.end() if m is not None else self.i + 1
+                w.text += s[self.i : end]
+                self.i = end
 
     def backtick(self, w: Word) -> None:
         s = self.s
         j = self.i + 1
-        body = ""
+        parts: list[str] = []
         while True:
+            self.env.step()
             if j >= len(s):
                 raise ShellSyntax("an open backtick")
             if s[j] == "\\" and j + 1 < len(s):
-                body += s[j + 1]
+                parts.append(s[j + 1])
                 j += 2
                 continue
             if s[j] == "`":
                 break
-            body += s[j]
-            j += 1
+            m = _BACKTICK_SPECIAL.search(s, j + 1)
+            k = len(s) if m is None else m.start()
+            parts.append(s[j:k])
+            j = k
         self.i = j + 1
-        self.command_substitution(body, w)
+        self.command_substitution("".join(parts), w)
 
     def command_substitution(self, body: str, w: Word) -> None:
         if body.strip() == "pwd":
@@ -297,10 +347,10 @@ class _Lexer:
         s = self.s
         nxt = s[self.i + 1] if self.i + 1 < len(s) else ""
         if nxt == "(":
-            body, self.i = _balanced(s, self.i + 2, "(", ")")
+            body, self.i = _balanced(s, self.i + 2, "(", ")", self.env)
             self.command_substitution(body, w)
         elif nxt == "{":
-            body, self.i = _balanced(s, self.i + 2, "{", "}")
+            body, self.i = _balanced(s, self.i + 2, "{", "}", self.env)
             name = body.strip()
             if name in ("HOME", "PWD"):
                 w.text += self.env.home if name == "HOME" else self.env.pwd
@@ -331,12 +381,18 @@ class _Lexer:
             self.i += 1
 
 
-def _balanced(s: str, start: int, open_: str, close: str) -> tuple[str, int]:
+def _balanced(s: str, start: int, open_: str, close: str, env: _Env) -> tuple[str, int]:
     """The text from `start` up to the `close` that matches an `open_` just before `start`,
     skipping quoted parts; and the index after it."""
     depth = 1
     i = start
+    special = _BALANCED_SPECIAL[open_]
     while i < len(s):
+        env.step()
+        m = special.search(s, i)
+        if m is None:
+            break
+        i = m.start()
         c = s[i]
         if c == "\\":
             i += 2

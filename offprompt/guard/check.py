@@ -12,26 +12,56 @@ from collections.abc import Iterator
 
 from offprompt.guard.protected import Protected, glob_hits, in_staging, is_dotenv
 
-__all__ = ["Check"]
+__all__ = ["BUDGET", "GLOB_LOOKS", "UNCHECKED", "Check"]
 
 # Splits code and option words into the names inside them: `open('.env')`, `--env-file=.env`.
 _FRAGMENT_SPLIT = re.compile(r"[@\s'\"`(){},;=<>|&:+\\\0]+")
+
+# DESIGN §14: the guard's time is bounded for any input. One event may ask this many file system
+# looks (a folder a name is tried in: its realpath, a glob's expansion) and no more; past them,
+# every name still to check that could be a file is blocked (it may be a link to a protected
+# file), so a long command fails closed, never open. Everyday calls use a handful.
+BUDGET = 16_384
+# The name a blocked call is said to expose when the guard could not check all of it.
+UNCHECKED = "a file the guard could not check (the command is too long or too deeply nested)"
+# What expanding a glob costs, in looks, per folder part with a wildcard: a listing of a folder
+# for `*.md`, of every folder in a folder for `*/*.md`... (`*/*/*/x` is blocked unexpanded).
+GLOB_LOOKS = (64, 1024, BUDGET)
+# A name longer than this cannot be opened (the kernel's PATH_MAX), so no look is spent on it.
+_PATH_MAX = 4096
 
 
 class Check:
     """One event's context: where relative names start, and what is protected; `dirs` holds
     the cwd and the folders a `cd` in the command names."""
 
-    __slots__ = ("cwd", "dirs", "home", "protected")
+    __slots__ = ("budget", "cwd", "dirs", "home", "protected", "seen", "steps")
 
-    def __init__(self, cwd: str, home: str, protected: Protected, dirs: list[str]) -> None:
+    def __init__(
+        self, cwd: str, home: str, protected: Protected, dirs: list[str], budget: int = BUDGET
+    ) -> None:
         self.cwd = cwd
         self.home = home
         self.protected = protected
         self.dirs = dirs
+        self.budget = budget
+        self.seen: dict[tuple[str, bool, bool, int], str | None] = {}
+        self.steps = [0]  # the bash reader's steps over every scan of this event
+
+    def spend(self, looks: int) -> bool:
+        """Take `looks` file system looks from the event's budget; False when it is spent."""
+        self.budget -= looks
+        return self.budget >= 0
 
     def path(self, text: str, glob: bool = False, dynamic: bool = False) -> str | None:
         """The protected file `text` names (as the agent wrote it, for the message), or None."""
+        key = (text, glob, dynamic, len(self.dirs))
+        if key in self.seen:
+            return self.seen[key]  # a name repeated costs no second look
+        hit = self.seen[key] = self._path(text, glob, dynamic)
+        return hit
+
+    def _path(self, text: str, glob: bool, dynamic: bool) -> str | None:
         text = text.strip()
         if text.startswith("file://"):
             text = text[len("file://") :]
@@ -40,6 +70,11 @@ class Check:
         base = text.rsplit("/", 1)[-1]
         if is_dotenv(base):
             return base
+        if len(text) > _PATH_MAX:
+            return self._unopenable(text, base, glob)
+        # A realpath's cost grows with the name's parts (an lstat each): `a/a/…/a` costs more.
+        if not self.spend(len(self.dirs) * (1 + text.count("/"))):
+            return UNCHECKED  # the budget is spent: this name is not looked at, so it blocks
         if not dynamic and self._staged(text):
             return text
         if glob:
@@ -47,8 +82,13 @@ class Check:
             if hit is not None:
                 return hit
         if glob and not dynamic:
+            cost = _glob_looks(text)
             for folder in self.dirs:
+                if cost is None or not self.spend(cost):
+                    return UNCHECKED  # too costly a walk to make: blocked, not let through
                 for found in _expand(os.path.join(folder, os.path.expanduser(text))):
+                    if not self.spend(1):
+                        return UNCHECKED
                     name = os.path.basename(found)
                     if is_dotenv(name) or self._written(found) or _staged_file(found):
                         return text
@@ -63,15 +103,30 @@ class Check:
                 return text
         return None
 
+    def _unopenable(self, text: str, base: str, glob: bool) -> str | None:
+        """A name too long to open is checked by what it says alone: blocked when its last part
+        is a written file's name, it names a staging folder, or it is a glob (`[.][e]…` may
+        match any name)."""
+        if glob or in_staging(text) or base in self.protected.written_names:
+            return text
+        return None
+
     def _staged(self, text: str) -> bool:
         """`text` names (the inside of) a staging folder, from the cwd or a folder `cd` named,
         as written or through a link (`ln -s .offprompt-… l; cat l/.env.new`)."""
         if in_staging(text):
             return True
+        if "\0" in text:
+            return False  # a substitution's output: no file has that name (fragments splits it)
         for folder in self.dirs:
             joined = os.path.join(folder, os.path.expanduser(text))
-            if in_staging(os.path.normpath(joined)) or in_staging(os.path.realpath(joined)):
+            if in_staging(os.path.normpath(joined)):
                 return True
+            try:
+                if in_staging(os.path.realpath(joined)):
+                    return True
+            except (OSError, ValueError):
+                return True  # a name the file system cannot resolve: closed, not open
         return False
 
     def _written(self, path: str) -> bool:
@@ -95,12 +150,18 @@ class Check:
         hit = self.path(text)
         if hit is not None:
             return hit
-        for part in _FRAGMENT_SPLIT.split(text):
+        for part in dict.fromkeys(_FRAGMENT_SPLIT.split(text)):  # each part once
             if part and part != text:
                 hit = self.path(part, glob=any(c in part for c in "*?["))
                 if hit is not None:
                     return hit
         return None
+
+
+def _glob_looks(pattern: str) -> int | None:
+    """What expanding `pattern` costs (GLOB_LOOKS), or None when it is too costly to try."""
+    wild = sum(1 for part in pattern.split("/")[:-1] if any(c in part for c in "*?["))
+    return GLOB_LOOKS[wild] if wild < len(GLOB_LOOKS) else None
 
 
 def _expand(pattern: str) -> Iterator[str]:

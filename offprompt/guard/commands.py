@@ -10,7 +10,7 @@ import re
 
 from offprompt import bashlex
 from offprompt.guard import bash, grep, search
-from offprompt.guard.check import Check
+from offprompt.guard.check import UNCHECKED, Check
 
 __all__ = ["SHELLS", "base", "script"]
 
@@ -35,24 +35,75 @@ _WRAPPERS = frozenset(
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
 _ASSIGNMENT = re.compile(bashlex.NAME_PATTERN + r"\+?=")
+# Code run by code (`eval eval …`, `bash -c "bash -c …"`) deeper than this is not checked; it is
+# blocked (DESIGN §14: text the reader cannot read is decided at least as strictly).
+_MAX_DEPTH = 16
+# More folders than this named by `cd` in one command: each name would be tried in each, so
+# the command is checked with the look budget spent (every name that may be a file blocks).
+MAX_DIRS = 32
 
 
-def script(check: Check, text: str) -> str | None:
+def script(check: Check, text: str, depth: int = 0) -> str | None:
     """The protected file the shell command `text` would expose, or None. ShellSyntax when the
     text is not complete shell."""
-    commands = bash.scan(text, check.home, check.cwd)
+    if depth > _MAX_DEPTH:
+        return UNCHECKED
+    try:
+        commands = bash.scan(text, check.home, check.cwd, check.steps)
+    except bash.TooBig:
+        return UNCHECKED
+    except bash.ShellSyntax as e:
+        # bash runs the lines before the one it cannot read (`cat .e''nv` then `echo 'x`), so
+        # the text is also read as if what is open were closed; a hit there blocks. Otherwise
+        # the caller's own fallback for text that is not complete shell decides, as before.
+        hit = _closed(check, text, depth)
+        if hit is not None:
+            return hit
+        raise e
+    return _commands(check, commands, depth)
+
+
+# What closes each open form the reader names in its ShellSyntax.
+_CLOSERS = {
+    "single quote": "'", "$' quote": "'", "double quote": '"', "backtick": "`", "an open (": ")",
+    "an open {": "}", "target": " x",
+}  # fmt: skip
+
+
+def _closed(check: Check, text: str, depth: int) -> str | None:
+    """The hit in `text` read with its open quotes and brackets closed (at most 8 of them)."""
+    for _ in range(8):
+        try:
+            return _commands(check, bash.scan(text, check.home, check.cwd, check.steps), depth)
+        except bash.TooBig:
+            return UNCHECKED
+        except bash.ShellSyntax as e:
+            closer = next((c for k, c in _CLOSERS.items() if k in str(e)), None)
+            if closer is None:
+                return None
+            text += closer
+    return None
+
+
+def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | None:
     for command in commands:
         words = command.words
         if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:
-            check.dirs.append(os.path.join(check.cwd, os.path.expanduser(words[1].text)))
+            folder = os.path.join(check.cwd, os.path.expanduser(words[1].text))
+            if folder in check.dirs:
+                check.dirs.remove(folder)  # once each; the last `cd` stays last (search.py)
+            check.dirs.append(folder)
+            if len(check.dirs) > MAX_DIRS:
+                check.budget = 0
+                del check.dirs[1:-1]
     for command in commands:
-        hit = _command(check, command)
+        hit = _command(check, command, depth)
         if hit is not None:
             return hit
     return None
 
 
-def _command(check: Check, command: bash.Command) -> str | None:
+def _command(check: Check, command: bash.Command, depth: int) -> str | None:
     for op, target in command.redirects:
         if op in ("<<", "<<-"):
             continue
@@ -84,7 +135,7 @@ def _command(check: Check, command: bash.Command) -> str | None:
         inline = _inline_script(program, args)
         if inline is not None:
             try:
-                return script(check, inline)
+                return script(check, inline, depth + 1)
             except bash.ShellSyntax:
                 return check.fragments(inline)
     if program in _GREPS:

@@ -15,11 +15,19 @@ from collections.abc import Mapping
 
 from offprompt.guard import disk
 from offprompt.guard.bash import Word
-from offprompt.guard.check import Check
+from offprompt.guard.check import UNCHECKED, Check
 from offprompt.guard.grep import GrepArgs
 from offprompt.guard.protected import in_staging, is_dotenv, is_staging
 
-__all__ = ["shell", "tool"]
+__all__ = ["MAX_FILTERS", "SEARCH_LOOKS", "shell", "tool"]
+
+# What one recursive search in a shell command takes from the event's look budget (check.BUDGET):
+# it walks a folder tree and may ask git, so `rg x; rg x; …` many times over is blocked
+# (checked no further) past BUDGET // SEARCH_LOOKS searches, not walked each time.
+SEARCH_LOOKS = 1024
+# More `--include`/`--exclude`/`--exclude-dir` filters than this in one search: each file found
+# is matched against every one (30,000 took 0.8 s for 30 files), so the search is blocked.
+MAX_FILTERS = 256
 
 # A search tool's file filter: Gemini CLI's `include_pattern` (`include` before), VS Code's.
 _INCLUDE_KEYS = ("include_pattern", "include", "includePattern")
@@ -66,6 +74,8 @@ def shell(check: Check, program: str, args: GrepArgs) -> str | None:
         return None
     if program != "rg" and not args.recursive:
         return None
+    if len(args.includes) + len(args.excludes) + len(args.excluded_dirs) > MAX_FILTERS:
+        return UNCHECKED
     folder = check.dirs[-1]  # after any `cd` earlier in the command
     given: list[Word | None] = [*args.operands] or [None]  # none: the current folder
     for word in given:
@@ -75,6 +85,8 @@ def shell(check: Check, program: str, args: GrepArgs) -> str | None:
         root = os.path.normpath(os.path.join(folder, name))
         if not os.path.isdir(root):
             continue
+        if not check.spend(SEARCH_LOOKS):
+            return UNCHECKED
         found = [
             f
             for f in _under(check, root)
