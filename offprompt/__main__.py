@@ -31,7 +31,8 @@ def _guard() -> int:
             raw = sys.stdin.buffer.read(4 * 1024 * 1024)
         except BaseException:
             raw = b""
-        if b".env" in raw or b".offprompt-" in raw:
+        # `\u00…` too: a JSON escape can spell the name (`\u002eenv`) without its bytes.
+        if b".env" in raw or b".offprompt-" in raw or b"\\u00" in raw.lower():
             sys.stderr.write(
                 "offprompt guard: blocked: offprompt is broken and cannot check this"
                 " call, which names .env or a staging folder; run `offprompt keys` instead.\n"

@@ -53,6 +53,15 @@ _CRUDE_DOTENV = re.compile(
 _TOKEN = re.compile(r"[\w.-]+")
 
 
+def _decoded(text: str) -> str:
+    """The event's JSON written again without escapes (`\\u002eenv` is `.env`), for the crude
+    check of an event decide could not judge; "" when it is not JSON at all."""
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return ""
+
+
 def crude(raw: str, protected: Protected) -> str | None:
     """When the event cannot be understood: a protected name anywhere in it, as a token."""
     m = _CRUDE_DOTENV.search(raw)
@@ -165,9 +174,9 @@ def main(
         hit = decide(event, protected, home)
     except Exception:
         try:
-            hit = crude(text, protected)
+            hit = crude(text, protected) or crude(_decoded(text), protected)
         except Exception:
-            hit = ".env" if ".env" in text else None
+            hit = ".env" if ".env" in text or "\\u00" in text.lower() else None
     if armed:
         signal.setitimer(signal.ITIMER_REAL, 0)
     return events.answer(dialect, None if hit is None else reason(hit))

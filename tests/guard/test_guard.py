@@ -373,6 +373,9 @@ def test_a_broken_install_still_blocks_env(project: Path, tmp_path: Path, canary
             input=json.dumps(event).encode(),
             capture_output=True,
             env=env,
+            # Not the repository's root: `python -m` puts the working folder first on sys.path,
+            # where the real offprompt would shadow the broken one.
+            cwd=tmp_path,
             timeout=30,
             check=False,
         )
@@ -380,9 +383,63 @@ def test_a_broken_install_still_blocks_env(project: Path, tmp_path: Path, canary
     blocked, passed = run("cat .env"), run("cat README.md")
 
     assert 2 == blocked.returncode
-    assert b".env" in blocked.stderr
+    assert b"offprompt is broken" in blocked.stderr
     assert canary.encode() not in blocked.stderr
     assert (0, b"") == (passed.returncode, passed.stderr)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # A list with a number in it: decide cannot judge the command.
+        '{{"tool_name": "Bash", "tool_input": {{"command": ["cat", "\\u002eenv", 1]}},'
+        ' "cwd": {cwd}}}',
+        # An array where an object belongs.
+        '[{{"tool_name": "Bash", "tool_input": {{"command": "cat \\u002eenv"}}, "cwd": {cwd}}}]',
+    ],
+)
+def test_an_event_the_guard_cannot_judge_is_read_with_its_escapes_undone(
+    project: Path, canary: str, raw: str
+) -> None:
+    """The crude check of an event decide could not judge sees `\\u002eenv` as `.env` (JSON's
+    escape kept the bytes `.env` out of the raw text, and such an event was let through)."""
+    event = raw.format(cwd=json.dumps(str(project)))
+    assert ".env" not in event
+
+    done = run_guard(None, event.encode())
+
+    assert 2 == done.returncode
+    assert b".env" in done.stderr
+    assert canary.encode() not in done.stderr
+
+
+def test_an_escaped_name_is_blocked_by_a_broken_install(
+    project: Path, tmp_path: Path, canary: str
+) -> None:
+    """The broken-install fallback reads raw bytes, so a `\\u00` escape there blocks too."""
+    shadow = tmp_path / "shadow" / "offprompt" / "guard"
+    shadow.mkdir(parents=True)
+    root = Path(guard.__file__).parents[2]
+    for name in ("__init__.py", "__main__.py", "errors.py"):
+        (shadow.parent / name).write_bytes((root / "offprompt" / name).read_bytes())
+    (shadow / "__init__.py").write_text("")
+    (shadow / "hook.py").write_text("raise ImportError('broken')\n")
+    event = json.dumps(claude_event(project)("Bash", {"command": "cat .env"}))
+    escaped = event.replace(".env", "\\u002eenv")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "guard"],
+        input=escaped.encode(),
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(shadow.parents[1])},
+        cwd=tmp_path,  # as above: the broken offprompt, not the repository's
+        timeout=30,
+        check=False,
+    )
+
+    assert 2 == done.returncode
+    assert b"offprompt is broken" in done.stderr
+    assert canary.encode() not in done.stderr
 
 
 def test_other_hook_events_pass(project: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
