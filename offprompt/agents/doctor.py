@@ -11,6 +11,7 @@ Codex keep about approval and trust is read from their own files, as those versi
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -225,7 +226,23 @@ def _unshared(words: tuple[str, ...], program: Path, folder: Path) -> str | None
     for word in words[1:]:
         if any(c in word for c in "/\\") or word.startswith((".", "~")):
             return f"{word} names a path or an address"
+    # Only the exact shapes init writes: any option (`--from`, `--with`, `--spec`, `--index`)
+    # or another package name would have the runner fetch and run a package the file chose.
+    runner = _SHARED_SHAPES[name]
+    given = words[1:]
+    if tuple(given[: len(runner)]) != runner or len(given) != len(runner) + (name != "offprompt"):
+        return f"`{shlex.join(words)}` is not a shape offprompt init writes"
+    if name != "offprompt" and not _OFFPROMPT_PACKAGE.fullmatch(given[-1]):
+        return f"{given[-1]} is not the offprompt package"
     return None
+
+
+# What each shared program is given before the package name; `offprompt` itself takes nothing.
+_SHARED_SHAPES: dict[str, tuple[str, ...]] = {
+    "offprompt": (), "uvx": (), "uv": ("tool", "run"), "pipx": ("run",),
+}  # fmt: skip
+# `offprompt`, or it pinned to a release (`offprompt==1.2.0`, `offprompt@1.2.0`).
+_OFFPROMPT_PACKAGE = re.compile(r"offprompt(?:(?:==|@)[0-9][0-9A-Za-z.+!-]*)?", re.IGNORECASE)
 
 
 def _resolve(word: str, machine: Machine, folder: Path) -> tuple[Path | None, str]:
