@@ -185,6 +185,13 @@ env_vars = [{names}]
 
 [projects.{json.dumps(str(self.project))}]
 trust_level = "trusted"
+
+# Codex's Linux sandbox makes each writable root's `.git` read-only by mounting over it, and
+# bubblewrap makes the mount point: an empty /tmp/.git for as long as a command runs, which
+# turns every folder under /tmp into a broken repository for the tests running beside it
+# (seen in CI: init's git checks failed). The run has its own TMPDIR; /tmp stays out.
+[sandbox_workspace_write]
+exclude_slash_tmp = true
 """
         (self.codex_home / "config.toml").write_text(config)
         return {**self.env, "CODEX_HOME": str(self.codex_home), "FAKE_OPENAI_KEY": "dummy"}
