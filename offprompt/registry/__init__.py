@@ -10,6 +10,11 @@ Public API
 `provider_refs() -> tuple[str, ...]`
     Every ref: `stripe`, `stripe/secret_key`, …, and offered formats (`neon/postgres_url`):
     the tool schema's `provider` enum.
+`provider(id) -> Provider | None`
+    The provider with this id (a Field's `provider_id`); `Provider.hosts` are the exact API hosts
+    its values are sent to (§15's `injectHosts`), never sent to the page.
+`hosts_for(provider_ids) -> tuple[str, ...]`
+    The hosts of several providers, each once, in order; an unknown id adds none.
 `resolve(name, provider=None, format=None) -> Field | None`
     The Field a secret entry gets: from its provider ref, else its format, else its name alone
     (after stripping `NEXT_PUBLIC_`, `VITE_`, … when exactly one credential goes by it). None
@@ -40,7 +45,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Final
 
-from offprompt.registry.catalog import PROVIDERS, format_ids, provider_refs
+from offprompt.registry.catalog import PROVIDERS, format_ids, hosts_for, provider, provider_refs
 from offprompt.registry.formats import FORMATS
 from offprompt.registry.model import CATEGORIES, Credential, Format, Offer, Provider, Rule
 
@@ -94,7 +99,9 @@ __all__ = [
     "field_json",
     "format_ids",
     "hint_table",
+    "hosts_for",
     "page_data",
+    "provider",
     "provider_refs",
     "resolve",
 ]

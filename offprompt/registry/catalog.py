@@ -5,6 +5,7 @@ Lookups (by id, by env name, known prefixes) are built on first use, never at im
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from typing import Final, NamedTuple
 
@@ -102,6 +103,15 @@ def _names() -> dict[str, tuple[Provider, Credential]]:
 def provider(provider_id: str) -> Provider | None:
     """The provider with this id."""
     return _providers().get(provider_id)
+
+
+def hosts_for(provider_ids: Iterable[str]) -> tuple[str, ...]:
+    """The API hosts of these providers, each once, in order; an unknown id adds none."""
+    hosts: dict[str, None] = {}
+    for provider_id in provider_ids:
+        found = _providers().get(provider_id)
+        hosts.update(dict.fromkeys(found.hosts if found else ()))
+    return tuple(hosts)
 
 
 def format(format_id: str) -> Format | None:

@@ -44,6 +44,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://platform.openai.com/settings/organization/projects", "proj_…",
             fill("proj_", 29), prefix("proj_"), length(10, 64), B64URL, secret=False,
         ),
+        hosts="api.openai.com",
     ),
     provider(
         "anthropic", "Anthropic", "ai", "anthropic.com claude.com",
@@ -52,6 +53,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.anthropic.com/settings/keys", "sk-ant-api03-…",
             fill("sk-ant-api03-", 108), prefix("sk-ant-"), length(40, 300), B64URL,
         ),
+        hosts="api.anthropic.com",
     ),
     provider(
         "gemini", "Google Gemini", "ai", "google.com",
@@ -61,6 +63,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://aistudio.google.com/app/apikey", "AIza…",
             fill("AIza", 39), prefix("AIza"), length(30, 100), B64URL,
         ),
+        hosts="generativelanguage.googleapis.com",
     ),
     provider(
         "mistral", "Mistral AI", "ai", "mistral.ai",
@@ -69,6 +72,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.mistral.ai/api-keys", "32 letters and digits",
             fill("", 32), length(20, 128), TOKEN,
         ),
+        hosts="api.mistral.ai",
     ),
     provider(
         "cohere", "Cohere", "ai", "cohere.com",
@@ -77,6 +81,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.cohere.com/api-keys", "40 letters and digits",
             fill("", 40), length(20, 128), TOKEN,
         ),
+        # api.cohere.ai: the older SDKs' default
+        hosts="api.cohere.com api.cohere.ai",
     ),
     provider(
         "groq", "Groq", "ai", "groq.com",
@@ -85,6 +91,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.groq.com/keys", "gsk_…",
             fill("gsk_", 56), prefix("gsk_"), length(30, 200), B64URL,
         ),
+        hosts="api.groq.com",
     ),
     provider(
         "huggingface", "Hugging Face", "ai", "huggingface.co",
@@ -93,6 +100,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://huggingface.co/settings/tokens", "hf_…",
             fill("hf_", 37), prefix("hf_"), length(20, 200), B64URL,
         ),
+        # Inference Endpoints are per endpoint (*.endpoints.huggingface.cloud)
+        hosts="huggingface.co router.huggingface.co api-inference.huggingface.co",
     ),
     provider(
         "replicate", "Replicate", "ai", "replicate.com",
@@ -101,6 +110,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://replicate.com/account/api-tokens", "r8_…",
             fill("r8_", 40), prefix("r8_"), length(20, 200), B64URL,
         ),
+        hosts="api.replicate.com",
     ),
     provider(
         "together", "Together AI", "ai", "together.ai together.xyz",
@@ -109,6 +119,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://api.together.ai/settings/api-keys", "tgp_v1_… or 64 hex digits",
             fill("tgp_v1_", 50), length(30, 200), TOKEN,
         ),
+        hosts="api.together.xyz api.together.ai",
     ),
     provider(
         "perplexity", "Perplexity", "ai", "perplexity.ai",
@@ -117,6 +128,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://www.perplexity.ai/settings/api", "pplx-…",
             fill("pplx-", 53), prefix("pplx-"), length(20, 200), B64URL,
         ),
+        hosts="api.perplexity.ai",
     ),
     provider(
         "openrouter", "OpenRouter", "ai", "openrouter.ai",
@@ -125,6 +137,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://openrouter.ai/settings/keys", "sk-or-v1-…",
             fill("sk-or-v1-", 73, "0123abcd"), prefix("sk-or-"), length(30, 200), B64URL,
         ),
+        hosts="openrouter.ai",
     ),
     provider(
         "deepseek", "DeepSeek", "ai", "deepseek.com",
@@ -133,6 +146,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://platform.deepseek.com/api_keys", "sk-…",
             fill("sk-", 35, "0123abcd"), prefix("sk-"), length(20, 200), B64URL,
         ),
+        hosts="api.deepseek.com",
     ),
     provider(
         "xai", "xAI", "ai", "x.ai",
@@ -141,6 +155,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.x.ai/", "xai-…",
             fill("xai-", 84), prefix("xai-"), length(30, 300), B64URL,
         ),
+        hosts="api.x.ai",
     ),
     provider(
         "fireworks", "Fireworks AI", "ai", "fireworks.ai",
@@ -149,6 +164,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.fireworks.ai/settings/users/api-keys", "fw_… or 48 letters and digits",
             fill("fw_", 48), length(20, 200), TOKEN,
         ),
+        hosts="api.fireworks.ai",
     ),
     provider(
         "elevenlabs", "ElevenLabs", "ai", "elevenlabs.io",
@@ -157,6 +173,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://elevenlabs.io/app/settings/api-keys", "sk_…",
             fill("sk_", 51, "0123abcd"), length(20, 200), TOKEN,
         ),
+        hosts="api.elevenlabs.io",
     ),
     provider(
         "deepgram", "Deepgram", "ai", "deepgram.com",
@@ -165,6 +182,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.deepgram.com/", "40 hex digits",
             fill("", 40, "0123abcd"), length(20, 128), TOKEN,
         ),
+        hosts="api.deepgram.com",
     ),
     provider(
         "assemblyai", "AssemblyAI", "ai", "assemblyai.com",
@@ -173,6 +191,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://www.assemblyai.com/dashboard/api-keys", "32 hex digits",
             fill("", 32, "0123abcd"), length(20, 128), ALNUM,
         ),
+        hosts="api.assemblyai.com api.eu.assemblyai.com streaming.assemblyai.com",
     ),
     provider(
         "azure_openai", "Azure OpenAI", "ai", "azure.com microsoft.com",
@@ -188,6 +207,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fmt("url", "a URL with a scheme and a host, like https://example.com"),
             secret=False, format="url",
         ),
+        # each resource has its own host (<resource>.openai.azure.com): none is fixed
+        hosts="",
     ),
     provider(
         "voyage", "Voyage AI", "ai", "voyageai.com",
@@ -196,6 +217,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.voyageai.com/organization/api-keys", "pa-…",
             fill("pa-", 46), length(20, 200), TOKEN,
         ),
+        hosts="api.voyageai.com",
     ),
     provider(
         "stability", "Stability AI", "ai", "stability.ai",
@@ -204,6 +226,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://platform.stability.ai/account/keys", "sk-…",
             fill("sk-", 51), length(20, 200), TOKEN,
         ),
+        hosts="api.stability.ai",
     ),
     provider(
         "cerebras", "Cerebras", "ai", "cerebras.ai",
@@ -212,6 +235,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://cloud.cerebras.ai/platform/", "csk-…",
             fill("csk-", 52), length(20, 200), TOKEN,
         ),
+        hosts="api.cerebras.ai",
     ),
 )
 # fmt: on

@@ -48,6 +48,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.clerk.com/last-active?path=webhooks", "whsec_…",
             fill("whsec_", 38), prefix("whsec_"), length(20, 200), TOKEN,
         ),
+        # the Backend API; the webhook secret is never sent
+        hosts="api.clerk.com",
     ),
     provider(
         "auth0", "Auth0", "auth", "auth0.com",
@@ -78,6 +80,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.EXAMPLE0EXAMPLE0", *RULES["jwt"],
             format="jwt",
         ),
+        # every tenant has its own host (<tenant>.auth0.com): none is fixed
+        hosts="",
     ),
     provider(
         "workos", "WorkOS", "auth", "workos.com",
@@ -92,6 +96,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fill("client_", 33, "01EXAMPL"), prefix("client_"), length(10, 100), B64URL,
             secret=False,
         ),
+        hosts="api.workos.com",
     ),
     provider(
         "okta", "Okta", "auth", "okta.com",
@@ -115,6 +120,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://login.okta.com/", "40 letters, digits, - and _",
             fill("", 40), length(16, 256), TOKEN,
         ),
+        # every org has its own host (<org>.okta.com): none is fixed
+        hosts="",
     ),
     provider(
         "kinde", "Kinde", "auth", "kinde.com",
@@ -133,6 +140,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.kinde.com/", "48 letters and digits",
             fill("", 48), length(16, 256), TOKEN,
         ),
+        # every business has its own host (<business>.kinde.com): none is fixed
+        hosts="",
     ),
     provider(
         "stytch", "Stytch", "auth", "stytch.com",
@@ -155,6 +164,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             prefix("public-token-live-", "public-token-test-"), length(20, 200), TOKEN,
             secret=False,
         ),
+        hosts="api.stytch.com test.stytch.com",
     ),
     provider(
         "google", "Google OAuth", "auth", "google.com",
@@ -176,6 +186,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                    text="starts with GOCSPX- (or is an older 24-character secret)"),
             length(20, 100), B64URL,
         ),
+        # the token endpoint, where the client secret goes
+        hosts="oauth2.googleapis.com",
     ),
     provider(
         "apple", "Sign in with Apple", "auth", "apple.com",
@@ -201,6 +213,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://developer.apple.com/account/resources/identifiers/list/serviceId",
             "com.example.signin", "com.example.signin", length(3, 200), TOKEN, secret=False,
         ),
+        # the private key only signs the client secret sent there
+        hosts="appleid.apple.com",
     ),
 )
 # fmt: on

@@ -64,6 +64,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                                  "lowercase letters, digits and - only (like us-east-1)"),
             secret=False,
         ),
+        # endpoints are per service and region, and the secret key only signs (SigV4): none is fixed
+        hosts="",
     ),
     provider(
         "gcp", "Google Cloud", "cloud", "cloud.google.com google.com",
@@ -86,6 +88,9 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.cloud.google.com/", "my-project-123456",
             "example-project-123456", length(4, 64), TOKEN, secret=False,
         ),
+        # API keys go to each service's own googleapis.com host, and a service account's key only
+        # signs
+        hosts="",
     ),
     provider(
         "azure", "Microsoft Azure", "cloud", "azure.com microsoft.com",
@@ -116,6 +121,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "DefaultEndpointsProtocol=https;AccountName=example;AccountKey=RVhBTVBMRTA=;"
             "EndpointSuffix=core.windows.net", length(20), TOKEN,
         ),
+        # the token endpoint, where the client secret goes; a storage key only signs
+        hosts="login.microsoftonline.com",
     ),
     provider(
         "cloudflare", "Cloudflare", "cloud", "cloudflare.com",
@@ -140,6 +147,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dash.cloudflare.com/?to=/:account/r2/api-tokens", "64 hex digits",
             fill("", 64, "0123abcd"), length(16, 256), ALNUM,
         ),
+        # R2 keys only sign, for the account's own host
+        hosts="api.cloudflare.com",
     ),
     provider(
         "vercel", "Vercel", "cloud", "vercel.com",
@@ -153,6 +162,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://vercel.com/dashboard/stores", "vercel_blob_rw_…",
             fill("vercel_blob_rw_", 60), prefix("vercel_blob_rw_"), length(20, 200), TOKEN,
         ),
+        hosts="api.vercel.com blob.vercel-storage.com",
     ),
     provider(
         "netlify", "Netlify", "cloud", "netlify.com",
@@ -166,6 +176,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.netlify.com/", "a UUID", _EXAMPLE_UUID, _UUID, secret=False,
             format="uuid",
         ),
+        hosts="api.netlify.com",
     ),
     provider(
         "github", "GitHub", "cloud", "github.com",
@@ -208,6 +219,9 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://github.com/settings/apps", "the secret you typed there",
             "EXAMPLE-webhook-secret", length(1, 1000),
         ),
+        # github.com: git over HTTPS and the OAuth token exchange; the app key and webhook secret
+        # only sign
+        hosts="api.github.com uploads.github.com github.com",
     ),
     provider(
         "gitlab", "GitLab", "cloud", "gitlab.com",
@@ -218,6 +232,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             # Self-managed instances may set their own prefix: none is required.
             fill("glpat-", 26), length(20, 255), TOKEN,
         ),
+        # GitLab.com; a self-managed instance has its own host
+        hosts="gitlab.com",
     ),
     provider(
         "npm", "npm", "cloud", "npmjs.com",
@@ -226,6 +242,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://www.npmjs.com/settings/~/tokens", "npm_…",
             fill("npm_", 40), prefix("npm_"), length(20, 200), B64URL,
         ),
+        hosts="registry.npmjs.org",
     ),
     provider(
         "pypi", "PyPI", "cloud", "pypi.org",
@@ -234,6 +251,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://pypi.org/manage/account/token/", "pypi-…",
             fill("pypi-AgEIcHlwaS5vcmc", 180), prefix("pypi-"), length(50, 1000), TOKEN,
         ),
+        hosts="upload.pypi.org",
     ),
     provider(
         "docker", "Docker Hub", "cloud", "docker.com",
@@ -245,6 +263,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                    text="starts with dckr_pat_ (or a UUID for an older token)"),
             length(20, 200), TOKEN,
         ),
+        hosts="hub.docker.com auth.docker.io registry-1.docker.io",
     ),
     provider(
         "fly", "Fly.io", "cloud", "fly.io",
@@ -254,6 +273,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             # "FlyV1 …" tokens hold a space and commas: no character rule.
             "FlyV1 fm2_" + fill("", 300), length(20, 8000),
         ),
+        hosts="api.fly.io api.machines.dev",
     ),
     provider(
         "railway", "Railway", "cloud", "railway.com railway.app",
@@ -266,6 +286,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://railway.com/account/tokens", "a UUID", _EXAMPLE_UUID, length(20, 200), TOKEN,
         ),
         offers=(offer("postgres_url", "https://railway.com/dashboard", _DB_NAMES),),
+        hosts="backboard.railway.com backboard.railway.app",
     ),
     provider(
         "render", "Render", "cloud", "render.com",
@@ -275,6 +296,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fill("rnd_", 36), prefix("rnd_"), length(20, 200), TOKEN,
         ),
         offers=(offer("postgres_url", "https://dashboard.render.com/", _DB_NAMES),),
+        hosts="api.render.com",
     ),
     provider(
         "heroku", "Heroku", "cloud", "heroku.com",
@@ -287,6 +309,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             length(20, 200), TOKEN,
         ),
         offers=(offer("postgres_url", "https://data.heroku.com/", _DB_NAMES),),
+        hosts="api.heroku.com git.heroku.com",
     ),
     provider(
         "digitalocean", "DigitalOcean", "cloud", "digitalocean.com",
@@ -310,6 +333,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fill("", 43), length(20, 200), TOKEN,
         ),
         offers=(offer("postgres_url", "https://cloud.digitalocean.com/databases", _DB_NAMES),),
+        # Spaces keys only sign, for per-region hosts
+        hosts="api.digitalocean.com",
     ),
     provider(
         "linear", "Linear", "cloud", "linear.app",
@@ -318,6 +343,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://linear.app/settings/account/security", "lin_api_…",
             fill("lin_api_", 48), prefix("lin_api_"), length(20, 200), B64URL,
         ),
+        hosts="api.linear.app",
     ),
     provider(
         "atlassian", "Atlassian (Jira, Confluence)", "cloud", "atlassian.com",
@@ -326,6 +352,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://id.atlassian.com/manage-profile/security/api-tokens", "ATATT…",
             fill("ATATT3x", 192), length(20, 1000), TOKEN,
         ),
+        # each site also has its own host (<site>.atlassian.net)
+        hosts="api.atlassian.com",
     ),
     provider(
         "figma", "Figma", "cloud", "figma.com",
@@ -334,6 +362,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://www.figma.com/settings", "figd_…",
             fill("figd_", 45), prefix("figd_"), length(20, 200), B64URL,
         ),
+        hosts="api.figma.com",
     ),
     provider(
         "expo", "Expo", "cloud", "expo.dev",
@@ -342,6 +371,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://expo.dev/settings/access-tokens", "40 letters, digits, - and _",
             fill("", 40), length(20, 200), TOKEN,
         ),
+        hosts="api.expo.dev exp.host",
     ),
     provider(
         "terraform", "HCP Terraform", "cloud", "terraform.io hashicorp.com",
@@ -350,6 +380,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.terraform.io/app/settings/tokens", "….atlasv1.…",
             fill("", 14) + ".atlasv1." + fill("", 67), length(30, 300), TOKEN,
         ),
+        hosts="app.terraform.io",
     ),
     provider(
         "circleci", "CircleCI", "cloud", "circleci.com",
@@ -358,6 +389,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.circleci.com/settings/user/tokens", "CCIPAT_… or 40 hex digits",
             fill("CCIPAT_", 60), length(20, 200), TOKEN,
         ),
+        hosts="circleci.com",
     ),
     provider(
         "mapbox", "Mapbox", "cloud", "mapbox.com",
@@ -374,6 +406,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.mapbox.com/account/access-tokens/", "sk.eyJ…",
             "sk.eyJ1IjoiZXhhbXBsZSJ9." + fill("", 22), prefix("sk."), length(20, 300), TOKEN,
         ),
+        hosts="api.mapbox.com",
     ),
 )
 # fmt: on

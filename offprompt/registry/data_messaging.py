@@ -36,6 +36,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://resend.com/api-keys", "re_…",
             fill("re_", 36), prefix("re_"), length(10, 200), B64URL,
         ),
+        hosts="api.resend.com",
     ),
     provider(
         "sendgrid", "SendGrid", "messaging", "sendgrid.com",
@@ -44,6 +45,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.sendgrid.com/settings/api_keys", "SG.…",
             fill("SG.", 69), prefix("SG."), length(30, 200), TOKEN,
         ),
+        hosts="api.sendgrid.com",
     ),
     provider(
         "postmark", "Postmark", "messaging", "postmarkapp.com",
@@ -57,6 +59,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "POSTMARK_ACCOUNT_TOKEN POSTMARK_ACCOUNT_API_TOKEN",
             "https://account.postmarkapp.com/api_tokens", "a UUID", _EXAMPLE_UUID, _UUID,
         ),
+        hosts="api.postmarkapp.com",
     ),
     provider(
         "mailgun", "Mailgun", "messaging", "mailgun.com",
@@ -77,6 +80,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fmt("hostname", "a host name like db.example.com, without https:// or a path"),
             secret=False, format="hostname",
         ),
+        hosts="api.mailgun.net api.eu.mailgun.net",
     ),
     provider(
         "twilio", "Twilio", "messaging", "twilio.com",
@@ -101,6 +105,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "32 letters and digits",
             fill("", 32), length(20, 64), ALNUM,
         ),
+        hosts=("api.twilio.com verify.twilio.com lookups.twilio.com messaging.twilio.com"
+               " conversations.twilio.com video.twilio.com"),
     ),
     provider(
         "slack", "Slack", "messaging", "slack.com",
@@ -130,6 +136,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://hooks.slack.com/services/T0000/B0000/EXAMPLE0EXAMPLE0",
             prefix("https://hooks.slack.com/"), NO_BLANK, format="url",
         ),
+        hosts="slack.com hooks.slack.com",
     ),
     provider(
         "discord", "Discord", "messaging", "discord.com",
@@ -156,6 +163,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                    text="starts with https://discord.com/api/webhooks/"),
             NO_BLANK, format="url",
         ),
+        # gateway: the bot token in the gateway's IDENTIFY
+        hosts="discord.com gateway.discord.gg",
     ),
     provider(
         "telegram", "Telegram", "messaging", "telegram.org t.me",
@@ -166,6 +175,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             chars(((0x2D, 0x2D), (0x30, 0x3A), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)),
                   "digits, a colon, then letters, digits, - and _"),
         ),
+        hosts="api.telegram.org",
     ),
     provider(
         "vonage", "Vonage", "messaging", "vonage.com nexmo.com",
@@ -179,6 +189,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.nexmo.com/", "16 letters and digits",
             fill("", 16), length(8, 128), TOKEN,
         ),
+        hosts="api.nexmo.com rest.nexmo.com",
     ),
     provider(
         "brevo", "Brevo", "messaging", "brevo.com",
@@ -192,6 +203,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.brevo.com/settings/keys/smtp", "xsmtpsib-…",
             fill("xsmtpsib-", 90, "0123abcd"), prefix("xsmtpsib-"), length(30, 200), TOKEN,
         ),
+        hosts="api.brevo.com",
     ),
     provider(
         "mailchimp", "Mailchimp", "messaging", "mailchimp.com",
@@ -200,6 +212,9 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://admin.mailchimp.com/account/api/", "32 hex digits-us21",
             fill("", 32, "0123abcd") + "-us21", length(20, 100), TOKEN,
         ),
+        # the key names its data centre, and the API is on it (<dc>.api.mailchimp.com): none is
+        # fixed
+        hosts="",
     ),
     provider(
         "loops", "Loops", "messaging", "loops.so",
@@ -208,6 +223,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.loops.so/settings?page=api", "32 hex digits",
             fill("", 32, "0123abcd"), length(16, 128), TOKEN,
         ),
+        hosts="app.loops.so",
     ),
     provider(
         "pusher", "Pusher", "messaging", "pusher.com",
@@ -233,6 +249,9 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                                  "lowercase letters, digits and - only"),
             secret=False,
         ),
+        # the REST API is per cluster (api-<cluster>.pusher.com), and the secret only signs: none is
+        # fixed
+        hosts="",
     ),
     provider(
         "ably", "Ably", "messaging", "ably.com",
@@ -241,6 +260,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://ably.com/accounts", "appId.keyId:secret",
             "EXAMPL.e0EXAM:" + fill("", 43), length(20, 200), TOKEN,
         ),
+        hosts="rest.ably.io realtime.ably.io",
     ),
     provider(
         "onesignal", "OneSignal", "messaging", "onesignal.com",
@@ -253,6 +273,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.onesignal.com/", "os_v2_app_…",
             fill("os_v2_app_", 113, "example0"), length(20, 300), TOKEN,
         ),
+        # onesignal.com: the older /api/v1 paths
+        hosts="api.onesignal.com onesignal.com",
     ),
 )
 # fmt: on

@@ -44,6 +44,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                    text="starts with sntrys_ or sntryu_ (or 64 hex digits for an older token)"),
             length(20, 1000), TOKEN,
         ),
+        # the DSN goes to the org's own ingest host
+        hosts="sentry.io us.sentry.io de.sentry.io",
     ),
     provider(
         "datadog", "Datadog", "observability", "datadoghq.com datadoghq.eu",
@@ -64,6 +66,9 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fmt("hostname", "a host name like db.example.com, without https:// or a path"),
             secret=False, format="hostname",
         ),
+        # one per site
+        hosts=("api.datadoghq.com api.us3.datadoghq.com api.us5.datadoghq.com api.datadoghq.eu"
+               " api.ap1.datadoghq.com api.ap2.datadoghq.com api.ddog-gov.com"),
     ),
     provider(
         "posthog", "PostHog", "observability", "posthog.com",
@@ -82,6 +87,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://us.posthog.com/settings/project", "https://us.i.posthog.com",
             "https://eu.i.posthog.com", _URL, secret=False, format="url",
         ),
+        hosts="us.i.posthog.com eu.i.posthog.com us.posthog.com eu.posthog.com",
     ),
     provider(
         "mixpanel", "Mixpanel", "observability", "mixpanel.com",
@@ -95,6 +101,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://mixpanel.com/settings/project", "32 hex digits",
             fill("", 32, "0123abcd"), length(16, 128), TOKEN,
         ),
+        hosts=("api.mixpanel.com api-eu.mixpanel.com mixpanel.com eu.mixpanel.com"
+               " data.mixpanel.com data-eu.mixpanel.com"),
     ),
     provider(
         "segment", "Segment", "observability", "segment.com",
@@ -103,6 +111,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.segment.com/", "32 letters and digits",
             fill("", 32), length(16, 128), TOKEN, secret=False,
         ),
+        hosts="api.segment.io events.eu1.segmentapis.com",
     ),
     provider(
         "amplitude", "Amplitude", "observability", "amplitude.com",
@@ -116,6 +125,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.amplitude.com/", "32 hex digits",
             fill("", 32, "0123abcd"), length(16, 128), TOKEN,
         ),
+        hosts="api2.amplitude.com api.eu.amplitude.com amplitude.com analytics.eu.amplitude.com",
     ),
     provider(
         "newrelic", "New Relic", "observability", "newrelic.com",
@@ -129,6 +139,9 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://one.newrelic.com/api-keys", "NRAK-…",
             fill("NRAK-", 32, "EXAMPLE0"), prefix("NRAK-"), length(20, 200), TOKEN,
         ),
+        hosts=("api.newrelic.com api.eu.newrelic.com collector.newrelic.com log-api.newrelic.com"
+               " log-api.eu.newrelic.com metric-api.newrelic.com metric-api.eu.newrelic.com"
+               " otlp.nr-data.net otlp.eu01.nr-data.net"),
     ),
     provider(
         "honeycomb", "Honeycomb", "observability", "honeycomb.io",
@@ -137,6 +150,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://ui.honeycomb.io/account", "hcaik_… or 22 letters and digits",
             fill("hcaik_", 64), length(16, 200), TOKEN,
         ),
+        hosts="api.honeycomb.io api.eu1.honeycomb.io",
     ),
     provider(
         "grafana", "Grafana Cloud", "observability", "grafana.com grafana.net",
@@ -152,6 +166,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://grafana.com/orgs", "glc_…",
             fill("glc_eyJvIjoiMTIz", 120), prefix("glc_"), length(20, 1000), TOKEN,
         ),
+        # the Cloud API; each stack has its own host (<stack>.grafana.net)
+        hosts="grafana.com",
     ),
     provider(
         "betterstack", "Better Stack", "observability", "betterstack.com",
@@ -161,6 +177,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://telemetry.betterstack.com/", "24 letters and digits",
             fill("", 24), length(16, 200), TOKEN,
         ),
+        # each source has its own ingesting host, shown beside its token: none is fixed
+        hosts="",
     ),
     provider(
         "axiom", "Axiom", "observability", "axiom.co",
@@ -171,6 +189,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             prefix("xaat-", "xapt-", text="starts with xaat- (or xapt- for a personal token)"),
             length(20, 200), TOKEN,
         ),
+        hosts="api.axiom.co",
     ),
     provider(
         "langfuse", "Langfuse", "observability", "langfuse.com",
@@ -191,6 +210,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://cloud.langfuse.com/", "https://cloud.langfuse.com",
             "https://us.cloud.langfuse.com", _URL, secret=False, format="url",
         ),
+        hosts="cloud.langfuse.com us.cloud.langfuse.com",
     ),
     provider(
         "langsmith", "LangSmith", "observability", "langchain.com",
@@ -201,6 +221,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             prefix("lsv2_", "ls__", text="starts with lsv2_ (or ls__ for an older key)"),
             length(20, 200), B64URL,
         ),
+        hosts="api.smith.langchain.com eu.api.smith.langchain.com",
     ),
     provider(
         "launchdarkly", "LaunchDarkly", "observability", "launchdarkly.com",
@@ -220,6 +241,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.launchdarkly.com/settings/authorization", "api-…",
             "api-00000000-0000-4000-8000-000000000000", prefix("api-"), length(20, 200), TOKEN,
         ),
+        hosts=("app.launchdarkly.com sdk.launchdarkly.com stream.launchdarkly.com"
+               " events.launchdarkly.com clientsdk.launchdarkly.com clientstream.launchdarkly.com"),
     ),
     provider(
         "statsig", "Statsig", "observability", "statsig.com",
@@ -233,6 +256,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.statsig.com/", "client-…",
             fill("client-", 50), prefix("client-"), length(20, 200), TOKEN, secret=False,
         ),
+        hosts="api.statsig.com statsigapi.net",
     ),
     provider(
         "google_analytics", "Google Analytics", "observability", "google.com",
@@ -241,6 +265,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://analytics.google.com/", "G-…",
             "G-EXAMPLE012", prefix("G-"), length(4, 40), TOKEN, secret=False,
         ),
+        hosts="www.google-analytics.com region1.google-analytics.com",
     ),
 )
 # fmt: on

@@ -37,6 +37,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.stripe.com/webhooks", "whsec_…",
             fill("whsec_", 70), prefix("whsec_"), length(20, 200), TOKEN,
         ),
+        # files: uploads; connect: OAuth with the secret key. The webhook secret is never sent
+        hosts="api.stripe.com files.stripe.com connect.stripe.com",
     ),
     provider(
         "paypal", "PayPal", "payments", "paypal.com",
@@ -50,6 +52,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://developer.paypal.com/dashboard/applications", "80 letters, digits, - and _",
             fill("E", 80), length(20, 200), B64URL,
         ),
+        hosts="api-m.paypal.com api-m.sandbox.paypal.com",
     ),
     provider(
         "square", "Square", "payments", "squareup.com",
@@ -64,6 +67,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fill("sandbox-sq0idb-", 37), prefix("sq0idp-", "sandbox-sq0idb-"), length(10, 100),
             B64URL, secret=False,
         ),
+        hosts="connect.squareup.com connect.squareupsandbox.com",
     ),
     provider(
         "paddle", "Paddle", "payments", "paddle.com",
@@ -83,6 +87,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://vendors.paddle.com/notifications", "pdl_ntfset_…",
             fill("pdl_ntfset_", 60), length(10, 200), TOKEN,
         ),
+        hosts="api.paddle.com sandbox-api.paddle.com",
     ),
     provider(
         "lemonsqueezy", "Lemon Squeezy", "payments", "lemonsqueezy.com",
@@ -97,6 +102,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.lemonsqueezy.com/settings/webhooks", "the secret you typed there",
             "EXAMPLE-signing-secret", length(6, 200),
         ),
+        hosts="api.lemonsqueezy.com",
     ),
     provider(
         "braintree", "Braintree", "payments", "braintreegateway.com braintreepayments.com",
@@ -115,6 +121,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://www.braintreegateway.com/login", "32 letters and digits",
             fill("", 32, "0123abcd"), length(8, 128), ALNUM,
         ),
+        hosts=("api.braintreegateway.com api.sandbox.braintreegateway.com"
+               " payments.braintree-api.com payments.sandbox.braintree-api.com"),
     ),
     provider(
         "adyen", "Adyen", "payments", "adyen.com",
@@ -128,6 +136,10 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://ca-test.adyen.com/ca/ca/config/showthirdparty.shtml", "64 hex digits",
             fill("", 64, "0123abcd"), length(16, 256), HEX,
         ),
+        # live Checkout and payments hosts carry a per-merchant prefix
+        # (*-checkout-live.adyenpayments.com)
+        hosts=("checkout-test.adyen.com pal-test.adyen.com management-test.adyen.com"
+               " management-live.adyen.com"),
     ),
     provider(
         "razorpay", "Razorpay", "payments", "razorpay.com",
@@ -144,6 +156,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "24 letters and digits",
             fill("", 24), length(10, 100), ALNUM,
         ),
+        hosts="api.razorpay.com",
     ),
     provider(
         "mollie", "Mollie", "payments", "mollie.com",
@@ -155,6 +168,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                    text="starts with live_ or test_ (access_ for an organization token)"),
             length(20, 100), B64URL,
         ),
+        hosts="api.mollie.com",
     ),
     provider(
         "plaid", "Plaid", "payments", "plaid.com",
@@ -168,6 +182,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.plaid.com/developers/keys", "30 hex digits",
             fill("", 30, "0123abcd"), length(10, 64), ALNUM,
         ),
+        hosts="production.plaid.com sandbox.plaid.com",
     ),
     provider(
         "shopify", "Shopify", "payments", "shopify.com",
@@ -194,6 +209,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://admin.shopify.com/", "32 hex digits",
             fill("", 32, "0123abcd"), length(16, 128), TOKEN, secret=False,
         ),
+        # every API is on the shop's own host (<shop>.myshopify.com): none is fixed
+        hosts="",
     ),
 )
 # fmt: on

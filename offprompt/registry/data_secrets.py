@@ -25,6 +25,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             prefix("dp.", text="starts with dp. (dp.st. for a service token)"),
             length(20, 300), TOKEN,
         ),
+        hosts="api.doppler.com",
     ),
     provider(
         "onepassword", "1Password", "secrets", "1password.com",
@@ -44,6 +45,9 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://my.1password.com/developer-tools/directory", "http://localhost:8080",
             "http://localhost:8080", _URL, format="url",
         ),
+        # the service account token signs in to the account's own host, and Connect is self-hosted:
+        # none is fixed
+        hosts="",
     ),
     provider(
         "vault", "HashiCorp Vault", "secrets", "hashicorp.com",
@@ -61,6 +65,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://portal.cloud.hashicorp.com/", "https://vault.example.com:8200",
             "https://vault.example.com:8200", _URL, format="url",
         ),
+        # self-hosted or a per-cluster HCP host: none is fixed
+        hosts="",
     ),
     provider(
         "infisical", "Infisical", "secrets", "infisical.com",
@@ -81,6 +87,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.infisical.com/", "st.…",
             fill("st.", 140, "0123abcd"), length(20, 1000), TOKEN,
         ),
+        # Infisical Cloud (US, EU); self-hosted differs
+        hosts="app.infisical.com eu.infisical.com",
     ),
     provider(
         "bitwarden", "Bitwarden Secrets Manager", "secrets", "bitwarden.com",
@@ -90,6 +98,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "0.00000000-0000-4000-8000-000000000000." + fill("", 30) + ":" + fill("", 24),
             length(40, 400), TOKEN,
         ),
+        hosts="api.bitwarden.com identity.bitwarden.com api.bitwarden.eu identity.bitwarden.eu",
     ),
     provider(
         "akeyless", "Akeyless", "secrets", "akeyless.io",
@@ -103,6 +112,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.akeyless.io/", "44 base64 characters",
             fill("", 43) + "=", length(16, 300), TOKEN,
         ),
+        hosts="api.akeyless.io",
     ),
 )
 # fmt: on

@@ -63,6 +63,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
         ),
         offers=(offer("postgres_url", "https://supabase.com/dashboard/project/_?showConnect=true",
                       _DB_NAMES + " SUPABASE_DB_URL"),),
+        # keys go to the project's own host (<ref>.supabase.co): none is fixed
+        hosts="",
     ),
     provider(
         "neon", "Neon", "data", "neon.tech neon.com",
@@ -72,6 +74,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fill("napi_", 64), length(20, 200), TOKEN,
         ),
         offers=(offer("postgres_url", "https://console.neon.tech/app/projects", _DB_NAMES),),
+        # the API; databases are per endpoint
+        hosts="console.neon.tech",
     ),
     provider(
         "planetscale", "PlanetScale", "data", "planetscale.com",
@@ -86,6 +90,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fill("", 12, "example0"), length(4, 64), ALNUM, secret=False,
         ),
         offers=(offer("postgres_url", "https://app.planetscale.com/", _DB_NAMES),),
+        hosts="api.planetscale.com",
     ),
     provider(
         "turso", "Turso", "data", "turso.tech",
@@ -101,6 +106,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "auth_token", "Auth token", "TURSO_AUTH_TOKEN LIBSQL_AUTH_TOKEN",
             "https://app.turso.tech/", "eyJ…", _JWT_EXAMPLE, *RULES["jwt"], format="jwt",
         ),
+        # the auth token goes to the database's own host (<db>-<org>.turso.io): none is fixed
+        hosts="",
     ),
     provider(
         "mongodb", "MongoDB Atlas", "data", "mongodb.com",
@@ -112,6 +119,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             fmt("url_host", "has a host after the scheme: user:password@host/db"), NO_BLANK,
             format="url",
         ),
+        # the URI names its own cluster's hosts: none is fixed
+        hosts="",
     ),
     provider(
         "redis", "Redis Cloud", "data", "redis.io redislabs.com",
@@ -124,6 +133,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             NO_BLANK,
             format="url",
         ),
+        # the URL names its own database's host: none is fixed
+        hosts="",
     ),
     provider(
         "upstash", "Upstash", "data", "upstash.com upstash.io",
@@ -153,6 +164,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.upstash.com/qstash", "sig_…",
             fill("sig_", 32), prefix("sig_"), length(10, 200), TOKEN,
         ),
+        # the Redis REST token goes to the database's own host (<db>.upstash.io)
+        hosts="qstash.upstash.io",
     ),
     provider(
         "firebase", "Firebase", "data", "firebase.google.com google.com",
@@ -185,6 +198,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             '{"type": "service_account", "project_id": "example"}', *RULES["json"],
             format="json",
         ),
+        # the web API key's Auth APIs; the service account's private key only signs
+        hosts="identitytoolkit.googleapis.com securetoken.googleapis.com",
     ),
     provider(
         "pinecone", "Pinecone", "data", "pinecone.io",
@@ -197,6 +212,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             ),
             length(20, 200), TOKEN,
         ),
+        # the control plane; each index has its own host
+        hosts="api.pinecone.io",
     ),
     provider(
         "qdrant", "Qdrant Cloud", "data", "qdrant.io qdrant.tech",
@@ -211,6 +228,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://example.eu-central.aws.cloud.qdrant.io:6333", _URL,
             secret=False, format="url",
         ),
+        # the key goes to the cluster's own host (<id>.<region>.cloud.qdrant.io): none is fixed
+        hosts="",
     ),
     provider(
         "weaviate", "Weaviate Cloud", "data", "weaviate.cloud weaviate.io",
@@ -225,6 +244,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://example.c0.europe-west3.gcp.weaviate.cloud", _URL,
             secret=False, format="url",
         ),
+        # the key goes to the cluster's own host: none is fixed
+        hosts="",
     ),
     provider(
         "convex", "Convex", "data", "convex.dev",
@@ -233,6 +254,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.convex.dev/", "prod:…|…",
             "prod:example-animal-123|" + fill("eyJ2MiI6", 60), length(20, 1000), TOKEN,
         ),
+        # the CLI asks it for the key's deployment; deployments are <name>.convex.cloud
+        hosts="api.convex.dev",
     ),
     provider(
         "uploadthing", "UploadThing", "data", "uploadthing.com",
@@ -241,6 +264,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://uploadthing.com/dashboard", "eyJhcGlLZXkiOi…",
             fill("eyJhcGlLZXkiOi", 160), length(20, 2000), TOKEN,
         ),
+        hosts="api.uploadthing.com",
     ),
     provider(
         "cloudinary", "Cloudinary", "data", "cloudinary.com",
@@ -266,6 +290,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://console.cloudinary.com/settings/api-keys", "my-cloud",
             "example", length(1, 100), TOKEN, secret=False,
         ),
+        hosts="api.cloudinary.com",
     ),
     provider(
         "algolia", "Algolia", "data", "algolia.com",
@@ -284,6 +309,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://dashboard.algolia.com/account/api-keys/all", "32 hex digits",
             fill("", 32, "0123abcd"), length(16, 1000), TOKEN, secret=False,
         ),
+        # search and indexing go to the app's own hosts (<APP_ID>.algolia.net)
+        hosts="analytics.algolia.com insights.algolia.io",
     ),
     provider(
         "contentful", "Contentful", "data", "contentful.com",
@@ -304,6 +331,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://app.contentful.com/account/profile/cma_tokens", "CFPAT-…",
             fill("CFPAT-", 49), prefix("CFPAT-"), length(20, 200), B64URL,
         ),
+        hosts=("cdn.contentful.com preview.contentful.com api.contentful.com"
+               " upload.contentful.com graphql.contentful.com"),
     ),
     provider(
         "airtable", "Airtable", "data", "airtable.com",
@@ -313,6 +342,7 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "patEXAMPLE012345." + fill("", 64, "0123abcd"), prefix("pat"), length(20, 200),
             TOKEN,
         ),
+        hosts="api.airtable.com",
     ),
     provider(
         "sanity", "Sanity", "data", "sanity.io",
@@ -326,6 +356,8 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "https://www.sanity.io/manage", "sk…",
             fill("sk", 180), length(20, 1000), TOKEN,
         ),
+        # the global API; project APIs are <projectId>.api.sanity.io
+        hosts="api.sanity.io",
     ),
 )
 # fmt: on

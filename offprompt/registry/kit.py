@@ -124,9 +124,14 @@ def provider(
     category: Category,
     domains: str,
     *credentials: Credential,
+    hosts: str,
     offers: tuple[Offer, ...] = (),
 ) -> Provider:
-    """A provider; `domains` is space-separated (links must be on one of them or a subdomain)."""
+    """A provider; `domains` is space-separated (links must be on one of them or a subdomain).
+
+    `hosts` (space-separated, exact API hosts its values are sent to) is required, so no provider
+    is left without one by omission: `""` says none is fixed, with a comment saying why.
+    """
     return Provider(
         id=id,
         name=name,
@@ -134,4 +139,5 @@ def provider(
         domains=tuple(domains.split()),
         credentials=credentials,
         offers=offers,
+        hosts=tuple(hosts.split()),
     )

@@ -89,7 +89,12 @@ class Offer(NamedTuple):
 
 
 class Provider(NamedTuple):
-    """A service, the domains its links may point to, and the credentials it issues."""
+    """A service, the domains its links may point to, and the credentials it issues.
+
+    `hosts` are the exact API hosts its values are sent to (the mask's `injectHosts`, §15): fixed
+    hosts only, so a provider whose every API lives on a per-account host has none. Server-side
+    only: the page never gets them.
+    """
 
     id: str
     name: str
@@ -97,3 +102,4 @@ class Provider(NamedTuple):
     domains: tuple[str, ...]
     credentials: tuple[Credential, ...]
     offers: tuple[Offer, ...] = ()
+    hosts: tuple[str, ...] = ()
