@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from offprompt import cli_mask
 from offprompt.agents import (
     AGENTS,
     NAMES,
@@ -50,6 +51,13 @@ _no_guard_option = click.option(
     "--no-guard",
     is_flag=True,
     help="Leave the guard out: the hook that keeps the agent from reading .env.",
+)
+_mask_option = click.option(
+    "--mask",
+    is_flag=True,
+    help="Also the mask, for this project: Claude Code's sandbox shows the commands the agent"
+    " runs a stand-in for each value offprompt writes here, and puts the real one back on"
+    " requests to its provider (Linux: needs bwrap and socat).",
 )
 project_option = click.option(
     "--project",
@@ -185,6 +193,7 @@ Examples:
 @_global_option
 @project_option
 @_no_guard_option
+@_mask_option
 @click.option(
     "--command",
     metavar="TEXT",
@@ -199,6 +208,7 @@ def init(
     global_: bool,
     project: Path | None,
     no_guard: bool,
+    mask: bool,
     command: str | None,
 ) -> None:
     """Declare the offprompt MCP server in your agents' configs.
@@ -235,8 +245,14 @@ def init(
 
     machine = Machine.current()
     scope, folder = _scope_and_project(global_, shared, project, machine)
+    if mask and folder is None:
+        raise click.UsageError("--mask is for one project; leave out --global.")
+    if mask and no_guard:
+        raise click.UsageError("--mask goes with the guard (it stops the agent's file tools).")
     server = _server(command, scope, machine)
     agents = _chosen(agent_names, machine)
+    if mask and any(a.name in cli_mask.MASKABLE for a in agents):
+        cli_mask.check_machine(machine)
     changes = []
     for agent in agents:
         here = _scope_for(agent, scope, machine, folder)
@@ -253,11 +269,17 @@ def init(
             click.echo(_line(private))
             changes.append(private)
             continue
-        guard = guard_install.install_guard(agent, here, machine, folder, server)
+        masked = mask and agent.name in cli_mask.MASKABLE
+        guard = guard_install.install_guard(agent, here, machine, folder, server, masked=masked)
         unsupported = guard.outcome == "unsupported"
         click.echo(f"{agent.name}: {guard.detail}" if unsupported else _line(guard))
         if guard.failed:
             changes.append(guard)
+            continue
+        if mask and not masked:
+            click.echo(cli_mask.unmasked_line(agent))
+        elif masked and folder is not None and not cli_mask.turn_on(folder, machine):
+            changes.append(Change(agent.name, here, None, "failed", "the mask"))
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.
     if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):
@@ -289,12 +311,14 @@ Examples:
 @_global_option
 @project_option
 @_no_guard_option
+@_mask_option
 def remove(
     agent_names: Sequence[str],
     shared: bool,
     global_: bool,
     project: Path | None,
     no_guard: bool,
+    mask: bool,
 ) -> None:
     """Take the offprompt MCP server out of your agents' configs.
 
@@ -308,7 +332,13 @@ def remove(
     """
     machine = Machine.current()
     scope, folder = _scope_and_project(global_, shared, project, machine)
+    if mask and folder is None:
+        raise click.UsageError("--mask is for one project; leave out --global.")
     printed = failed = False
+    if mask and folder is not None and (not agent_names or "claude-code" in agent_names):
+        # First, while settings.local.json is still one git ignores.
+        failed = not cli_mask.turn_off(folder, machine)
+        printed = True
     for agent in AGENTS:
         named = agent.name in agent_names
         if agent_names and not named:

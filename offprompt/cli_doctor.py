@@ -89,10 +89,8 @@ def _report_lines(report: doctor.AgentReport, machine: Machine) -> list[str]:
         lines.append(f"guard in {machine.shown(f.path)}: {shown}")
         lines.extend(_finding_lines(f))
     if report.servers or report.guards or presence.found:
-        if report.protection == "guarded":
+        if report.protection in ("guarded", "masked"):
             lines.append(report.protection_why)
-        elif report.protection == "masked":
-            lines.append(f"masked: {report.protection_why}")
         else:
             lines.append(f"not guarded: {report.protection_why}")
     lines.extend(report.problems)

@@ -20,9 +20,11 @@ if TYPE_CHECKING:
     from offprompt.spec import WriteOutcome
     from offprompt.store import RequestRecord
 
-__all__ = ["Journal", "JournalEntry", "default_path"]
+__all__ = ["MASK_RECORD", "Journal", "JournalEntry", "default_path"]
 
 _FILE_NAME = "journal.jsonl"
+# Beside it: what `init --mask` and the writes added to Claude Code's settings (agents/mask.py).
+MASK_RECORD = "mask.json"
 _FIELDS = ("at", "project", "file", "names", "kept", "fingerprint", "client", "request_id")
 
 

@@ -135,6 +135,9 @@ class WriteOutcome:
     fingerprint: str | None = None
     destinations: tuple[DestinationResult, ...] = ()
     """One per `also` entry, in its order (DESIGN §13)."""
+    mask_problem: str | None = None
+    """Set when the project is masked (DESIGN §15) and the write could not bring its mask
+    entry up to date: what to tell the person. Never holds a value."""
 
     def headline(self, *, fingerprint: bool = True) -> str:
         """The result's first line (DESIGN §3.2), said by both doors: `Wrote 1 value to .env ·

@@ -9,13 +9,14 @@ import logging
 import secrets
 from collections.abc import Collection, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Final
 
 from offprompt import sinks
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
 from offprompt.errors import OffpromptError, RequestClosed, ValidationFailed
-from offprompt.journal import Journal, JournalEntry
+from offprompt.journal import MASK_RECORD, Journal, JournalEntry
 from offprompt.offloop import run_off_loop
 from offprompt.spec import DestinationResult, GenerateSpec, SecretSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
@@ -133,9 +134,24 @@ class Submitter:
                 # request is too; it must not stay claimed, nor be offered for a second write.
                 self._store.complete(request, outcome)
                 raise
+        problem = await asyncio.to_thread(self._keep_mask, request, outcome)
+        if problem is not None:
+            outcome = replace(outcome, mask_problem=problem)
         self._store.complete(request, outcome)
         await self._record(request, outcome)
         return outcome
+
+    def _keep_mask(self, request: RequestRecord, outcome: WriteOutcome) -> str | None:
+        """In a masked project (DESIGN §15), the written file's mask entry made exact: None when
+        done or not masked, else what the result tells the person."""
+        record = self._journal.path.parent / MASK_RECORD
+        if not outcome.file or not record.exists():
+            return None
+        from offprompt.agents import mask
+
+        file = Path(request.project, *outcome.file.split("/"))
+        whole = request.sink.kind == "file"
+        return mask.keep(record, Path(request.project), file, outcome.names, whole)
 
     async def _write(
         self,

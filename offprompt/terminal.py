@@ -333,6 +333,8 @@ def _report(request: RequestRecord, status: str, out: TextIO, err: TextIO) -> in
         out.write("\n".join(request.names) + "\n")
         if outcome.fingerprint:
             out.write(f"Fingerprint {outcome.fingerprint}\n")
+        if outcome.mask_problem:
+            err.write(f"offprompt: {outcome.mask_problem}\n")
         for d in outcome.destinations:
             # The write stands (exit 0); what did not reach a destination is said on stderr.
             line = f"{d.kind} {d.target}: {d.status} ({d.detail})\n"

@@ -173,6 +173,7 @@ CORE_AND_DOORS = (
     "offprompt.cli",
     "offprompt.cli_agents",
     "offprompt.cli_doctor",
+    "offprompt.cli_mask",
     "offprompt.server_app",
 )
 # The sinks' modules that write: the disk, the folder lock, and each kind's write.
@@ -369,6 +370,7 @@ THIRD_PARTY = {
         "offprompt.cli_agents",
         "offprompt.cli_base",
         "offprompt.cli_doctor",
+        "offprompt.cli_mask",
     ),
     "dotenv": ("offprompt.sinks",),
     "platformdirs": ("offprompt.journal", "offprompt.tunnel"),

@@ -144,6 +144,8 @@ def examine(
         servers = tuple(f for f in findings if f.kind == "server")
         guards = tuple(f for f in findings if f.kind == "guard")
         protection, why = _protection(agent, guards, machine)
+        if agent.name == "claude-code" and not at_home:
+            protection, why = _masked(folder, machine, protection, why)
         reports.append(
             AgentReport(agent, presence, servers, guards, tuple(_unique(problems)), protection, why)
         )
@@ -307,10 +309,26 @@ def _unique(items: Iterable[str]) -> list[str]:
 # --- what keeps the values from the model ------------------------------------------------------
 
 
+def _masked(
+    folder: Path, machine: Machine, protection: Protection, why: str
+) -> tuple[Protection, str]:
+    """The mask (DESIGN §15) over what the guard gives: `masked` when it holds, and both said."""
+    from offprompt.agents import mask
+    from offprompt.journal import MASK_RECORD, default_path
+
+    record = default_path(machine.environ).parent / MASK_RECORD
+    found = mask.check(record, folder, machine.which, machine.platform, machine.shown)
+    if found is None:
+        return protection, why
+    holds, where = found
+    if holds:
+        return "masked", f"{where}; {why}" if protection == "guarded" else where
+    return protection, f"{why}; the mask does not hold: {where}"
+
+
 def _protection(
     agent: Agent, guards: Sequence[Finding], machine: Machine
 ) -> tuple[Protection, str]:
-    # The mask (DESIGN §15) is not built yet: nothing is ever `masked` today.
     active = [g for g in guards if g.active]
     if active:
         holding = dict.fromkeys(machine.shown(g.path) for g in active)

@@ -11,6 +11,7 @@ next to its config.toml; Gemini CLI the same shape under `hooks.BeforeTool` of i
 from __future__ import annotations
 
 import copy
+import dataclasses
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,6 +38,7 @@ __all__ = [
     "hook_command",
     "install",
     "install_guard",
+    "install_masked",
     "installed",
     "is_ours",
     "remove",
@@ -47,15 +49,23 @@ _DENY = ("permissions", "deny")
 
 
 def install_guard(
-    agent: Agent, scope: Scope, machine: Machine, project: Path | None, server: ServerCommand
+    agent: Agent,
+    scope: Scope,
+    machine: Machine,
+    project: Path | None,
+    server: ServerCommand,
+    *,
+    masked: bool = False,
 ) -> Change:
     """Add the guard's hook (and deny rules) to `agent`'s settings for `scope`, keeping
-    everything else."""
+    everything else. `masked`: the project gets the mask (DESIGN §15), so no deny rules (Claude
+    Code makes them sandbox denials that override a mask; the hook stops its file tools), and
+    the ones an earlier init added go."""
     gf = agent.guard_file(scope, machine, project)
     if gf is None:
         return Change(agent.name, scope, None, "unsupported", _not_guarded(agent))
     try:
-        outcome = install(gf, server)
+        outcome = install_masked(gf, server) if masked and gf.deny else install(gf, server)
     except ConfigError as e:
         return Change(agent.name, scope, gf.path, "failed", str(e))
     words = {
@@ -270,6 +280,35 @@ def _installing(gf: GuardFile, text: str | None, entry: dict[str, object]) -> fi
         raise _cannot(gf.shown, str(e)) from None
     _check(new, expected, gf.shown)
     return files.Edit(new, "added" if fresh else "updated")
+
+
+def install_masked(gf: GuardFile, server: ServerCommand) -> ConfigChange:
+    """`install` without deny rules, taking out the last copy of each that an earlier init
+    added (the person's own copies stay). ConfigError."""
+    entry = gf.entry(hook_command(server, gf.answer))
+    bare = dataclasses.replace(gf, deny=False)
+
+    def transform(text: str | None) -> files.Edit:
+        base = text if text is not None and text.strip() else "{}\n"
+        root = _parse(base, gf.shown)
+        deny = list(_list_at(root, _DENY, gf.shown) or [])
+        new = base
+        try:
+            for rule in DENY_RULES:
+                if rule in deny and _ours(root, gf, gf.paths[0]):
+                    last = len(deny) - 1 - deny[::-1].index(rule)
+                    new = jsonc_edit.remove_item(new, _DENY, last)
+                    del deny[last]
+            if new != base and _list_at(_parse(new, gf.shown), _DENY, gf.shown) == []:
+                new = jsonc_edit.remove(new, _DENY, prune=True)
+        except jsonc.JsoncError as e:
+            raise _cannot(gf.shown, str(e)) from None
+        edit = _installing(bare, new if new != base else text, entry)
+        if edit.outcome == "unchanged" and new != base:
+            return files.Edit(new, "updated")
+        return edit
+
+    return files.update(gf.path, gf.shown, transform)
 
 
 def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:

@@ -44,6 +44,8 @@ def build(
         out["note"] = _written_note(outcome.file, outcome.fingerprint, outcome.kept)
         if outcome.destinations:
             out["note"] += " " + _destinations_note(outcome)
+        if outcome.mask_problem:
+            out["note"] += " Tell the person: " + outcome.mask_problem
     elif status == "awaiting":
         if repeated:
             out["note"] = _repeated_note(request.id, request.names, url is not None)

@@ -1,0 +1,447 @@
+"""The mask (DESIGN §15) in Claude Code's settings: `init --mask` turns it on for a project, every
+later write keeps its entries exact (`keep`), `remove --mask` takes out what they added.
+
+Claude Code 2.1.328 honours credentials and TLS termination only from the user settings
+(`~/.claude/settings.json`, or `$CLAUDE_CONFIG_DIR/settings.json`), so the entries go there; the
+sandbox is turned on for the masked project alone, in its personal `.claude/settings.local.json`.
+
+What offprompt added is kept in `mask.json` beside the journal (names and paths, never a value):
+for each masked project its user settings file, the files whose entries are ours (with the keys
+offprompt wrote there) and what `sandbox.enabled` was before; for each user settings file the
+members offprompt created in it. `remove --mask` takes out exactly those, so the person's own
+sandbox settings stay byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from offprompt.agents import files
+from offprompt.agents.mask_entry import entry, hosts_for
+from offprompt.configedit import jsonc, jsonc_edit
+from offprompt.errors import ConfigError
+from offprompt.journal import MASK_RECORD
+
+__all__ = [
+    "RECORD_NAME",
+    "Mask",
+    "check",
+    "keep",
+    "local_settings",
+    "masked",
+    "missing_programs",
+    "user_settings",
+]
+
+RECORD_NAME = MASK_RECORD
+_LOCAL = (".claude", "settings.local.json")
+_TLS = ("sandbox", "network", "tlsTerminate")
+_FILES = ("sandbox", "credentials", "files")
+_ENABLED = ("sandbox", "enabled")
+_DOMAINS = ("sandbox", "network", "allowedDomains")
+_ABSENT = "absent"  # what `sandbox.enabled` was when init found none
+
+
+def user_settings(home: Path, environ: Mapping[str, str]) -> Path:
+    """Claude Code's user settings file: in $CLAUDE_CONFIG_DIR when set, else ~/.claude."""
+    custom = environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    folder = Path(custom).expanduser() if custom and Path(custom).is_absolute() else None
+    return (folder or home / ".claude") / "settings.json"
+
+
+def local_settings(project: Path) -> Path:
+    return project.joinpath(*_LOCAL)
+
+
+def missing_programs(which: Any, platform: str) -> list[str]:
+    """What Claude Code's sandbox needs here and this machine lacks (Linux: bwrap and socat)."""
+    if platform != "linux":
+        return []
+    return [name for name in ("bwrap", "socat") if which(name) is None]
+
+
+def _key(project: Path) -> str:
+    return os.path.realpath(project)
+
+
+# --- the record --------------------------------------------------------------------------------
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    text = files.read_text(path, str(path))
+    if text is None or not text.strip():
+        return {"projects": {}, "settings": {}}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ConfigError(
+            f"{path} (what offprompt's mask added) is not valid JSON; nothing was changed."
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} does not hold a JSON object; nothing was changed.")
+    data.setdefault("projects", {})
+    data.setdefault("settings", {})
+    return data
+
+
+def _write_record(path: Path, data: dict[str, Any]) -> None:
+    empty = not data["projects"] and not data["settings"]
+    text = None if empty else json.dumps(data, indent=2, sort_keys=True) + "\n"
+    files.update(path, str(path), lambda _: files.Edit(text, "updated"), new_mode=0o600)
+
+
+def masked(record: Path, project: Path) -> bool:
+    """Whether `project` is masked (init --mask ran there and remove --mask has not)."""
+    try:
+        return _key(project) in _read_record(record)["projects"]
+    except ConfigError:
+        return False
+
+
+def check(
+    record: Path, project: Path, which: Any, platform: str, shown: Any = str
+) -> tuple[bool, str] | None:
+    """None when `project` is not masked; else whether the mask holds here and why not, or
+    where it is (for `offprompt agents`)."""
+    try:
+        mine = _read_record(record)["projects"].get(_key(project))
+    except ConfigError as e:
+        return False, str(e)
+    if mine is None:
+        return None
+    missing = missing_programs(which, platform)
+    if missing:
+        return False, f"Claude Code's sandbox cannot run here: {' and '.join(missing)} missing"
+    settings = Path(mine["settings"])
+    local = local_settings(Path(_key(project)))
+    try:
+        _, root = _root(files.read_text(settings, str(settings)), str(settings))
+        _, here = _root(files.read_text(local, str(local)), str(local))
+    except ConfigError as e:
+        return False, str(e)
+    if not isinstance(_at(root, _TLS)[1], dict):
+        return False, f"sandbox.network.tlsTerminate is gone from {shown(settings)}"
+    found, items = _at(root, _FILES)
+    entries = items if found and isinstance(items, list) else []
+    lacking = [f for f in mine["files"] if not _ours(entries, [f])]
+    if lacking:
+        return False, f"{shown(settings)} has no mask entry for {', '.join(lacking)}"
+    if _at(here, _ENABLED)[1] is not True:
+        return False, f"the sandbox is not on in {shown(local)}"
+    return True, f"masked by {shown(settings)} (the sandbox on in {shown(local)})"
+
+
+# --- the JSON edits ----------------------------------------------------------------------------
+
+
+def _root(text: str | None, shown: str) -> tuple[str, dict[str, Any]]:
+    base = text if text is not None and text.strip() else "{}\n"
+    try:
+        root = jsonc.parse(base).root.value
+    except jsonc.JsoncError as e:
+        raise ConfigError(
+            f"{shown} is not valid JSON ({e}); fix it, then run this again. Nothing was changed."
+        ) from None
+    if not isinstance(root, dict):
+        raise ConfigError(f"{shown} does not hold a JSON object; nothing was changed.")
+    return base, root
+
+
+def _at(root: object, path: tuple[str, ...]) -> tuple[bool, object]:
+    node = root
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return False, None
+        node = node[key]
+    return True, node
+
+
+def _first_missing(root: object, path: tuple[str, ...]) -> tuple[str, ...]:
+    for depth in range(1, len(path) + 1):
+        if not _at(root, path[:depth])[0]:
+            return path[:depth]
+    return path
+
+
+def _objects_on(root: object, path: tuple[str, ...], shown: str) -> None:
+    node = root
+    for i, key in enumerate(path):
+        if not isinstance(node, dict):
+            where = ".".join(path[:i])
+            raise ConfigError(f"{where} in {shown} is not an object; nothing was changed.")
+        if key not in node:
+            return
+        node = node[key]
+
+
+def _emptyish(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(_emptyish(v) for v in value.values())
+    return value == []
+
+
+def _hosts_of(entries: Iterable[Mapping[str, object]]) -> set[str]:
+    hosts = (e.get("injectHosts") for e in entries)
+    return {h for each in hosts if isinstance(each, list) for h in each if isinstance(h, str)}
+
+
+def _ours(items: list[Any], paths: Iterable[str]) -> list[int]:
+    wanted = set(paths)
+    return [i for i, e in enumerate(items) if isinstance(e, dict) and e.get("path") in wanted]
+
+
+class Mask:
+    """The mask's edits for one machine: `record` is mask.json, `settings` the user settings."""
+
+    def __init__(self, record: Path, settings: Path, shown: str) -> None:
+        self.record = record
+        self.settings = settings
+        self.shown = shown
+
+    # -- user settings ---------------------------------------------------------------------------
+
+    def _put_entries(
+        self, entries: list[dict[str, object]], created: list[list[str]], domains: list[str]
+    ) -> None:
+        """Add or update our entries (by path), TLS termination, and each entry's hosts in
+        `sandbox.network.allowedDomains` (Claude Code refuses an `injectHosts` host its sandbox
+        cannot reach) in the user settings; `created` gets each member this made, `domains`
+        the hosts it added. ConfigError, with nothing changed."""
+        hosts = sorted(_hosts_of(entries))
+
+        def transform(text: str | None) -> files.Edit:
+            base, root = _root(text, self.shown)
+            made: list[list[str]] = []
+            added: list[str] = []
+            new = base
+            try:
+                for path in (_TLS, _FILES, _DOMAINS):
+                    _objects_on(root, path, self.shown)
+                if not _at(root, _TLS)[0]:
+                    made.append(list(_first_missing(root, _TLS)))
+                    new = jsonc_edit.set_value(new, _TLS, {})
+                new = self._ensure(new, _FILES, entries, made, [])
+                new = self._ensure(new, _DOMAINS, hosts, made, added)
+            except jsonc.JsoncError as e:
+                raise ConfigError(
+                    f"offprompt could not edit {self.shown} safely ({e}); nothing was changed."
+                ) from None
+            created[:], domains[:] = made, added
+            if new == base:
+                return files.Edit(text, "unchanged")
+            return files.Edit(new, "updated")
+
+        files.update(self.settings, self.shown, transform, new_mode=0o600)
+
+    def _ensure(
+        self,
+        text: str,
+        path: tuple[str, ...],
+        items: Iterable[object],
+        made: list[list[str]],
+        added: list[str],
+    ) -> str:
+        """`text` with each of `items` in the list at `path`: an entry (a dict) replaces ours
+        for its file path, a host (a string) is added when missing (`added` gets it)."""
+        new = text
+        for item in items:
+            current = jsonc.parse(new).root.value
+            found, there = _at(current, path)
+            if not found:
+                made.append(list(_first_missing(current, path)))
+                added += [item] if isinstance(item, str) else []
+                new = jsonc_edit.set_value(new, path, [item])
+                continue
+            if not isinstance(there, list):
+                where = ".".join(path)
+                raise ConfigError(f"{where} in {self.shown} is not a list; nothing was changed.")
+            if isinstance(item, str):
+                if item not in there:
+                    added.append(item)
+                    new = jsonc_edit.append(new, path, item)
+                continue
+            if not isinstance(item, dict):
+                continue
+            mine = _ours(there, [str(item["path"])])
+            if len(mine) == 1 and jsonc.same(there[mine[0]], item):
+                continue
+            for i in reversed(mine):
+                new = jsonc_edit.remove_item(new, path, i)
+            new = jsonc_edit.append(new, path, item)
+        return new
+
+    def _take_entries(
+        self,
+        paths: list[str],
+        domains: list[str],
+        created: list[list[str]] | None,
+        prune: Path | None = None,
+    ) -> None:
+        """Take our entries out of the user settings, and with `created` the members offprompt
+        made there once they hold nothing of the person's."""
+
+        def transform(text: str | None) -> files.Edit:
+            if text is None or not text.strip():
+                return files.Edit(text, "absent")
+            base, root = _root(text, self.shown)
+            new = base
+            try:
+                found, items = _at(root, _FILES)
+                if found and isinstance(items, list):
+                    for i in reversed(_ours(items, paths)):
+                        new = jsonc_edit.remove_item(new, _FILES, i)
+                found, hosts = _at(root, _DOMAINS)
+                if found and isinstance(hosts, list):
+                    for host in domains:
+                        if host in hosts:
+                            last = len(hosts) - 1 - hosts[::-1].index(host)
+                            new = jsonc_edit.remove_item(new, _DOMAINS, last)
+                            del hosts[last]
+                for path in reversed(created or []):
+                    there, value = _at(jsonc.parse(new).root.value, tuple(path))
+                    if there and _emptyish(value):
+                        new = jsonc_edit.remove(new, tuple(path), prune=False)
+            except jsonc.JsoncError as e:
+                raise ConfigError(
+                    f"offprompt could not edit {self.shown} safely ({e}); take the mask entries"
+                    " out of sandbox.credentials.files by hand. Nothing was changed."
+                ) from None
+            if new == base:
+                return files.Edit(text, "absent")
+            return files.Edit(None if jsonc.is_empty(new) else new, "removed")
+
+        files.update(self.settings, self.shown, transform, prune)
+
+    # -- the project's personal settings ---------------------------------------------------------
+
+    @staticmethod
+    def _enable(local: Path, shown: str) -> str:
+        """`sandbox.enabled: true` in the project's settings.local.json; what it was before."""
+        before: list[str] = [_ABSENT]
+
+        def transform(text: str | None) -> files.Edit:
+            base, root = _root(text, shown)
+            _objects_on(root, _ENABLED, shown)
+            found, value = _at(root, _ENABLED)
+            before[0] = json.dumps(value) if found else _ABSENT
+            if value is True:
+                return files.Edit(text, "unchanged")
+            try:
+                return files.Edit(jsonc_edit.set_value(base, _ENABLED, True), "updated")
+            except jsonc.JsoncError as e:
+                raise ConfigError(f"offprompt could not edit {shown} safely ({e}).") from None
+
+        files.update(local, shown, transform, new_mode=0o600)
+        return before[0]
+
+    @staticmethod
+    def _restore(local: Path, shown: str, before: str) -> None:
+        def transform(text: str | None) -> files.Edit:
+            if text is None or not text.strip() or before == "true":
+                return files.Edit(text, "absent")
+            base, root = _root(text, shown)
+            found, value = _at(root, _ENABLED)
+            if not found or value is not True:
+                return files.Edit(text, "absent")  # the person changed it since: theirs now
+            try:
+                if before == _ABSENT:
+                    new = jsonc_edit.remove(base, _ENABLED, prune=True)
+                else:
+                    new = jsonc_edit.set_value(base, _ENABLED, json.loads(before))
+            except jsonc.JsoncError as e:
+                raise ConfigError(f"offprompt could not edit {shown} safely ({e}).") from None
+            return files.Edit(None if jsonc.is_empty(new) else new, "removed")
+
+        files.update(local, shown, transform)
+
+    # -- what init, remove and the writes call ---------------------------------------------------
+
+    def turn_on(self, project: Path, written: Mapping[str, tuple[str, ...] | None]) -> None:
+        """Mask `project`: an entry per file in `written` (absolute path: the keys offprompt
+        wrote there, None for a file sink's), TLS termination, the sandbox on for it alone."""
+        key = _key(project)
+        record = _read_record(self.record)
+        mine = record["projects"].get(key) or {"settings": str(self.settings), "files": {}}
+        for path, names in written.items():
+            mine["files"][path] = sorted(set(names)) if names is not None else None
+        created: list[list[str]] = []
+        domains: list[str] = []
+        folder_made = not self.settings.parent.exists()
+        self._put_entries(self._entries(mine["files"]), created, domains)
+        slot = record["settings"].setdefault(
+            str(self.settings), {"created": [], "domains": [], "folder_made": folder_made}
+        )
+        slot["created"] += [c for c in created if c not in slot["created"]]
+        slot["domains"] = sorted({*slot.get("domains", ()), *domains})
+        if "enabled_before" not in mine:
+            local = local_settings(Path(key))
+            mine["enabled_before"] = self._enable(local, str(local))
+        record["projects"][key] = mine
+        _write_record(self.record, record)
+
+    def turn_off(self, project: Path) -> bool:
+        """Take out what turn_on and the writes added for `project`; False if it was not
+        masked. The members made in the user settings go with the last masked project."""
+        key = _key(project)
+        record = _read_record(self.record)
+        mine = record["projects"].get(key)
+        if mine is None:
+            return False
+        settings = str(mine.get("settings", self.settings))
+        projects = record["projects"]
+        others = [k for k, p in projects.items() if k != key and p["settings"] == settings]
+        slot = record["settings"].get(settings, {"created": []})
+        if settings != str(self.settings):
+            self.settings, self.shown = Path(settings), settings
+        prune = self.settings.parent if not others and slot.get("folder_made") else None
+        # The hosts offprompt added that no other masked project's entries still need.
+        still = [e for k in others for e in self._entries(projects[k]["files"])]
+        needed = _hosts_of(still)
+        drop = [h for h in slot.get("domains", ()) if h not in needed]
+        slot["domains"] = [h for h in slot.get("domains", ()) if h in needed]
+        self._take_entries(list(mine["files"]), drop, None if others else slot["created"], prune)
+        local = local_settings(Path(key))
+        self._restore(local, str(local), mine.get("enabled_before", _ABSENT))
+        del record["projects"][key]
+        if not others:
+            record["settings"].pop(settings, None)
+        _write_record(self.record, record)
+        return True
+
+    @staticmethod
+    def _entries(written: Mapping[str, list[str] | None]) -> list[dict[str, object]]:
+        return [
+            entry(path, names, hosts_for(names or ())) for path, names in sorted(written.items())
+        ]
+
+
+def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: bool) -> str | None:
+    """After a write of `names` to `file` in `project`: bring the file's mask entry up to date
+    when the project is masked. None when done (or not masked), else what went wrong, for the
+    write's result (the file is written; its values are then not masked)."""
+    key = _key(project)
+    try:
+        data = _read_record(record)
+        mine = data["projects"].get(key)
+        if mine is None:
+            return None
+        path = os.path.realpath(file)
+        old = mine["files"].get(path)
+        merged = None if whole else tuple(sorted(set(old or ()) | set(names)))
+        if path in mine["files"] and (old is None if merged is None else tuple(old) == merged):
+            return None
+        settings = Path(mine["settings"])
+        Mask(record, settings, str(settings)).turn_on(Path(key), {path: merged})
+    except (ConfigError, OSError, ValueError) as e:
+        # A ConfigError names files and what is wrong with them, never a value.
+        why = str(e) if isinstance(e, ConfigError) else type(e).__name__
+        return (
+            f"The values are written, but the mask could not be brought up to date for them"
+            f" ({why}): until `offprompt init --mask` runs again, the agent's sandboxed"
+            " commands may read them."
+        )
+    return None

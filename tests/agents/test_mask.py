@@ -1,0 +1,421 @@
+"""`init --mask` and `remove --mask` for Claude Code (DESIGN §15), and every write keeping the mask
+exact: the user settings' entries, the sandbox on for the project alone, and back byte for byte.
+
+Writes go through the real Submitter into the project, as the page's and the terminal's do.
+"""
+
+import asyncio
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_helpers import COMMAND, snapshot
+from click.testing import Result
+from dotenv import dotenv_values
+from helpers import tool_or_skip
+
+from offprompt.agents.mask_entry import extract
+from offprompt.journal import Journal, default_path
+from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
+from offprompt.store import RequestRecord, RequestStore
+from offprompt.submit import Submitter
+from offprompt.tools.results import build
+
+Run = Callable[..., Result]
+ENV_READ = "Read(./.env)"
+
+
+@pytest.fixture
+def sandbox_programs(fake_program: Callable[[str], Path]) -> None:
+    """bwrap and socat on PATH: what init --mask looks for on Linux."""
+    fake_program("bwrap")
+    fake_program("socat")
+
+
+def init_mask(run: Run, project: Path, *more: str) -> Result:
+    return run(
+        "init", "--agent", "claude-code", "--mask", "--project", str(project),
+        "--command", COMMAND, *more,
+    )  # fmt: skip
+
+
+def settings(home: Path) -> dict[str, object]:
+    return json.loads((home / ".claude" / "settings.json").read_text())
+
+
+def local(project: Path) -> dict[str, object]:
+    return json.loads((project / ".claude" / "settings.local.json").read_text())
+
+
+def files_entries(home: Path) -> list[dict[str, object]]:
+    sandbox = settings(home)["sandbox"]
+    assert isinstance(sandbox, dict)
+    return sandbox["credentials"]["files"]
+
+
+def write(
+    project: Path, values: dict[str, str], sink: SinkSpec | None = None
+) -> tuple[RequestRecord, WriteOutcome]:
+    """One write through the real Submitter, as the page's and the terminal's are."""
+    return asyncio.run(_write(project, values, sink))
+
+
+async def _write(
+    project: Path, values: dict[str, str], sink: SinkSpec | None
+) -> tuple[RequestRecord, WriteOutcome]:
+    store = RequestStore()
+    request = store.create(
+        tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
+    )
+    submitter = Submitter(store, Journal(default_path()))
+    return request, await submitter.submit(request, values)
+
+
+def openai_key(canary: str) -> str:
+    return f"sk-proj-{canary}-{canary}"
+
+
+def everything_but(home: Path, project: Path) -> dict[str, object]:
+    """Every file of HOME and the project except the ones a write makes (.env, the journal)."""
+    seen = snapshot(home, project)
+    return {
+        k: v
+        for k, v in seen.items()
+        if not k.startswith(str(home / "state")) and k != str(project / ".env")
+    }
+
+
+# -- init --mask ----------------------------------------------------------------------------------
+
+
+def test_init_mask_turns_the_sandbox_on_for_this_project_alone(
+    run: Run, project: Path, home: Path, sandbox_programs: None
+) -> None:
+    """TLS termination (an object) in the user settings, `sandbox.enabled` in the project's
+    personal settings, the guard's hook there and none of its Read deny rules."""
+    result = init_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    assert {"sandbox": {"network": {"tlsTerminate": {}}}} == settings(home)
+    mine = local(project)
+    assert {"enabled": True} == mine["sandbox"]
+    assert "PreToolUse" in mine["hooks"]
+    assert "permissions" not in mine
+    assert "claude-code: masked: 0 files offprompt wrote here" in result.output
+
+
+def test_init_mask_takes_out_the_deny_rules_an_earlier_init_added(
+    run: Run, project: Path, sandbox_programs: None
+) -> None:
+    """Claude Code turns `Read(./.env)` into a sandbox denial that overrides a mask."""
+    assert 0 == run("init", "--agent", "claude-code", "--project", str(project),
+                    "--command", COMMAND).exit_code  # fmt: skip
+    assert ENV_READ in local(project)["permissions"]["deny"]
+
+    assert 0 == init_mask(run, project).exit_code
+
+    assert "permissions" not in local(project)
+    assert local(project)["hooks"]["PreToolUse"]
+
+
+def test_init_mask_masks_the_files_offprompt_wrote_before(
+    run: Run, project: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    """A write made before the mask gets its entry from the journal; the value is nowhere."""
+    write(project, {"APP_TOKEN": canary})
+
+    assert 0 == init_mask(run, project).exit_code
+
+    assert [
+        {
+            "path": os.path.realpath(project / ".env"),
+            "mode": "mask",
+            "extract": extract(["APP_TOKEN"]),
+            "injectHosts": [],
+            "onExtractNoMatch": "deny",
+        }
+    ] == files_entries(home)
+    assert_only_in_env(home, project, canary)
+
+
+def test_init_mask_without_bwrap_says_what_to_install_and_changes_nothing(
+    run: Run, project: Path, home: Path, fake_program: Callable[[str], Path]
+) -> None:
+    fake_program("socat")
+    before = snapshot(home, project)
+
+    result = init_mask(run, project)
+
+    assert 1 == result.exit_code
+    assert "sudo apt-get install bubblewrap" in result.output
+    assert "Nothing was changed" in result.output
+    assert before == snapshot(home, project)
+
+
+def test_mask_is_for_one_project(run: Run) -> None:
+    result = run("init", "--agent", "claude-code", "--mask", "--global", "--command", COMMAND)
+
+    assert 2 == result.exit_code
+    assert "--mask is for one project" in result.output
+
+
+# -- every write keeps it exact -------------------------------------------------------------------
+
+
+def test_a_write_in_a_masked_project_adds_its_exact_entry(
+    run: Run, project: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    """The entry names every key offprompt wrote in the file and its providers' API hosts."""
+    assert 0 == init_mask(run, project).exit_code
+
+    _, outcome = write(project, {"OPENAI_API_KEY": openai_key(canary)})
+    (first,) = files_entries(home)
+    write(project, {"APP_TOKEN": canary + "2"})
+
+    assert outcome.mask_problem is None
+    assert ["api.openai.com"] == first["injectHosts"]
+    (entry,) = files_entries(home)
+    assert extract(["APP_TOKEN", "OPENAI_API_KEY"]) == entry["extract"]
+    assert ["api.openai.com"] == entry["injectHosts"]
+    # Claude Code refuses an injectHosts host its sandbox's network cannot reach.
+    assert ["api.openai.com"] == settings(home)["sandbox"]["network"]["allowedDomains"]
+    assert_only_in_env(home, project, canary)
+
+
+def test_a_file_sinks_entry_masks_the_whole_file(
+    run: Run, project: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    assert 0 == init_mask(run, project).exit_code
+
+    write(project, {"SERVICE_ACCOUNT": canary}, SinkSpec(kind="file", path="key.json"))
+
+    (entry,) = files_entries(home)
+    assert {"path": os.path.realpath(project / "key.json"), "mode": "mask",
+            "injectHosts": []} == entry  # fmt: skip
+
+
+def test_a_write_elsewhere_leaves_the_mask_alone(
+    run: Run, project: Path, tmp_path: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    assert 0 == init_mask(run, project).exit_code
+    other = tmp_path / "other"
+    other.mkdir()
+    before = settings(home)
+
+    write(other, {"APP_TOKEN": canary})
+
+    assert before == settings(home)
+
+
+def test_a_write_that_cannot_update_its_entry_says_so_and_stands(
+    run: Run, project: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    """The file is written (the person is not asked again); the result tells them the mask
+    is behind, and the value is in no part of it."""
+    assert 0 == init_mask(run, project).exit_code
+    (home / ".claude" / "settings.json").write_text("{ not json")
+
+    request, outcome = write(project, {"APP_TOKEN": canary})
+
+    assert canary == dotenv_values(project / ".env")["APP_TOKEN"]
+    assert outcome.mask_problem is not None
+    assert "init --mask" in outcome.mask_problem
+    result = build(request, url=None, expires_in=0, opened=False).structured
+    assert isinstance(result, dict)
+    assert outcome.mask_problem in result["note"]
+    assert canary not in json.dumps(result)
+
+
+# -- remove --mask ------------------------------------------------------------------------------
+
+
+PERSONS_SETTINGS = """{
+  "model": "opus",
+  "sandbox": {
+    "network": {"allowedDomains": ["example.com"]},
+    "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}]}
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "theirs",
+    [None, PERSONS_SETTINGS, PERSONS_SETTINGS.replace("example.com", "api.openai.com"),
+     '{"sandbox": {}}\n'],
+    ids=["none", "their own sandbox", "their own allowed host", "an empty sandbox"],
+)  # fmt: skip
+def test_remove_mask_gives_back_every_file_byte_for_byte(
+    run: Run,
+    project: Path,
+    home: Path,
+    sandbox_programs: None,
+    no_agent_env: Path,
+    canary: str,
+    theirs: str | None,
+) -> None:
+    """Init, writes of two files, remove: the user settings and the project as they were (the
+    person's own sandbox settings, untouched), in a repository (init makes git ignore the
+    personal settings file, and remove takes that line out again)."""
+    (no_agent_env / "git").symlink_to("/usr/bin/git")
+    subprocess.run(["/usr/bin/git", "init", "-q", str(project)], check=True)
+    if theirs is not None:
+        (home / ".claude").mkdir()
+        (home / ".claude" / "settings.json").write_text(theirs)
+    before = everything_but(home, project)
+
+    assert 0 == init_mask(run, project).exit_code
+    write(project, {"OPENAI_API_KEY": openai_key(canary)})
+    write(project, {"OTHER": canary + "x"}, SinkSpec(kind="file", path="key.pem"))
+    assert "api.openai.com" in settings(home)["sandbox"]["network"]["allowedDomains"]
+    assert 2 == len([e for e in files_entries(home) if e["mode"] == "mask"])
+    (project / "key.pem").unlink()
+    result = run("remove", "--agent", "claude-code", "--mask", "--project", str(project))
+
+    assert 0 == result.exit_code, result.output
+    assert before == everything_but(home, project)
+    assert "took the mask out" in result.output
+
+
+def test_remove_mask_keeps_another_projects_mask(
+    run: Run, project: Path, tmp_path: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    assert 0 == init_mask(run, project).exit_code
+    assert 0 == init_mask(run, other).exit_code
+    write(project, {"APP_TOKEN": canary})
+    write(other, {"APP_TOKEN": canary + "o"})
+
+    assert (
+        0 == run("remove", "--agent", "claude-code", "--mask", "--project", str(project)).exit_code
+    )
+
+    (left,) = files_entries(home)
+    assert os.path.realpath(other / ".env") == left["path"]
+    assert {} == settings(home)["sandbox"]["network"]["tlsTerminate"]
+
+
+# -- the pattern, run as Claude Code runs it ------------------------------------------------------
+
+# Claude Code 2.1.328's masking (its function over `extract`): RegExp(extract, "gd"), each
+# match's group 1 replaced by a stand-in, an undefined group 1 an error, an empty one skipped.
+MASK_JS = r"""
+const fs = require("fs");
+const [pattern, file] = process.argv.slice(2);
+const text = fs.readFileSync(file, "utf8");
+let out = "", at = 0;
+for (const m of text.matchAll(new RegExp(pattern, "gd"))) {
+  if (m[1] === undefined) throw new Error("group 1 undefined");
+  if (m[1].length === 0) continue;
+  const [start, end] = m.indices[1];
+  out += text.slice(at, start) + "fake_value_" + m.index;
+  at = end;
+}
+process.stdout.write(out + text.slice(at));
+"""
+
+
+def test_the_extract_masks_exactly_each_value_in_node(
+    project: Path, canary: str, tmp_path: Path
+) -> None:
+    """Values in each form offprompt writes (bare, single-quoted with blanks and a line break,
+    double-quoted with a `'`) among the person's own lines: the masked copy holds no part of
+    them, and reads the same as the file everywhere else."""
+    node = tool_or_skip("node22")
+    (project / ".env").write_text("# mine\nDEBUG=1\nexport TOKENISH=keep-me\n")
+    values = {
+        "BARE": canary,
+        "SPACED": f"{canary} two\nlines",
+        "QUOTE": f"it's-{canary}",
+        "EMPTYISH": f"a#{canary}",
+    }
+    write(project, values)
+    script = tmp_path / "mask.js"
+    script.write_text(MASK_JS)
+
+    masked = subprocess.run(
+        [node, str(script), extract(values), str(project / ".env")],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout  # fmt: skip
+
+    assert canary[7:] not in masked
+    copy = tmp_path / "masked.env"
+    copy.write_text(masked)
+    read = dotenv_values(copy)
+    assert ("1", "keep-me") == (read["DEBUG"], read["TOKENISH"])
+    assert all(read[name].startswith("fake_value_") for name in values), read
+
+
+def assert_only_in_env(home: Path, project: Path, canary: str) -> None:
+    """The canary is in the project's .env and in no other file under HOME or the project."""
+    for root in (home, project):
+        for path in root.rglob("*"):
+            if path.is_file() and path != project / ".env":
+                assert canary.encode() not in path.read_bytes(), path
+
+
+# -- offprompt agents -----------------------------------------------------------------------------
+
+
+def protection(run: Run, project: Path) -> tuple[str, str]:
+    result = run("agents", "--project", str(project), "--json")
+    (item,) = [i for i in json.loads(result.stdout) if i["name"] == "claude-code"]
+    return item["protection"], item["protection_why"]
+
+
+def test_agents_says_masked_and_where(
+    run: Run, project: Path, sandbox_programs: None, canary: str
+) -> None:
+    assert 0 == init_mask(run, project).exit_code
+    write(project, {"APP_TOKEN": canary})
+
+    layer, why = protection(run, project)
+
+    assert "masked" == layer
+    assert why.startswith("masked by ~/.claude/settings.json (the sandbox on in "), why
+
+
+@pytest.mark.parametrize("breaks", ["sandbox off", "entry gone", "no bwrap"])
+def test_agents_says_why_a_mask_does_not_hold(
+    run: Run, project: Path, home: Path, sandbox_programs: None, no_agent_env: Path, breaks: str,
+    canary: str,
+) -> None:  # fmt: skip
+    assert 0 == init_mask(run, project).exit_code
+    write(project, {"APP_TOKEN": canary})
+    if breaks == "sandbox off":
+        path = project / ".claude" / "settings.local.json"
+        path.write_text(path.read_text().replace('"enabled": true', '"enabled": false'))
+    elif breaks == "entry gone":
+        path = home / ".claude" / "settings.json"
+        data = json.loads(path.read_text())
+        data["sandbox"]["credentials"]["files"] = []
+        path.write_text(json.dumps(data))
+    else:
+        (no_agent_env / "bwrap").unlink()
+
+    layer, why = protection(run, project)
+
+    assert "masked" != layer
+    assert "the mask does not hold: " in why
+
+
+def test_init_mask_points_out_a_read_rule_of_the_persons_that_overrides_it(
+    run: Run, project: Path, home: Path, sandbox_programs: None
+) -> None:
+    """A `Read(./.env)` deny rule of the person's own turns the mask into a denial: said, and
+    left where it is (it is theirs)."""
+    (home / ".claude").mkdir()
+    theirs = '{"permissions": {"deny": ["Read(./.env)"]}}\n'
+    (home / ".claude" / "settings.json").write_text(theirs)
+
+    result = init_mask(run, project)
+
+    assert 0 == result.exit_code
+    assert "note: Read(./.env) in ~/.claude/settings.json makes Claude Code's sandbox deny" in (
+        result.output
+    )
+    assert ["Read(./.env)"] == settings(home)["permissions"]["deny"]
