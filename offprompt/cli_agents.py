@@ -241,6 +241,13 @@ def init(
     a hook running `offprompt guard` before each tool call, so the agent
     cannot read the secrets it asked for (Claude Code also gets deny rules for
     .env files). Zed has no hooks.
+
+    --mask also turns on the mask for this project, where the agent's own
+    sandbox can hold the values: Claude Code's commands then read a stand-in for
+    each value offprompt writes here, and its proxy puts the real one back on
+    requests to the key's provider (entries in ~/.claude/settings.json, the
+    sandbox on in .claude/settings.local.json; the guard's deny rules are left
+    out, the hook stops its file tools). Every later write keeps it exact.
     """
 
     machine = Machine.current()
@@ -328,7 +335,8 @@ def remove(
     and comments stay, and a config file (or agent folder) left empty is
     deleted. Without --agent: every agent offprompt knows. Also takes out the
     guard `init` added, and the line it added to .git/info/exclude, unless
-    --no-guard. Exits 1 if any config could not be changed.
+    --no-guard; with --mask, the mask init and the writes added for this project.
+    Exits 1 if any config could not be changed.
     """
     machine = Machine.current()
     scope, folder = _scope_and_project(global_, shared, project, machine)
