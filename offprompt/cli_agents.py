@@ -254,8 +254,6 @@ def init(
     scope, folder = _scope_and_project(global_, shared, project, machine)
     if mask and folder is None:
         raise click.UsageError("--mask is for one project; leave out --global.")
-    if mask and no_guard:
-        raise click.UsageError("--mask goes with the guard (it stops the agent's file tools).")
     server = _server(command, scope, machine)
     agents = _chosen(agent_names, machine)
     if mask and any(a.name in cli_mask.MASKABLE for a in agents):
@@ -269,23 +267,24 @@ def init(
         click.echo(_line(change, fallback))
         if scope == "local":
             _stale_shared(agent, machine, folder)
-        if no_guard or change.outcome in ("failed", "unsupported"):
-            continue
-        private = _ignore_private(agent, here, folder, machine)
-        if private.failed:
-            click.echo(_line(private))
-            changes.append(private)
+        if change.outcome in ("failed", "unsupported"):
             continue
         masked = mask and agent.name in cli_mask.MASKABLE
-        guard = guard_install.install_guard(agent, here, machine, folder, server, masked=masked)
-        unsupported = guard.outcome == "unsupported"
-        click.echo(f"{agent.name}: {guard.detail}" if unsupported else _line(guard))
-        if guard.failed:
-            changes.append(guard)
-            continue
+        if not no_guard:
+            private = _ignore_private(agent, here, folder, machine)
+            if private.failed:
+                click.echo(_line(private))
+                changes.append(private)
+                continue
+            guard = guard_install.install_guard(agent, here, machine, folder, server, masked=masked)
+            unsupported = guard.outcome == "unsupported"
+            click.echo(f"{agent.name}: {guard.detail}" if unsupported else _line(guard))
+            if guard.failed:
+                changes.append(guard)
+                continue
         if mask and not masked:
             click.echo(cli_mask.unmasked_line(agent))
-        elif masked and folder is not None and not cli_mask.turn_on(folder, machine):
+        elif masked and folder is not None and not cli_mask.turn_on(folder, machine, no_guard):
             changes.append(Change(agent.name, here, None, "failed", "the mask"))
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.

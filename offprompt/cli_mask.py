@@ -86,7 +86,7 @@ def _overriding_rules(project: Path, machine: Machine) -> list[str]:
     return out
 
 
-def turn_on(project: Path, machine: Machine) -> bool:
+def turn_on(project: Path, machine: Machine, no_guard: bool = False) -> bool:
     """Mask `project` for Claude Code; one line said either way. False when it failed."""
     settings = mask.user_settings(machine.home, machine.environ)
     shown = machine.shown(settings)
@@ -109,6 +109,11 @@ def turn_on(project: Path, machine: Machine) -> bool:
         f"claude-code: masked: {count} here, and every later write, in {shown} (TLS termination"
         f" and one entry per file); the sandbox is on for this project in {local_shown}"
     )
+    if no_guard:
+        click.echo(
+            "claude-code: note: without the guard nothing stops Claude Code's own Read and Grep"
+            " tools, which its sandbox does not cover: they read the real values"
+        )
     return True
 
 

@@ -43,7 +43,12 @@ _TLS = ("sandbox", "network", "tlsTerminate")
 _FILES = ("sandbox", "credentials", "files")
 _ENABLED = ("sandbox", "enabled")
 _DOMAINS = ("sandbox", "network", "allowedDomains")
-_ABSENT = "absent"  # what `sandbox.enabled` was when init found none
+_ABSENT = "absent"  # what a member of settings.local.json was when init found none
+# What the masked project's settings.local.json gets: the sandbox on, and a call's
+# `dangerouslyDisableSandbox` ignored (measured in Claude Code 2.1.328: without it, a call that
+# asks to leave the sandbox, once allowed, read the real value; honoured from this file).
+_ESCAPE = ("sandbox", "allowUnsandboxedCommands")
+_LOCAL_SETTINGS: tuple[tuple[tuple[str, ...], bool], ...] = ((_ENABLED, True), (_ESCAPE, False))
 
 
 def user_settings(home: Path, environ: Mapping[str, str]) -> Path:
@@ -132,6 +137,8 @@ def check(
         return False, f"{shown(settings)} has no mask entry for {', '.join(lacking)}"
     if _at(here, _ENABLED)[1] is not True:
         return False, f"the sandbox is not on in {shown(local)}"
+    if _at(here, _ESCAPE)[1] is not False:
+        return False, f"sandbox.allowUnsandboxedCommands is not false in {shown(local)}"
     return True, f"masked by {shown(settings)} (the sandbox on in {shown(local)})"
 
 
@@ -319,41 +326,55 @@ class Mask:
     # -- the project's personal settings ---------------------------------------------------------
 
     @staticmethod
-    def _enable(local: Path, shown: str) -> str:
-        """`sandbox.enabled: true` in the project's settings.local.json; what it was before."""
-        before: list[str] = [_ABSENT]
+    def _set_local(local: Path, shown: str) -> dict[str, str]:
+        """The sandbox on, and no way out of it, in the project's settings.local.json: what
+        each member was before (JSON, or `absent`)."""
+        before: dict[str, str] = {}
 
         def transform(text: str | None) -> files.Edit:
             base, root = _root(text, shown)
-            _objects_on(root, _ENABLED, shown)
-            found, value = _at(root, _ENABLED)
-            before[0] = json.dumps(value) if found else _ABSENT
-            if value is True:
-                return files.Edit(text, "unchanged")
-            try:
-                return files.Edit(jsonc_edit.set_value(base, _ENABLED, True), "updated")
-            except jsonc.JsoncError as e:
-                raise ConfigError(f"offprompt could not edit {shown} safely ({e}).") from None
+            new = base
+            before.clear()
+            for path, value in _LOCAL_SETTINGS:
+                _objects_on(root, path, shown)
+                found, was = _at(root, path)
+                before[".".join(path)] = json.dumps(was) if found else _ABSENT
+                if not found or was is not value:
+                    try:
+                        new = jsonc_edit.set_value(new, path, value)
+                    except jsonc.JsoncError as e:
+                        raise ConfigError(
+                            f"offprompt could not edit {shown} safely ({e}); nothing was changed."
+                        ) from None
+            return files.Edit(text, "unchanged") if new == base else files.Edit(new, "updated")
 
         files.update(local, shown, transform, new_mode=0o600)
-        return before[0]
+        return dict(before)
 
     @staticmethod
-    def _restore(local: Path, shown: str, before: str) -> None:
+    def _restore(local: Path, shown: str, before: Mapping[str, str]) -> None:
+        """Each member `_set_local` changed back to what it was, unless the person changed it
+        since (then it is theirs)."""
+
         def transform(text: str | None) -> files.Edit:
-            if text is None or not text.strip() or before == "true":
+            if text is None or not text.strip():
                 return files.Edit(text, "absent")
-            base, root = _root(text, shown)
-            found, value = _at(root, _ENABLED)
-            if not found or value is not True:
-                return files.Edit(text, "absent")  # the person changed it since: theirs now
+            base, _ = _root(text, shown)
+            new = base
             try:
-                if before == _ABSENT:
-                    new = jsonc_edit.remove(base, _ENABLED, prune=True)
-                else:
-                    new = jsonc_edit.set_value(base, _ENABLED, json.loads(before))
+                for path, value in reversed(_LOCAL_SETTINGS):
+                    was = before.get(".".join(path), json.dumps(value))
+                    found, now = _at(jsonc.parse(new).root.value, path)
+                    if not found or now is not value or was == json.dumps(value):
+                        continue
+                    if was == _ABSENT:
+                        new = jsonc_edit.remove(new, path, prune=True)
+                    else:
+                        new = jsonc_edit.set_value(new, path, json.loads(was))
             except jsonc.JsoncError as e:
                 raise ConfigError(f"offprompt could not edit {shown} safely ({e}).") from None
+            if new == base:
+                return files.Edit(text, "absent")
             return files.Edit(None if jsonc.is_empty(new) else new, "removed")
 
         files.update(local, shown, transform)
@@ -377,9 +398,9 @@ class Mask:
         )
         slot["created"] += [c for c in created if c not in slot["created"]]
         slot["domains"] = sorted({*slot.get("domains", ()), *domains})
-        if "enabled_before" not in mine:
+        if "local_before" not in mine:
             local = local_settings(Path(key))
-            mine["enabled_before"] = self._enable(local, str(local))
+            mine["local_before"] = self._set_local(local, str(local))
         record["projects"][key] = mine
         _write_record(self.record, record)
 
@@ -405,7 +426,7 @@ class Mask:
         slot["domains"] = [h for h in slot.get("domains", ()) if h in needed]
         self._take_entries(list(mine["files"]), drop, None if others else slot["created"], prune)
         local = local_settings(Path(key))
-        self._restore(local, str(local), mine.get("enabled_before", _ABSENT))
+        self._restore(local, str(local), mine.get("local_before", {}))
         del record["projects"][key]
         if not others:
             record["settings"].pop(settings, None)

@@ -101,7 +101,7 @@ def test_init_mask_turns_the_sandbox_on_for_this_project_alone(
     assert 0 == result.exit_code, result.output
     assert {"sandbox": {"network": {"tlsTerminate": {}}}} == settings(home)
     mine = local(project)
-    assert {"enabled": True} == mine["sandbox"]
+    assert {"enabled": True, "allowUnsandboxedCommands": False} == mine["sandbox"]
     assert "PreToolUse" in mine["hooks"]
     assert "permissions" not in mine
     assert "claude-code: masked: 0 files offprompt wrote here" in result.output
@@ -379,7 +379,7 @@ def test_agents_says_masked_and_where(
     assert why.startswith("masked by ~/.claude/settings.json (the sandbox on in "), why
 
 
-@pytest.mark.parametrize("breaks", ["sandbox off", "entry gone", "no bwrap"])
+@pytest.mark.parametrize("breaks", ["sandbox off", "a way out", "entry gone", "no bwrap"])
 def test_agents_says_why_a_mask_does_not_hold(
     run: Run, project: Path, home: Path, sandbox_programs: None, no_agent_env: Path, breaks: str,
     canary: str,
@@ -389,6 +389,10 @@ def test_agents_says_why_a_mask_does_not_hold(
     if breaks == "sandbox off":
         path = project / ".claude" / "settings.local.json"
         path.write_text(path.read_text().replace('"enabled": true', '"enabled": false'))
+    elif breaks == "a way out":
+        path = project / ".claude" / "settings.local.json"
+        text = path.read_text()
+        path.write_text(text.replace('"allowUnsandboxedCommands": false', '"x": 1'))
     elif breaks == "entry gone":
         path = home / ".claude" / "settings.json"
         data = json.loads(path.read_text())
@@ -419,3 +423,14 @@ def test_init_mask_points_out_a_read_rule_of_the_persons_that_overrides_it(
         result.output
     )
     assert ["Read(./.env)"] == settings(home)["permissions"]["deny"]
+
+
+def test_init_mask_without_the_guard_says_what_is_left_open(
+    run: Run, project: Path, home: Path, sandbox_programs: None
+) -> None:
+    result = init_mask(run, project, "--no-guard")
+
+    assert 0 == result.exit_code
+    assert "nothing stops Claude Code's own Read and Grep tools" in result.output
+    assert "hooks" not in local(project)
+    assert {"network": {"tlsTerminate": {}}} == settings(home)["sandbox"]
