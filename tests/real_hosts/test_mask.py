@@ -113,6 +113,7 @@ class Watched(ToolScript):
         self.project: Path | None = None
         self.seen: set[str] = set()
         self.tmp: set[str] = set()
+        self.written = ""  # the project's .env as the test wrote it
 
     def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
         if self.project is not None:
@@ -148,7 +149,8 @@ def masked_world(
     world = make_world("anthropic", model=model)
     model.project = world.project
     env = world.project / ".env"
-    env.write_text(f"{KEY}=sk-proj-{canary}\n{text}DEBUG=1\n")
+    model.written = f"{KEY}=sk-proj-{canary}\n{text}DEBUG=1\n"
+    env.write_text(model.written)
     mask(world, env, KEY, list(hosts))
     return world, model
 
@@ -161,7 +163,7 @@ def assert_kept_out(world: World, model: Watched, out: str) -> None:
     assert canary[::-1].encode() not in model.raw()
     assert [] == [r for r in model.outputs() if any(canary in x for x in readings(r))]
     assert canary not in out
-    assert (world.project / ".env").read_text().startswith(f"{KEY}=sk-proj-{canary}\n")
+    assert (world.project / ".env").read_text() == model.written
 
 
 def outcome(route: Route, result: str) -> str:
