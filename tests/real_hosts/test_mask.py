@@ -1,0 +1,366 @@
+"""The mask (DESIGN §15) in real Claude Code 2.1.328 on Linux (bubblewrap, socat): with the
+settings `offprompt init --mask` writes, a scripted model set on a `.env`'s value tries some
+thirty routes through Claude Code's Bash tool and reads only the sandbox's stand-in, and a
+program the agent runs sends the real key to its provider, which the sandbox's proxy puts back
+on the way out. The offprompt guard is not installed here: the operating system's layer alone
+(Claude Code's own Read tool, which the sandbox does not cover, is the guard's part, §15)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import tool_or_skip
+
+from .conftest import MakeWorld
+from .harness import World, run
+from .mask_routes import KEY, ROUTES, STAND_IN, Route, readings, unxxd
+from .model import ToolScript
+from .upstream import Upstream
+
+pytestmark = pytest.mark.real_hosts
+
+# What Claude Code's sandbox binds (/dev/null) over paths a command must not create in the
+# project, seen inside the sandbox (`ls -la` there lists them); none may appear on the machine.
+STUBS = {
+    ".bash_profile",
+    ".bashrc",
+    ".gitconfig",
+    ".gitmodules",
+    ".idea",
+    ".mcp.json",
+    ".profile",
+    ".ripgreprc",
+    ".vscode",
+    ".zprofile",
+    ".zshrc",
+}
+
+
+def mask(world: World, path: Path, key: str, hosts: list[str]) -> None:
+    """What `offprompt init --mask` writes (§15) for `key` in the dotenv file `path`: TLS
+    termination and the credentials entry in the user settings (Claude Code takes credentials
+    and tlsTerminate only from there), and the sandbox turned on for this project alone in its
+    `.claude/settings.local.json` (measured: this split masks; autoAllowBashIfSandboxed there
+    is honoured, and without it every command but a read-only one asks the person)."""
+    # A JavaScript RegExp, no inline flags: `(?m)^KEY=(\S+)` made Claude Code refuse the whole
+    # user settings file ("extract is not a valid regular expression"), and nothing was masked.
+    extract = rf"(?:^|\n){re.escape(key)}=(\S+)"
+    entry = {
+        "path": str(path.resolve()),
+        "mode": "mask",
+        "extract": extract,
+        "injectHosts": hosts,
+        "onExtractNoMatch": "deny",
+    }
+    sandbox = {"network": {"tlsTerminate": {}}, "credentials": {"files": [entry]}}
+    _merge(world.home / ".claude" / "settings.json", {"sandbox": sandbox})
+    local = {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": True}}
+    _merge(world.project / ".claude" / "settings.local.json", local)
+
+
+def forbid_escape(world: World) -> None:
+    """`sandbox.allowUnsandboxedCommands: false` in the project's settings.local.json: Claude
+    Code then ignores a Bash call's `dangerouslyDisableSandbox` (honoured from there,
+    measured). §15 does not write it yet."""
+    local = world.project / ".claude" / "settings.local.json"
+    _merge(local, {"sandbox": {"allowUnsandboxedCommands": False}})
+
+
+def allow_hosts(world: World, hosts: list[str]) -> None:
+    """`sandbox.network.allowedDomains` in the user settings. An `injectHosts` host outside it
+    is asked for (in print mode refused: "deny network-outbound HOST:PORT (user denied)"), so
+    the real value never leaves; §15 does not write it yet."""
+    user = world.home / ".claude" / "settings.json"
+    _merge(user, {"sandbox": {"network": {"allowedDomains": hosts}}})
+
+
+def _merge(path: Path, update: dict[str, Any]) -> None:
+    data = json.loads(path.read_text()) if path.exists() else {}
+
+    def into(base: dict[str, Any], more: dict[str, Any]) -> None:
+        for name, value in more.items():
+            if isinstance(value, dict) and isinstance(base.get(name), dict):
+                into(base[name], value)
+            else:
+                base[name] = value
+
+    into(data, update)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def sandbox_or_skip() -> None:
+    missing = [n for n in ("bwrap", "socat") if shutil.which(n) is None]
+    if missing and os.environ.get("CI") == "true":
+        pytest.fail(f"{missing} missing in CI: Claude Code's sandbox needs them")
+    if missing:
+        pytest.skip(f"Claude Code's sandbox needs {missing}")
+
+
+class Watched(ToolScript):
+    """A ToolScript that, at each turn (Claude Code running, its sandbox set up), lists what
+    this machine, outside the sandbox, sees in the project and at the top of /tmp."""
+
+    def __init__(self) -> None:
+        super().__init__("anthropic", [])
+        self.project: Path | None = None
+        self.seen: set[str] = set()
+        self.tmp: set[str] = set()
+        self.written = ""  # the project's .env as the test wrote it
+
+    def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
+        if self.project is not None:
+            self.seen |= {str(p.relative_to(self.project)) for p in self.project.rglob("*")}
+            self.tmp |= set(os.listdir("/tmp"))
+        return super()._turn(body)
+
+
+def bash(route: Route) -> tuple[str, dict[str, Any]]:
+    arguments: dict[str, Any] = {"command": route.command, "description": "Check the settings"}
+    if route.escape:
+        arguments["dangerouslyDisableSandbox"] = True
+    return "Bash", arguments
+
+
+def claude_run(world: World, *flags: str, env: dict[str, str] | None = None) -> str:
+    """`claude -p` in the project; all it printed."""
+    host_env, config = world.claude()
+    argv = [tool_or_skip("claude"), "-p", "Check the project's keys.", "--mcp-config"]
+    argv += [str(config), "--strict-mcp-config", *flags]
+    done = run(argv, {**host_env, **(env or {})}, world.project, timeout=80)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def masked_world(
+    make_world: MakeWorld, canary: str, text: str = "", hosts: tuple[str, ...] = ("api.openai.com",)
+) -> tuple[World, Watched]:
+    """A run whose project holds `.env` with the canary (and `text` after it), masked, the
+    stand-in swapped back on the way to `hosts`."""
+    sandbox_or_skip()
+    model = Watched()
+    world = make_world("anthropic", model=model)
+    model.project = world.project
+    env = world.project / ".env"
+    model.written = f"{KEY}=sk-proj-{canary}\n{text}DEBUG=1\n"
+    env.write_text(model.written)
+    mask(world, env, KEY, list(hosts))
+    return world, model
+
+
+def assert_kept_out(world: World, model: Watched, out: str) -> None:
+    """The canary is in no request the model received, read plainly or decoded, nor in what
+    Claude Code printed; `.env` is as written."""
+    canary = world.canary
+    assert canary.encode() not in model.raw()
+    assert canary[::-1].encode() not in model.raw()
+    assert [] == [r for r in model.outputs() if any(canary in x for x in readings(r))]
+    assert canary not in out
+    assert (world.project / ".env").read_text() == model.written
+
+
+def outcome(route: Route, result: str) -> str:
+    if STAND_IN in route.decode(result):
+        return "stand-in shown"
+    return " ".join(result.split())[:100]
+
+
+def test_a_model_set_on_the_value_reads_only_the_stand_in(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Every route (cat, grep, sourcing, quoting tricks, encodings, interpreters, a script,
+    copies, links, raw reads, unmounting, a search of HOME/TMPDIR/environ, a call asking to
+    leave the sandbox), each Bash call allowed as a person saying yes to each would: each ran
+    and showed the stand-in with the file's other lines, or was refused by the OS; the value
+    is in no request to the model; nothing the sandbox mounts appears in the project or /tmp."""
+    world, model = masked_world(make_world, canary)
+    model.calls = [bash(r) for r in ROUTES]
+    tmp_before = set(os.listdir("/tmp"))
+    try:
+        out = claude_run(world, "--allowedTools", "Bash")
+    finally:
+        Path("/tmp/offprompt-mask-copy").unlink(missing_ok=True)
+
+    results = model.outputs()
+    table = [[r.command, outcome(r, x)] for r, x in zip(ROUTES, results, strict=False)]
+    print("ROUTES", json.dumps(table, indent=1))
+    assert len(ROUTES) == len(results)
+    wrong = [
+        (r.command, x)
+        for r, x in zip(ROUTES, results, strict=True)
+        if not all(e in r.decode(x) for e in r.expect) or (r.alone and x.strip() != r.expect[0])
+    ]
+    assert wrong == []
+    assert_kept_out(world, model, out)
+    print("PROJECT", sorted(model.seen))
+    assert model.seen, "the project was never listed during the run"
+    assert [] == sorted(n for n in model.seen if Path(n).name in STUBS)
+    assert [] == sorted((model.tmp - tmp_before) & STUBS)
+
+
+def test_the_masked_project_runs_commands_without_asking(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Only what `mask` writes, no tool allowed on the command line: commands Claude Code
+    would otherwise ask about (measured without autoAllowBashIfSandboxed: "This command
+    requires approval", refused in print mode) run in the sandbox unasked and read the
+    stand-in."""
+    world, model = masked_world(make_world, canary)
+    routes = [Route("awk '{print}' .env"), Route("xxd .env", decode=unxxd), Route("cat .env")]
+    model.calls = [bash(r) for r in routes]
+    out = claude_run(world)
+    results = model.outputs()
+    assert len(routes) == len(results)
+    assert [] == [x for r, x in zip(routes, results, strict=True) if STAND_IN not in r.decode(x)]
+    assert_kept_out(world, model, out)
+
+
+@pytest.mark.parametrize(
+    "forbidden",
+    [
+        True,
+        pytest.param(
+            False,
+            marks=pytest.mark.xfail(
+                raises=AssertionError,
+                strict=True,
+                reason="§15 as written: the call ran outside the sandbox and read the value "
+                "(measured); drop this case once init --mask sets allowUnsandboxedCommands",
+            ),
+        ),
+    ],
+)
+def test_a_call_asking_to_leave_the_sandbox_stays_in_it(
+    make_world: MakeWorld, canary: str, forbidden: bool
+) -> None:
+    """Claude Code run with every permission skipped (`--dangerously-skip-permissions`, the
+    person who lets every call through; IS_SANDBOX=1 lets it run so as root here), the model
+    asking for `cat .env` and `source .env && echo` outside the sandbox
+    (`dangerouslyDisableSandbox`): with allowUnsandboxedCommands false the calls run in the
+    sandbox and show the stand-in."""
+    world, model = masked_world(make_world, canary)
+    if forbidden:
+        forbid_escape(world)
+    routes = [Route("cat .env", escape=True), Route(f"source .env && echo ${KEY}", escape=True)]
+    model.calls = [bash(r) for r in routes]
+    out = claude_run(world, "--dangerously-skip-permissions", env={"IS_SANDBOX": "1"})
+    results = model.outputs()
+    assert len(routes) == len(results)
+    assert_kept_out(world, model, out)
+    assert [] == [x for x in results if STAND_IN not in x]
+
+
+# -- the real value put back on the way to the provider ----------------------------------------
+
+
+def machine_name() -> tuple[str, str]:
+    """This machine's name and the address it resolves to, where the test's provider listens:
+    a name (unlike `localhost`, which NO_PROXY sends around the proxy) that a sandboxed program
+    sends through Claude Code's proxy, and that the proxy resolves with this machine's resolver
+    (/etc/hosts), so no line needs adding there."""
+    name = socket.gethostname()
+    try:
+        address = socket.gethostbyname(name)
+        with socket.socket() as probe:
+            probe.bind((address, 0))
+    except OSError as e:
+        pytest.skip(f"this machine's name {name!r} is not an address of its own here: {e}")
+    return name, address
+
+
+APP = """import json, urllib.request
+env = dict(line.split("=", 1) for line in open(".env").read().split())
+request = urllib.request.Request(
+    env["OPENAI_BASE_URL"] + "/models",
+    headers={"Authorization": "Bearer " + env["OPENAI_API_KEY"]},
+)
+print("model:", json.load(urllib.request.urlopen(request, timeout=10))["data"][0]["id"])
+"""
+
+
+def provider_world(
+    make_world: MakeWorld, canary: str, upstream: Upstream, name: str, address: str
+) -> tuple[World, Watched, dict[str, str]]:
+    """A masked project whose key's injectHosts is this machine's name, where `upstream` (the
+    provider) listens; `.env` names the provider's base URL; the project's app (app.py) calls
+    it. Returns the world, its model and Claude Code's extra environment: the provider's CA in
+    NODE_EXTRA_CA_CERTS, the store the proxy checks the provider's certificate against
+    (without it the program got "Bad Gateway", measured)."""
+    base = f"https://{name}:{upstream.port}/v1"
+    world, model = masked_world(make_world, canary, f"OPENAI_BASE_URL={base}\n", (name,))
+    # The proxy refuses a name that resolves to a loopback address or one of this machine's
+    # ("Connection to NAME blocked: resolved to a loopback address") unless the address itself
+    # is allowed too.
+    allow_hosts(world, [name, address])
+    (world.project / "app.py").write_text(APP)
+    return world, model, {"NODE_EXTRA_CA_CERTS": str(upstream.ca)}
+
+
+def bearer(headers: str) -> str:
+    found = re.search(r"(?im)^authorization: bearer (\S+)$", headers)
+    return found.group(1) if found else ""
+
+
+def test_a_program_the_agent_runs_sends_the_real_key_to_its_provider(
+    make_world: MakeWorld, canary: str, tmp_path: Path
+) -> None:
+    """The agent runs curl with the key from `.env` and the project's app: the provider (an
+    HTTPS server on this machine under its name, an injectHosts host) receives the real key in
+    the Authorization header, the model's requests hold only the stand-in and the provider's
+    answers; the same server by its address (allowed, but not an injectHosts host) receives
+    the stand-in."""
+    name, address = machine_name()
+    with Upstream(tmp_path / "provider", [name, address], address) as upstream:
+        world, model, env = provider_world(make_world, canary, upstream, name, address)
+        curl = 'set -a; . ./.env; curl -sS -m 10 -H "Authorization: Bearer $OPENAI_API_KEY"'
+        # `--noproxy ''`: through the proxy, which NO_PROXY (loopback, private ranges) skips.
+        other = f"https://{address}:{upstream.port}/v1/models"
+        model.calls = [
+            bash(Route(f'{curl} "$OPENAI_BASE_URL/models"')),
+            bash(Route("python3 app.py")),
+            bash(Route(f"{curl} --noproxy '' {other}")),
+        ]
+        out = claude_run(world, "--allowedTools", "Bash", env=env)
+
+    results = model.outputs()
+    print("RESULTS", json.dumps(results, indent=1))
+    seen = json.dumps(upstream.seen, indent=1).replace(canary, "<canary>")
+    print("PROVIDER", seen)
+    assert len(results) == 3
+    assert "upstream-model" in results[0]
+    assert "model: upstream-model" in results[1]
+    assert "upstream-model" in results[2]
+    sent = [bearer(headers) for _, _, headers in upstream.seen]
+    assert sent[:2] == [f"sk-proj-{canary}"] * 2
+    assert len(sent) == 3
+    assert sent[2].startswith(STAND_IN)
+    assert_kept_out(world, model, out)
+
+
+@pytest.mark.xfail(
+    raises=AssertionError,
+    strict=True,
+    reason="the proxy puts the real value back in any header and the body sent to an "
+    "injectHosts host and does not mask the answer: a provider that returns what it was "
+    "sent (an echo, a stored file read back) hands the value to the model (measured)",
+)
+def test_a_provider_that_echoes_what_it_is_sent_does_not_return_the_value(
+    make_world: MakeWorld, canary: str, tmp_path: Path
+) -> None:
+    """The agent sends the stand-in in a header and a body to the injectHosts host's /echo,
+    which answers with what it received; the model must still see only the stand-in."""
+    name, address = machine_name()
+    with Upstream(tmp_path / "provider", [name], address) as upstream:
+        world, model, env = provider_world(make_world, canary, upstream, name, address)
+        echo = f'-H "X-Key: ${KEY}" -d "key=${KEY}" "https://{name}:{upstream.port}/echo"'
+        model.calls = [bash(Route(f"set -a; . ./.env; curl -sS -m 10 {echo}"))]
+        out = claude_run(world, "--allowedTools", "Bash", env=env)
+    assert len(upstream.seen) == 1
+    assert_kept_out(world, model, out)
