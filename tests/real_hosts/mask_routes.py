@@ -15,7 +15,6 @@ KEY = "OPENAI_API_KEY"
 # What Claude Code's sandbox puts where a masked value stands: `fake_value_<uuid>`.
 STAND_IN = "fake_value_"
 # What Claude Code answers, in print mode, a Bash call asking to leave the sandbox.
-OUTSIDE = "Run outside of the sandbox"
 
 
 def plain(text: str) -> str:
@@ -126,6 +125,8 @@ ROUTES = [
         ("scanned",),
         alone=True,
     ),
-    # Ask to leave the sandbox: nobody is there to allow it (print mode).
-    Route("cat .env", (OUTSIDE,), escape=True),
+    # Ask to leave the sandbox: init --mask sets allowUnsandboxedCommands false, so the call
+    # runs in it all the same (without that, print mode refused it: "Run outside of the
+    # sandbox", a question nobody is there to answer).
+    Route("cat .env", (STAND_IN, "DEBUG=1"), escape=True),
 ]

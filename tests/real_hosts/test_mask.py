@@ -7,6 +7,7 @@ on the way out. The offprompt guard is not installed here: the operating system'
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -18,9 +19,14 @@ from typing import Any
 import pytest
 from helpers import tool_or_skip
 
+from offprompt.journal import Journal
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestStore
+from offprompt.submit import Submitter
+
 from .conftest import MakeWorld
-from .harness import World, run
-from .mask_routes import KEY, ROUTES, STAND_IN, Route, readings, unxxd
+from .harness import PY, World, run
+from .mask_routes import KEY, ROUTES, STAND_IN, Route, readings
 from .model import ToolScript
 from .upstream import Upstream
 
@@ -43,56 +49,39 @@ STUBS = {
 }
 
 
-def mask(world: World, path: Path, key: str, hosts: list[str]) -> None:
-    """What `offprompt init --mask` writes (§15) for `key` in the dotenv file `path`: TLS
-    termination and the credentials entry in the user settings (Claude Code takes credentials
-    and tlsTerminate only from there), and the sandbox turned on for this project alone in its
-    `.claude/settings.local.json` (measured: this split masks; autoAllowBashIfSandboxed there
-    is honoured, and without it every command but a read-only one asks the person)."""
-    # A JavaScript RegExp, no inline flags: `(?m)^KEY=(\S+)` made Claude Code refuse the whole
-    # user settings file ("extract is not a valid regular expression"), and nothing was masked.
-    extract = rf"(?:^|\n){re.escape(key)}=(\S+)"
-    entry = {
-        "path": str(path.resolve()),
-        "mode": "mask",
-        "extract": extract,
-        "injectHosts": hosts,
-        "onExtractNoMatch": "deny",
-    }
-    sandbox = {"network": {"tlsTerminate": {}}, "credentials": {"files": [entry]}}
-    _merge(world.home / ".claude" / "settings.json", {"sandbox": sandbox})
-    local = {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": True}}
-    _merge(world.project / ".claude" / "settings.local.json", local)
+def mask(world: World, before: str) -> str:
+    """The project's `.env` holding the person's own lines (`before`), then the key written by
+    offprompt itself (the Submitter, into this run's journal), then `offprompt init --agent
+    claude-code --mask`: what the test runs against is exactly what init and the write made.
+    The guard is left out (`--no-guard`): the operating system's layer alone. Returns `.env`."""
+    env = world.project / ".env"
+    env.write_text(before)
+    asyncio.run(_write(world, {KEY: f"sk-proj-{world.canary}"}))
+    argv = [PY, "-m", "offprompt", "init", "--agent", "claude-code", "--mask", "--no-guard"]
+    argv += ["--project", str(world.project), "--command", "offprompt serve"]
+    done = run(argv, world.env, world.project, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "claude-code: masked: 1 file offprompt wrote here" in done.stdout
+    return env.read_text()
 
 
-def forbid_escape(world: World) -> None:
-    """`sandbox.allowUnsandboxedCommands: false` in the project's settings.local.json: Claude
-    Code then ignores a Bash call's `dangerouslyDisableSandbox` (honoured from there,
-    measured). §15 does not write it yet."""
-    local = world.project / ".claude" / "settings.local.json"
-    _merge(local, {"sandbox": {"allowUnsandboxedCommands": False}})
+async def _write(world: World, values: dict[str, str]) -> None:
+    store = RequestStore()
+    secrets = tuple(SecretSpec(n) for n in values)
+    request = store.create(secrets, SinkSpec(), world.project, "the app", ttl=60)
+    await Submitter(store, Journal(world.state / "journal.jsonl")).submit(request, values)
 
 
-def allow_hosts(world: World, hosts: list[str]) -> None:
-    """`sandbox.network.allowedDomains` in the user settings. An `injectHosts` host outside it
-    is asked for (in print mode refused: "deny network-outbound HOST:PORT (user denied)"), so
-    the real value never leaves; §15 does not write it yet."""
-    user = world.home / ".claude" / "settings.json"
-    _merge(user, {"sandbox": {"network": {"allowedDomains": hosts}}})
-
-
-def _merge(path: Path, update: dict[str, Any]) -> None:
-    data = json.loads(path.read_text()) if path.exists() else {}
-
-    def into(base: dict[str, Any], more: dict[str, Any]) -> None:
-        for name, value in more.items():
-            if isinstance(value, dict) and isinstance(base.get(name), dict):
-                into(base[name], value)
-            else:
-                base[name] = value
-
-    into(data, update)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def retarget(world: World, hosts: list[str], allowed: list[str]) -> None:
+    """The injection tests' provider is this machine under its own name, not the registry's
+    host: the entry init wrote gets that name as its `injectHosts`, and the sandbox's network
+    the name and its address (the proxy refuses a name resolving to one of this machine's
+    addresses unless the address is allowed too), as a person would edit them."""
+    path = world.home / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    (entry,) = data["sandbox"]["credentials"]["files"]
+    entry["injectHosts"] = hosts
+    data["sandbox"]["network"]["allowedDomains"] = allowed
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
@@ -139,19 +128,15 @@ def claude_run(world: World, *flags: str, env: dict[str, str] | None = None) -> 
     return done.stdout + done.stderr
 
 
-def masked_world(
-    make_world: MakeWorld, canary: str, text: str = "", hosts: tuple[str, ...] = ("api.openai.com",)
-) -> tuple[World, Watched]:
-    """A run whose project holds `.env` with the canary (and `text` after it), masked, the
-    stand-in swapped back on the way to `hosts`."""
+def masked_world(make_world: MakeWorld, text: str = "") -> tuple[World, Watched]:
+    """A run whose project's `.env` offprompt wrote the canary key into (its first line, over
+    a placeholder the person had; `text` and `DEBUG=1` after it), masked by init."""
     sandbox_or_skip()
     model = Watched()
     world = make_world("anthropic", model=model)
     model.project = world.project
-    env = world.project / ".env"
-    model.written = f"{KEY}=sk-proj-{canary}\n{text}DEBUG=1\n"
-    env.write_text(model.written)
-    mask(world, env, KEY, list(hosts))
+    model.written = mask(world, f"{KEY}=\n{text}DEBUG=1\n")
+    assert model.written.startswith(f"{KEY}=sk-proj-{world.canary}\n")
     return world, model
 
 
@@ -180,7 +165,7 @@ def test_a_model_set_on_the_value_reads_only_the_stand_in(
     leave the sandbox), each Bash call allowed as a person saying yes to each would: each ran
     and showed the stand-in with the file's other lines, or was refused by the OS; the value
     is in no request to the model; nothing the sandbox mounts appears in the project or /tmp."""
-    world, model = masked_world(make_world, canary)
+    world, model = masked_world(make_world)
     model.calls = [bash(r) for r in ROUTES]
     tmp_before = set(os.listdir("/tmp"))
     try:
@@ -205,49 +190,13 @@ def test_a_model_set_on_the_value_reads_only_the_stand_in(
     assert [] == sorted((model.tmp - tmp_before) & STUBS)
 
 
-def test_the_masked_project_runs_commands_without_asking(
-    make_world: MakeWorld, canary: str
-) -> None:
-    """Only what `mask` writes, no tool allowed on the command line: commands Claude Code
-    would otherwise ask about (measured without autoAllowBashIfSandboxed: "This command
-    requires approval", refused in print mode) run in the sandbox unasked and read the
-    stand-in."""
-    world, model = masked_world(make_world, canary)
-    routes = [Route("awk '{print}' .env"), Route("xxd .env", decode=unxxd), Route("cat .env")]
-    model.calls = [bash(r) for r in routes]
-    out = claude_run(world)
-    results = model.outputs()
-    assert len(routes) == len(results)
-    assert [] == [x for r, x in zip(routes, results, strict=True) if STAND_IN not in r.decode(x)]
-    assert_kept_out(world, model, out)
-
-
-@pytest.mark.parametrize(
-    "forbidden",
-    [
-        True,
-        pytest.param(
-            False,
-            marks=pytest.mark.xfail(
-                raises=AssertionError,
-                strict=True,
-                reason="§15 as written: the call ran outside the sandbox and read the value "
-                "(measured); drop this case once init --mask sets allowUnsandboxedCommands",
-            ),
-        ),
-    ],
-)
-def test_a_call_asking_to_leave_the_sandbox_stays_in_it(
-    make_world: MakeWorld, canary: str, forbidden: bool
-) -> None:
+def test_a_call_asking_to_leave_the_sandbox_stays_in_it(make_world: MakeWorld) -> None:
     """Claude Code run with every permission skipped (`--dangerously-skip-permissions`, the
     person who lets every call through; IS_SANDBOX=1 lets it run so as root here), the model
     asking for `cat .env` and `source .env && echo` outside the sandbox
     (`dangerouslyDisableSandbox`): with allowUnsandboxedCommands false the calls run in the
     sandbox and show the stand-in."""
-    world, model = masked_world(make_world, canary)
-    if forbidden:
-        forbid_escape(world)
+    world, model = masked_world(make_world)
     routes = [Route("cat .env", escape=True), Route(f"source .env && echo ${KEY}", escape=True)]
     model.calls = [bash(r) for r in routes]
     out = claude_run(world, "--dangerously-skip-permissions", env={"IS_SANDBOX": "1"})
@@ -294,11 +243,11 @@ def provider_world(
     NODE_EXTRA_CA_CERTS, the store the proxy checks the provider's certificate against
     (without it the program got "Bad Gateway", measured)."""
     base = f"https://{name}:{upstream.port}/v1"
-    world, model = masked_world(make_world, canary, f"OPENAI_BASE_URL={base}\n", (name,))
+    world, model = masked_world(make_world, f"OPENAI_BASE_URL={base}\n")
     # The proxy refuses a name that resolves to a loopback address or one of this machine's
     # ("Connection to NAME blocked: resolved to a loopback address") unless the address itself
     # is allowed too.
-    allow_hosts(world, [name, address])
+    retarget(world, [name], [name, address])
     (world.project / "app.py").write_text(APP)
     return world, model, {"NODE_EXTRA_CA_CERTS": str(upstream.ca)}
 
