@@ -309,3 +309,86 @@ def test_the_tui_keeps_the_file_denied_after_the_person_approves(
     assert "cat: .env: Permission denied" in escalated
     assert README in everyday
     assert_kept_out(world, term.raw.decode(errors="replace"))
+
+
+# -- the managed layer: `[permissions.filesystem] deny_read` in /etc/codex/requirements.toml ----
+
+
+def managed_prefix(world: World, deny_read: list[str]) -> list[str]:
+    """The argv prefix that runs Codex with /etc/codex/requirements.toml holding `deny_read`,
+    seen only by that process tree: a private mount namespace with an overlay on /etc (root
+    only), so the machine's /etc is never touched. Skips where that cannot be made."""
+    upper, work = world.root / "etc-upper", world.root / "etc-work"
+    (upper / "codex").mkdir(parents=True)
+    work.mkdir()
+    rules = ", ".join(json.dumps(p) for p in deny_read)
+    (upper / "codex" / "requirements.toml").write_text(
+        f"[permissions.filesystem]\ndeny_read = [{rules}]\n"
+    )
+    overlay = f"lowerdir=/etc,upperdir={upper},workdir={work}"
+    script = f'mount -t overlay overlay -o {overlay} /etc && exec "$@"'
+    prefix = ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh"]
+    probe = run([*prefix, "cat", "/etc/codex/requirements.toml"], world.env, world.root, 30)
+    if probe.returncode != 0:
+        pytest.skip(f"no private mount namespace here (needs root): {probe.stderr.strip()}")
+    return prefix
+
+
+MODES = {
+    "default": (),
+    "--sandbox read-only": ("--sandbox", "read-only"),
+    "-c sandbox_mode": ("-c", 'sandbox_mode="workspace-write"'),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_managed_deny_read_holds_whatever_sandbox_is_asked_for(
+    make_world: MakeWorld, canary: str, mode: str
+) -> None:
+    """The administrator's form, `deny_read` with the file's absolute path in
+    requirements.toml, no profile in any config.toml: `cat .env` is refused in the default
+    mode and under the `--sandbox`/`sandbox_mode` flags that drop a profile; README reads."""
+    model = ToolScript("openai", [("exec_command", {"cmd": "cat .env"}), EVERYDAY])
+    world = make_world("openai", model=model)
+    project(world)
+    env = configure(world, "user", "")
+    prefix = managed_prefix(world, [str(world.project / ".env")])
+    argv = [*prefix, tool_or_skip("codex"), "exec", "--skip-git-repo-check", *MODES[mode], "Go."]
+
+    done = run(argv, env, world.project, timeout=180)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    denied, everyday = results(model, 2)
+    assert "cat: .env: Permission denied" in denied
+    assert README in everyday
+    assert_kept_out(world, done.stdout + done.stderr)
+
+
+def test_managed_deny_read_refuses_to_start_without_a_sandbox(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """With that requirement, `codex exec --sandbox danger-full-access` does not start: it
+    says the requirements do not allow it, and the model is never asked."""
+    model = ToolScript("openai", [("exec_command", {"cmd": "cat .env"})])
+    world = make_world("openai", model=model)
+    project(world)
+    env = configure(world, "user", "")
+    prefix = managed_prefix(world, [str(world.project / ".env")])
+    codex = tool_or_skip("codex")
+    argv = [
+        *prefix,
+        codex,
+        "exec",
+        "--skip-git-repo-check",
+        "--sandbox",
+        "danger-full-access",
+        "Go.",
+    ]
+
+    done = run(argv, env, world.project, timeout=180)
+
+    assert done.returncode == 1
+    said = 'requirements do not allow `sandbox_mode = "danger-full-access"`'
+    assert said in done.stderr
+    assert model.conversation() == []
+    assert_kept_out(world, done.stdout + done.stderr)
