@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 
 import pytest
 from helpers import tool_or_skip
@@ -30,10 +31,6 @@ README = "mask-readme-marker-5c1e"
 PROFILE = "offprompt"
 DENIED = "Permission denied"
 
-# The shell routes to the value: the issue's list, a script the model writes and then runs,
-# renames and links, and Codex's own ways round the sandbox (asking to run unsandboxed, and its
-# image viewer, which reads the file itself rather than through a command). Each with what it
-# answers the model: the sandbox's refusal, or Codex's own.
 PATCH_REFUSED = "Failed to read file to update"
 
 
@@ -44,6 +41,10 @@ def patch(body: str) -> str:
 
 
 ESCALATE = {"sandbox_permissions": "require_escalated", "justification": "Read the settings."}
+# The shell routes to the value: the issue's list, a script the model writes and then runs,
+# renames and links, and Codex's own ways round the sandbox (asking to run unsandboxed, and its
+# image viewer, which reads the file itself rather than through a command). Each with what it
+# answers the model: the sandbox's refusal, or Codex's own.
 ATTEMPTS: list[tuple[str, dict[str, str], str]] = [
     ("exec_command", {"cmd": "cat .env"}, "cat: .env: Permission denied"),
     ("exec_command", {"cmd": "python3 -c \"print(open('.env').read())\""}, "PermissionError"),
@@ -230,6 +231,26 @@ def test_the_value_comes_through_without_the_profile(
     assert canary.encode() in world.model.raw()
 
 
+@pytest.mark.parametrize("with_profile", [False, True])
+def test_a_user_level_profile_loosens_a_folder_never_trusted(
+    make_world: MakeWorld, canary: str, with_profile: bool
+) -> None:
+    """A folder the person never trusted runs read-only (`touch` fails); the same folder with
+    the profile in the user config runs it writable: a user-level `default_permissions` applies
+    to every folder, which is why init writes the project's config instead."""
+    model = ToolScript("openai", [("exec_command", {"cmd": "touch written"})])
+    world = make_world("openai", model=model)
+    project(world)
+    env = configure(world, "user", profile(EXACT) if with_profile else "", trust="")
+
+    printed = codex_exec(world, env)
+
+    (result,) = results(model, 1)
+    assert (world.project / "written").exists() is with_profile
+    assert ("Read-only file system" in result) is not with_profile
+    assert ("sandbox: read-only" in printed) is not with_profile
+
+
 # Codex's credential masking, on: the network proxy, its credential broker and the
 # under-development `credential_masking` feature, with network access so the proxy runs.
 MASKING = """
@@ -273,6 +294,22 @@ def test_credential_masking_swaps_the_variable_but_not_the_file(
     assert "Under-development features enabled: credential_masking" in printed
 
 
+def submit(term: Terminal, line: str, shown: Callable[[], bool], timeout: float = 20) -> str:
+    """The person types `line` and presses Enter, again (after clearing the box) if the TUI,
+    still settling on a busy machine, dropped the keys; the screen once `shown()` holds."""
+    for _attempt in range(3):
+        term.press("\x15")  # Ctrl-U: an empty input box
+        term.child.send(line)
+        time.sleep(0.5)
+        term.press("enter")
+        deadline = time.monotonic() + timeout / 3
+        while time.monotonic() < deadline:
+            if shown():
+                return term.screen()
+            time.sleep(0.1)
+    raise TimeoutError(f"the TUI never took {line!r}; screen:\n{term.screen()}")
+
+
 def test_the_tui_keeps_the_file_denied_after_the_person_approves(
     make_world: MakeWorld, canary: str
 ) -> None:
@@ -289,15 +326,8 @@ def test_the_tui_keeps_the_file_denied_after_the_person_approves(
     term = Terminal([tool_or_skip("codex")], env, world.project)
     try:
         term.wait("Ask Codex to do anything", 60)
-        time.sleep(2)  # the composer drops keys while the TUI settles
-        term.child.send("/status")
-        time.sleep(1)
-        term.press("enter")
-        status = term.wait(f"Permissions: +Profile {PROFILE}", 15)
-        term.child.send("Check.")
-        time.sleep(0.5)
-        term.press("enter")
-        asked = term.wait("Would you like to run the following command", 60)
+        status = submit(term, "/status", lambda: f"Profile {PROFILE}" in term.screen())
+        asked = submit(term, "Check.", lambda: "Would you like to run" in term.screen())
         term.child.send("y")
         screen = term.wait("Finished", 60)
     finally:
