@@ -78,6 +78,7 @@ def profile(entries: str, glob_depth: int | None = None) -> str:
     depth = f"glob_scan_max_depth = {glob_depth}\n" if glob_depth else ""
     return (
         f"[permissions.{PROFILE}]\n"
+        'description = "The workspace sandbox; the files offprompt wrote are unreadable"\n'
         'extends = ":workspace"\n'
         f"[permissions.{PROFILE}.filesystem]\n"
         f"{depth}"
