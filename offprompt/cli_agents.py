@@ -256,7 +256,7 @@ def init(
         raise click.UsageError("--mask is for one project; leave out --global.")
     server = _server(command, scope, machine)
     agents = _chosen(agent_names, machine)
-    if mask and any(a.name in cli_mask.MASKABLE for a in agents):
+    if mask and any(a.name == "claude-code" for a in agents):
         cli_mask.check_machine(machine)
     changes = []
     for agent in agents:
@@ -284,7 +284,11 @@ def init(
                 continue
         if mask and not masked:
             click.echo(cli_mask.unmasked_line(agent))
-        elif masked and folder is not None and not cli_mask.turn_on(folder, machine, no_guard):
+        elif (
+            masked
+            and folder is not None
+            and not cli_mask.turn_on(agent.name, folder, machine, no_guard)
+        ):
             changes.append(Change(agent.name, here, None, "failed", "the mask"))
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.
@@ -342,10 +346,11 @@ def remove(
     if mask and folder is None:
         raise click.UsageError("--mask is for one project; leave out --global.")
     printed = failed = False
-    if mask and folder is not None and (not agent_names or "claude-code" in agent_names):
-        # First, while settings.local.json is still one git ignores.
-        failed = not cli_mask.turn_off(folder, machine)
-        printed = True
+    for name in cli_mask.MASKABLE if mask else ():
+        if folder is not None and (not agent_names or name in agent_names):
+            # First, while settings.local.json is still one git ignores.
+            failed = not cli_mask.turn_off(name, folder, machine) or failed
+            printed = True
     for agent in AGENTS:
         named = agent.name in agent_names
         if agent_names and not named:

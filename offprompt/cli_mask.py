@@ -9,15 +9,16 @@ from pathlib import Path
 
 import click
 
-from offprompt.agents import Agent, ConfigError, Machine, gitignore, mask
+from offprompt.agents import Agent, ConfigError, Machine, codex_mask, gitignore, mask
 from offprompt.cli_base import fatal
 from offprompt.configedit import jsonc
 from offprompt.journal import Journal, default_path
 
 __all__ = ["MASKABLE", "check_machine", "record_path", "turn_off", "turn_on", "unmasked_line"]
 
-# The agents whose own sandbox offprompt can point at the values it writes.
-MASKABLE = ("claude-code",)
+# The agents whose own sandbox offprompt can point at the values it writes (Codex's can only
+# deny them: agents/codex_mask.py).
+MASKABLE = ("claude-code", "codex")
 
 _INSTALL = {
     "bwrap": "bubblewrap",
@@ -86,8 +87,10 @@ def _overriding_rules(project: Path, machine: Machine) -> list[str]:
     return out
 
 
-def turn_on(project: Path, machine: Machine, no_guard: bool = False) -> bool:
-    """Mask `project` for Claude Code; one line said either way. False when it failed."""
+def turn_on(agent: str, project: Path, machine: Machine, no_guard: bool = False) -> bool:
+    """Mask `project` for `agent`; one line said either way. False when it failed."""
+    if agent == "codex":
+        return _codex_on(project, machine)
     settings = mask.user_settings(machine.home, machine.environ)
     shown = machine.shown(settings)
     local = mask.local_settings(project)
@@ -117,8 +120,43 @@ def turn_on(project: Path, machine: Machine, no_guard: bool = False) -> bool:
     return True
 
 
-def turn_off(project: Path, machine: Machine) -> bool:
+def _codex_home(machine: Machine) -> Path:
+    return machine.env_path("CODEX_HOME") or machine.home / ".codex"
+
+
+def _codex_on(project: Path, machine: Machine) -> bool:
+    path = codex_mask.config_path(project)
+    shown = machine.shown(path)
+    here = os.path.realpath(project)
+    written = [Path(p).relative_to(here).as_posix() for p in _written(machine, project)]
+    try:
+        network = codex_mask.network_on(project, _codex_home(machine))
+        codex_mask.turn_on(project, written, network, shown)
+    except (ConfigError, OSError) as e:
+        click.echo(f"codex: failed: the mask: {e}")
+        return False
+    click.echo(
+        f"codex: denied, not masked (Codex 0.169 masks no file): .env, the other usual dotenv"
+        f" names and every file offprompt writes here are unreadable to the commands its"
+        f" sandbox runs, your app's included, through a permissions profile in {shown}, once"
+        " you trust this project in Codex (a --sandbox given on Codex's command line replaces"
+        " it)"
+    )
+    return True
+
+
+def turn_off(agent: str, project: Path, machine: Machine) -> bool:
     """Take the mask out of `project`; one line when there was one. False when it failed."""
+    if agent == "codex":
+        path = codex_mask.config_path(project)
+        try:
+            done = codex_mask.turn_off(project, machine.shown(path))
+        except (ConfigError, OSError) as e:
+            click.echo(f"codex: failed: the mask: {e}")
+            return False
+        if done:
+            click.echo(f"codex: took the denial out of {machine.shown(path)}")
+        return True
     settings = mask.user_settings(machine.home, machine.environ)
     shown = machine.shown(settings)
     local = mask.local_settings(project)

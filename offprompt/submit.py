@@ -145,7 +145,8 @@ class Submitter:
         """In a masked project (DESIGN §15), the written file's mask entry made exact: None when
         done or not masked, else what the result tells the person."""
         record = self._journal.path.parent / MASK_RECORD
-        if not outcome.file or not record.exists():
+        codex = Path(request.project, ".codex", "config.toml")  # codex_mask.config_path
+        if not outcome.file or not (record.exists() or codex.is_file()):
             return None
         from offprompt.agents import mask
 

@@ -146,6 +146,8 @@ def examine(
         protection, why = _protection(agent, guards, machine)
         if agent.name == "claude-code" and not at_home:
             protection, why = _masked(folder, machine, protection, why)
+        if agent.name == "codex" and not at_home:
+            why = _denied(folder, machine) + why
         reports.append(
             AgentReport(agent, presence, servers, guards, tuple(_unique(problems)), protection, why)
         )
@@ -324,6 +326,24 @@ def _masked(
     if holds:
         return "masked", f"{where}; {why}" if protection == "guarded" else where
     return protection, f"{why}; the mask does not hold: {where}"
+
+
+def _denied(folder: Path, machine: Machine) -> str:
+    """What Codex's permissions profile (codex_mask.py) denies here, said before the guard's
+    line: Codex masks no file, so a denial is what it has, never `masked`."""
+    from offprompt.agents import codex_mask
+
+    try:
+        names = codex_mask.denied(folder)
+    except ConfigError as e:
+        return f"not denied: {e}; "
+    if names is None:
+        return ""
+    shown = machine.shown(codex_mask.config_path(folder))
+    return (
+        f"denied, not masked: {len(names)} files unreadable to Codex's sandboxed commands by"
+        f" {shown} (once this project is trusted); "
+    )
 
 
 def _protection(

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from offprompt.agents import files
+from offprompt.agents import codex_mask, files
 from offprompt.agents.mask_entry import entry, hosts_for
 from offprompt.configedit import jsonc, jsonc_edit
 from offprompt.errors import ConfigError
@@ -446,6 +446,7 @@ def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: b
     write's result (the file is written; its values are then not masked)."""
     key = _key(project)
     try:
+        _keep_codex(Path(key), file, record)
         data = _read_record(record)
         mine = data["projects"].get(key)
         if mine is None:
@@ -466,3 +467,12 @@ def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: b
             " commands may read them."
         )
     return None
+
+
+def _keep_codex(project: Path, file: Path, record: Path) -> None:
+    """Codex's denial (codex_mask.py) made to cover a file just written, where init put it."""
+    if not codex_mask.config_path(project).is_file():
+        return
+    rel = Path(os.path.realpath(file)).relative_to(project).as_posix()
+    home = os.environ.get("CODEX_HOME", "").strip()
+    codex_mask.add(project, rel, Path(home) if home else Path.home() / ".codex")

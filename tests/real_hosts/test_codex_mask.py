@@ -7,11 +7,13 @@ Codex has one such means: a permissions profile (`default_permissions` naming a
 `"deny"`. Its bubblewrap sandbox then mounts an unreadable empty file over it for every command
 the model runs. Codex's credential masking (the network proxy's credential broker) swaps only
 environment variables for stand-ins: the same value read from a file comes through (measured
-below), so for a `.env` there is denial, never a mask. Findings: notes/codex-mask.md.
+below), so for a `.env` there is denial, never a mask: what init --mask writes
+(offprompt/agents/codex_mask.py), tested last below.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -19,8 +21,13 @@ from collections.abc import Callable
 import pytest
 from helpers import tool_or_skip
 
+from offprompt.journal import Journal
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestStore
+from offprompt.submit import Submitter
+
 from .conftest import MakeWorld
-from .harness import World, run
+from .harness import PY, World, run
 from .model import ToolScript
 from .terminal import Terminal
 
@@ -104,8 +111,8 @@ def configure(world: World, where: str, tables: str, trust: str = "trusted") -> 
     env = world.codex()
     user = world.codex_home / "config.toml"
     text = user.read_text().replace('trust_level = "trusted"', trust and f'trust_level = "{trust}"')
-    # Keep Codex's built-in workspace-write (the controls below) from writing to /tmp.
-    text += "\n[sandbox_workspace_write]\nexclude_slash_tmp = true\n"
+    # World.codex keeps Codex's built-in workspace-write (the controls below) out of /tmp.
+    assert "exclude_slash_tmp = true" in text
     selected = f'default_permissions = "{PROFILE}"\n'
     if where == "user" and tables:
         text = selected + text + "\n" + tables
@@ -423,3 +430,41 @@ def test_managed_deny_read_refuses_to_start_without_a_sandbox(
     assert said in done.stderr
     assert model.conversation() == []
     assert_kept_out(world, done.stdout + done.stderr)
+
+
+def test_what_init_mask_writes_denies_what_offprompt_wrote(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """The key written by offprompt itself, then `offprompt init --agent codex --mask`: in the
+    trusted project, with nothing else of the test's in the profile but /tmp kept read-only
+    (this machine's /tmp is shared), the usual routes are refused and README still reads."""
+    calls = [ATTEMPTS[0][:2], ATTEMPTS[1][:2], ATTEMPTS[3][:2], EVERYDAY]
+    model = ToolScript("openai", calls)
+    world = make_world("openai", model=model)
+    (world.project / "README.md").write_text(f"# app\n{README}\n")
+    (world.project / ".env").write_text(f"{KEY}=\n")
+    asyncio.run(_write(world, {KEY: canary}))
+    env = configure(world, "project", "")
+    argv = [PY, "-m", "offprompt", "init", "--agent", "codex", "--mask", "--no-guard"]
+    argv += ["--project", str(world.project), "--command", "offprompt serve"]
+    done = run(argv, env, world.project, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "codex: denied, not masked" in done.stdout
+    config = world.project / ".codex" / "config.toml"
+    config.write_text(
+        config.read_text() + f'\n[permissions.{PROFILE}.filesystem]\n":slash_tmp" = "read"\n'
+    )
+
+    printed = codex_exec(world, env)
+
+    *refused, everyday = results(model, len(calls))
+    assert README in everyday
+    assert [] == [r for r in refused if DENIED not in r and "denied" not in r.lower()]
+    assert_kept_out(world, printed)
+
+
+async def _write(world: World, values: dict[str, str]) -> None:
+    store = RequestStore()
+    secrets = tuple(SecretSpec(n) for n in values)
+    request = store.create(secrets, SinkSpec(), world.project, "the app", ttl=60)
+    await Submitter(store, Journal(world.state / "journal.jsonl")).submit(request, values)

@@ -1,0 +1,134 @@
+"""`init --mask` and `remove --mask` for Codex (DESIGN §15): Codex masks no file, so offprompt
+denies them with a permissions profile in the project's `.codex/config.toml`; back byte for
+byte, never over the person's own profile, kept up to date by later writes. The profile is
+proven in real Codex by tests/real_hosts/test_codex_mask.py."""
+
+import asyncio
+import json
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_helpers import COMMAND, snapshot
+from click.testing import Result
+
+from offprompt.guard.protected import DOTENV_NAMES
+from offprompt.journal import Journal, default_path
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestStore
+from offprompt.submit import Submitter
+
+Run = Callable[..., Result]
+
+
+def init_mask(run: Run, project: Path) -> Result:
+    return run(
+        "init", "--agent", "codex", "--mask", "--project", str(project), "--command", COMMAND
+    )
+
+
+def remove_mask(run: Run, project: Path) -> Result:
+    return run("remove", "--agent", "codex", "--mask", "--project", str(project))
+
+
+def config(project: Path) -> dict[str, object]:
+    return tomllib.loads((project / ".codex" / "config.toml").read_text())
+
+
+def denied(project: Path) -> dict[str, str]:
+    profile = config(project)["permissions"]["offprompt"]  # type: ignore[index]
+    return profile["filesystem"][":workspace_roots"]
+
+
+def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -> None:
+    async def go() -> None:
+        store = RequestStore()
+        request = store.create(
+            tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
+        )
+        await Submitter(store, Journal(default_path())).submit(request, values)
+
+    asyncio.run(go())
+
+
+def test_init_mask_denies_the_dotenv_names_and_what_offprompt_wrote(
+    run: Run, project: Path, canary: str
+) -> None:
+    write(project, {"APP_TOKEN": canary}, SinkSpec(kind="file", path="keys/app.json"))
+
+    result = init_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    assert "codex: denied, not masked" in result.output
+    assert "offprompt" == config(project)["default_permissions"]
+    assert {**dict.fromkeys(DOTENV_NAMES, "deny"), "keys/app.json": "deny"} == denied(project)
+    assert ":workspace" == config(project)["permissions"]["offprompt"]["extends"]  # type: ignore[index]
+    assert canary.encode() not in (project / ".codex" / "config.toml").read_bytes()
+
+
+def test_a_later_write_is_denied_too(run: Run, project: Path, canary: str) -> None:
+    assert 0 == init_mask(run, project).exit_code
+
+    write(project, {"CERT": canary}, SinkSpec(kind="file", path="cert.pem"))
+
+    assert "deny" == denied(project)["cert.pem"]
+
+
+def test_network_the_person_had_stays_on(run: Run, project: Path, home: Path) -> None:
+    """A custom profile ignores `[sandbox_workspace_write] network_access` (measured)."""
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        "[sandbox_workspace_write]\nnetwork_access = true\n"
+    )
+
+    assert 0 == init_mask(run, project).exit_code
+
+    assert {"enabled": True} == config(project)["permissions"]["offprompt"]["network"]  # type: ignore[index]
+
+
+def test_another_profile_of_the_projects_is_left_alone(run: Run, project: Path) -> None:
+    (project / ".codex").mkdir()
+    theirs = 'default_permissions = "strict"\n\n[permissions.strict]\nextends = ":read-only"\n'
+    (project / ".codex" / "config.toml").write_text(theirs)
+
+    result = init_mask(run, project)
+
+    assert 1 == result.exit_code
+    assert "already makes Codex use its permissions profile 'strict'" in result.output
+    assert theirs == (project / ".codex" / "config.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    "theirs",
+    [None, 'model = "gpt-5"\n', '# mine\nmodel = "gpt-5"\n\n[mcp_servers.x]\ncommand = "y"\n',
+     '[a]\r\nb = 1\r\n', '[a]\nb = 1\n\n\n'],
+    ids=["no file", "a key", "a table and comments", "CRLF", "blank lines at the end"],
+)  # fmt: skip
+def test_remove_mask_gives_back_the_project_byte_for_byte(
+    run: Run, project: Path, canary: str, theirs: str | None
+) -> None:
+    if theirs is not None:
+        (project / ".codex").mkdir()
+        (project / ".codex" / "config.toml").write_bytes(theirs.encode())
+    before = snapshot(project)
+
+    assert 0 == init_mask(run, project).exit_code
+    write(project, {"CERT": canary}, SinkSpec(kind="file", path="cert.pem"))
+    (project / "cert.pem").unlink()
+    result = remove_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    assert "codex: took the denial out" in result.output
+    after = {k: v for k, v in snapshot(project).items() if not k.endswith("/.env")}
+    assert before == after
+
+
+def test_agents_says_denied_not_masked(run: Run, project: Path) -> None:
+    assert 0 == init_mask(run, project).exit_code
+
+    result = run("agents", "--project", str(project), "--json")
+    (codex,) = [i for i in json.loads(result.stdout) if i["name"] == "codex"]
+
+    assert codex["protection"] != "masked"
+    assert codex["protection_why"].startswith("denied, not masked: 6 files unreadable")
