@@ -49,16 +49,18 @@ STUBS = {
 }
 
 
-def mask(world: World, before: str) -> str:
+def mask(world: World, before: str, guard: str | None = None) -> str:
     """The project's `.env` holding the person's own lines (`before`), then the key written by
     offprompt itself (the Submitter, into this run's journal), then `offprompt init --agent
     claude-code --mask`: what the test runs against is exactly what init and the write made.
-    The guard is left out (`--no-guard`): the operating system's layer alone. Returns `.env`."""
+    The guard is left out (`--no-guard`, the operating system's layer alone) unless `guard`
+    names the offprompt its hook runs. Returns `.env`."""
     env = world.project / ".env"
     env.write_text(before)
     asyncio.run(_write(world, {KEY: f"sk-proj-{world.canary}"}))
-    argv = [PY, "-m", "offprompt", "init", "--agent", "claude-code", "--mask", "--no-guard"]
-    argv += ["--project", str(world.project), "--command", "offprompt serve"]
+    argv = [PY, "-m", "offprompt", "init", "--agent", "claude-code", "--mask"]
+    argv += ["--no-guard"] if guard is None else []
+    argv += ["--project", str(world.project), "--command", f"{guard or 'offprompt'} serve"]
     done = run(argv, world.env, world.project, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "claude-code: masked: 1 file offprompt wrote here" in done.stdout
@@ -313,3 +315,37 @@ def test_a_provider_that_echoes_what_it_is_sent_does_not_return_the_value(
         out = claude_run(world, "--allowedTools", "Bash", env=env)
     assert len(upstream.seen) == 1
     assert_kept_out(world, model, out)
+
+
+def test_with_the_guard_both_layers_hold(make_world: MakeWorld) -> None:
+    """init --mask with the guard: Claude Code's own Read tool, which its sandbox does not
+    cover, is stopped by the hook (no deny rule is there to do it), a name the guard cannot see
+    built at run time reads the stand-in, and the project's app still runs."""
+    sandbox_or_skip()
+    model = Watched()
+    world = make_world("anthropic", model=model)
+    offprompt = world.root / "bin" / "offprompt"
+    offprompt.parent.mkdir(exist_ok=True)
+    offprompt.write_text(f'#!/bin/sh\nexec {PY} -m offprompt "$@"\n')
+    offprompt.chmod(0o755)
+    model.written = mask(world, f"{KEY}=\nDEBUG=1\n", guard=str(offprompt))
+    (world.project / "app.py").write_text(
+        "import os\nkey = dict(l.split('=', 1) for l in open('.' + 'env').read().split())\n"
+        f"print('app ran, key is', 'the stand-in' if key['{KEY}'].startswith('{STAND_IN}')"
+        " else 'real')\n"
+    )
+    model.calls = [
+        ("Read", {"file_path": str(world.project / ".env")}),
+        bash(Route("python3 -c \"print(open('.' + 'env').read())\"")),
+        bash(Route("python3 app.py")),
+    ]
+    out = claude_run(world, "--allowedTools", "Bash,Read")
+
+    read, built, app = model.outputs()
+    assert "offprompt guard" in read
+    assert STAND_IN in built
+    assert "DEBUG=1" in built
+    assert "app ran, key is the stand-in" in app
+    assert_kept_out(world, model, out)
+    settings = json.loads((world.project / ".claude" / "settings.local.json").read_text())
+    assert "permissions" not in settings
