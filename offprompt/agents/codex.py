@@ -147,7 +147,7 @@ class Codex(Agent):
 
         def transform(text: str | None) -> files.Edit:
             before = text or ""
-            data = _load(before, shown)
+            data = load(before, shown)
             current = _entry(data, shown)
             desired = self.entry(server, current)
             if current is not None and all(
@@ -178,7 +178,7 @@ class Codex(Agent):
         def transform(text: str | None) -> files.Edit:
             if text is None:
                 return files.Edit(text, "absent")
-            data = _load(text, shown)
+            data = load(text, shown)
             if _entry(data, shown) is None:
                 return files.Edit(text, "absent")
             try:
@@ -212,13 +212,14 @@ class Codex(Agent):
         text = files.read_text(loc.path, shown)
         if text is None:
             return None
-        entry = _entry(_load(text, shown), shown)
+        entry = _entry(load(text, shown), shown)
         if entry is None:
             return None
         return Declaration(self.name, scope, loc.path, declared_command(entry))
 
 
-def _load(text: str, shown: str) -> dict[str, Any]:
+def load(text: str, shown: str) -> dict[str, Any]:
+    """The TOML text of `shown` (a Codex config), or ConfigError saying it is not valid."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from offprompt.agents import files
+from offprompt.agents.codex import load
 from offprompt.configedit import tomltable
 from offprompt.errors import ConfigError
 from offprompt.guard.protected import DOTENV_NAMES
@@ -39,15 +40,6 @@ _ROOTS = ":workspace_roots"
 
 def config_path(project: Path) -> Path:
     return project / ".codex" / "config.toml"
-
-
-def _load(text: str, shown: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(
-            f"{shown} is not valid TOML ({e}); fix it, then run this again. Nothing was changed."
-        ) from None
 
 
 def _quoted(key: str) -> str:
@@ -81,7 +73,7 @@ def denied(project: Path) -> tuple[str, ...] | None:
     text = files.read_text(path, str(path))
     if text is None:
         return None
-    data = _load(text, str(path))
+    data = load(text, str(path))
     mine = _ours(data)
     if mine is None or data.get("default_permissions") != PROFILE:
         return None
@@ -100,7 +92,7 @@ def turn_on(project: Path, written: Iterable[str], network: bool, shown: str) ->
 
     def transform(text: str | None) -> files.Edit:
         base = text or ""
-        data = _load(base, shown)
+        data = load(base, shown)
         chosen = data.get("default_permissions")
         if chosen not in (None, PROFILE):
             raise ConfigError(
@@ -118,7 +110,7 @@ def turn_on(project: Path, written: Iterable[str], network: bool, shown: str) ->
         if new.strip():
             new += eol if new.endswith(eol) else eol * 2
         new += _block(names, network, eol)
-        got = _load(new, shown)
+        got = load(new, shown)
         if got.get("default_permissions") != PROFILE or set(denied_in(got)) != names:
             raise ConfigError(f"offprompt could not edit {shown} safely; nothing was changed.")
         return files.Edit(text, "unchanged") if new == text else files.Edit(new, "updated")
@@ -171,7 +163,7 @@ def turn_off(project: Path, shown: str) -> bool:
     removed = [False]
 
     def transform(text: str | None) -> files.Edit:
-        if text is None or _ours(_load(text, shown)) is None:
+        if text is None or _ours(load(text, shown)) is None:
             return files.Edit(text, "absent")
         eol = "\r\n" if "\r\n" in text else "\n"
         new = tomltable.remove_table(text, ("permissions", PROFILE))

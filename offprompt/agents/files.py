@@ -13,12 +13,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from offprompt import disk
 from offprompt.agents.interface import ConfigChange
+from offprompt.configedit import jsonc
 from offprompt.errors import ConfigError
 
-__all__ = ["MAX_BYTES", "Edit", "read_text", "update"]
+__all__ = ["MAX_BYTES", "Edit", "json_object", "read_text", "update"]
 
 # A config file this large is not a config file; refusing keeps a wrong path from loading a disk.
 MAX_BYTES = 32 * 1024 * 1024
@@ -77,6 +79,19 @@ def _decode(data: bytes, shown: str) -> str:
         raise ConfigError(
             f"{shown} is not UTF-8 text; offprompt never rewrites a file it cannot read."
         ) from None
+
+
+def json_object(text: str, shown: str) -> dict[str, Any]:
+    """The JSON (comments allowed) object `text` of the file `shown`; ConfigError otherwise."""
+    try:
+        root = jsonc.parse(text).root.value
+    except jsonc.JsoncError as e:
+        raise ConfigError(
+            f"{shown} is not valid JSON ({e}); fix it, then run this again. Nothing was changed."
+        ) from None
+    if not isinstance(root, dict):
+        raise ConfigError(f"{shown} does not hold a JSON object; nothing was changed.")
+    return root
 
 
 def read_text(path: Path, shown: str) -> str | None:

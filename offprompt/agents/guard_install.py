@@ -168,15 +168,7 @@ def _runs_guard(command: object) -> bool:
 
 
 def _parse(text: str, shown: str) -> dict[str, Any]:
-    try:
-        root = jsonc.parse(text).root.value
-    except jsonc.JsoncError as e:
-        raise ConfigError(
-            f"{shown} is not valid JSON ({e}); fix it, then run this again. Nothing was changed."
-        ) from None
-    if not isinstance(root, dict):
-        raise ConfigError(f"{shown} does not hold a JSON object; nothing was changed.")
-    return root
+    return files.json_object(text, shown)
 
 
 def _list_at(root: dict[str, Any], path: Sequence[str], shown: str) -> list[Any] | None:

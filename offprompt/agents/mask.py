@@ -147,15 +147,7 @@ def check(
 
 def _root(text: str | None, shown: str) -> tuple[str, dict[str, Any]]:
     base = text if text is not None and text.strip() else "{}\n"
-    try:
-        root = jsonc.parse(base).root.value
-    except jsonc.JsoncError as e:
-        raise ConfigError(
-            f"{shown} is not valid JSON ({e}); fix it, then run this again. Nothing was changed."
-        ) from None
-    if not isinstance(root, dict):
-        raise ConfigError(f"{shown} does not hold a JSON object; nothing was changed.")
-    return base, root
+    return base, files.json_object(base, shown)
 
 
 def _at(root: object, path: tuple[str, ...]) -> tuple[bool, object]:
