@@ -39,12 +39,13 @@ REASON = "Benchmark."
 class Server:
     """`offprompt serve` in `project`; every answer is timestamped when it is read."""
 
-    def __init__(self, project: Path, state: Path) -> None:
+    def __init__(self, project: Path, state: Path, home: Path | None = None) -> None:
         env = {
             **os.environ,
             "BROWSER": "false",
             "OFFPROMPT_SANDBOX": "0",
             "OFFPROMPT_STATE_DIR": str(state),
+            **({"HOME": str(home)} if home is not None else {}),
         }
         self.proc = subprocess.Popen(
             SERVE,
@@ -171,6 +172,29 @@ def sized_run(root: Path, lines: int) -> dict[str, float]:
     return {f"twelve@{lines}": twelve, f"one@{lines}": one}
 
 
+def masked_run(root: Path) -> dict[str, float]:
+    """Submit → result for 1 key in a project `offprompt init --mask` masked (DESIGN §15), with
+    its own HOME: the write also brings the mask entry in Claude Code's settings up to date."""
+    project, home, state = root / "masked", root / "masked-home", root / "masked-state"
+    for folder in (project, home):
+        folder.mkdir()
+    env = {**os.environ, "HOME": str(home), "OFFPROMPT_STATE_DIR": str(state)}
+    init = [*SERVE[:-1], "init", "--agent", "claude-code", "--mask", "--no-guard"]
+    init += ["--project", str(project), "--command", "offprompt serve"]
+    subprocess.run(init, env=env, check=True, capture_output=True)
+    server = Server(project, state, home)
+    try:
+        server.initialize()
+        server.call("collect_secret", collect_args(["WARM_UP"]))  # imports out of the way
+        first = submit_to_result(server, ["MASKED_KEY"])
+        later = submit_to_result(server, ["MASKED_TOO"])
+    finally:
+        server.close()
+    settings = (home / ".claude" / "settings.json").read_text()
+    assert "MASKED_KEY|MASKED_TOO" in settings, settings
+    return {"masked_first": first, "masked": later}
+
+
 def floor() -> float:
     """Seconds for `python -c pass`: what any process of this interpreter costs."""
     start = time.perf_counter()
@@ -218,7 +242,7 @@ def main() -> None:
     samples: dict[str, list[float]] = {}
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
-            measured = {"floor": floor(), **one_run(Path(tmp))}
+            measured = {"floor": floor(), **one_run(Path(tmp)), **masked_run(Path(tmp))}
             for lines in sizes:
                 measured.update(sized_run(Path(tmp), lines))
             for key, value in measured.items():
@@ -229,6 +253,8 @@ def main() -> None:
     print(f"tool call -> URL handed out, first call of a process:  {ms['first']:7.1f} ms")
     print(f"tool call -> URL handed out, later call:               {ms['later']:7.1f} ms")
     print(f"submit -> tool result, 1 key, empty .env:              {ms['small']:7.1f} ms")
+    print(f"  the same in a masked project, first write's entry:   {ms['masked_first']:7.1f} ms")
+    print(f"  the same in a masked project, a later key's:         {ms['masked']:7.1f} ms")
     print(f"submit -> tool result, 12 keys into a 1,000-line .env: {ms['twelve']:7.1f} ms")
     print(f"submit -> tool result, 1 key into that .env (for scale):{ms['one_big']:7.1f} ms")
     print()
