@@ -44,11 +44,18 @@ _FILES = ("sandbox", "credentials", "files")
 _ENABLED = ("sandbox", "enabled")
 _DOMAINS = ("sandbox", "network", "allowedDomains")
 _ABSENT = "absent"  # what a member of settings.local.json was when init found none
-# What the masked project's settings.local.json gets: the sandbox on, and a call's
-# `dangerouslyDisableSandbox` ignored (measured in Claude Code 2.1.328: without it, a call that
-# asks to leave the sandbox, once allowed, read the real value; honoured from this file).
+# What the masked project's settings.local.json gets, each honoured from there (measured in
+# Claude Code 2.1.328): the sandbox on; a call's `dangerouslyDisableSandbox` ignored (without
+# it, a call that asks to leave the sandbox, once allowed, read the real value); and a sandbox
+# that cannot start refusing commands (without it, "Sandboxing is disabled for the rest of this
+# session" and they ran unsandboxed: `cat .env` printed the value).
 _ESCAPE = ("sandbox", "allowUnsandboxedCommands")
-_LOCAL_SETTINGS: tuple[tuple[tuple[str, ...], bool], ...] = ((_ENABLED, True), (_ESCAPE, False))
+_REQUIRED = ("sandbox", "failIfUnavailable")
+_LOCAL_SETTINGS: tuple[tuple[tuple[str, ...], bool], ...] = (
+    (_ENABLED, True),
+    (_ESCAPE, False),
+    (_REQUIRED, True),
+)
 
 
 def user_settings(home: Path, environ: Mapping[str, str]) -> Path:
@@ -137,8 +144,9 @@ def check(
         return False, f"{shown(settings)} has no mask entry for {', '.join(lacking)}"
     if _at(here, _ENABLED)[1] is not True:
         return False, f"the sandbox is not on in {shown(local)}"
-    if _at(here, _ESCAPE)[1] is not False:
-        return False, f"sandbox.allowUnsandboxedCommands is not false in {shown(local)}"
+    for path, value in _LOCAL_SETTINGS[1:]:
+        if _at(here, path)[1] is not value:
+            return False, f"{'.'.join(path)} is not {json.dumps(value)} in {shown(local)}"
     return True, f"masked by {shown(settings)} (the sandbox on in {shown(local)})"
 
 

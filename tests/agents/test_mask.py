@@ -101,7 +101,11 @@ def test_init_mask_turns_the_sandbox_on_for_this_project_alone(
     assert 0 == result.exit_code, result.output
     assert {"sandbox": {"network": {"tlsTerminate": {}}}} == settings(home)
     mine = local(project)
-    assert {"enabled": True, "allowUnsandboxedCommands": False} == mine["sandbox"]
+    assert {
+        "enabled": True,
+        "allowUnsandboxedCommands": False,
+        "failIfUnavailable": True,
+    } == mine["sandbox"]
     assert "PreToolUse" in mine["hooks"]
     assert "permissions" not in mine
     assert "claude-code: masked: 0 files offprompt wrote here" in result.output
@@ -379,7 +383,9 @@ def test_agents_says_masked_and_where(
     assert why.startswith("masked by ~/.claude/settings.json (the sandbox on in "), why
 
 
-@pytest.mark.parametrize("breaks", ["sandbox off", "a way out", "entry gone", "no bwrap"])
+@pytest.mark.parametrize(
+    "breaks", ["sandbox off", "a way out", "not required", "entry gone", "no bwrap"]
+)
 def test_agents_says_why_a_mask_does_not_hold(
     run: Run, project: Path, home: Path, sandbox_programs: None, no_agent_env: Path, breaks: str,
     canary: str,
@@ -393,6 +399,9 @@ def test_agents_says_why_a_mask_does_not_hold(
         path = project / ".claude" / "settings.local.json"
         text = path.read_text()
         path.write_text(text.replace('"allowUnsandboxedCommands": false', '"x": 1'))
+    elif breaks == "not required":
+        path = project / ".claude" / "settings.local.json"
+        path.write_text(path.read_text().replace('"failIfUnavailable": true', '"y": 1'))
     elif breaks == "entry gone":
         path = home / ".claude" / "settings.json"
         data = json.loads(path.read_text())

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import socket
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -121,11 +122,16 @@ def bash(route: Route) -> tuple[str, dict[str, Any]]:
 
 
 def claude_run(world: World, *flags: str, env: dict[str, str] | None = None) -> str:
-    """`claude -p` in the project; all it printed."""
+    """`claude -p` in the project; all it printed. Its TMPDIR is a short folder of its own: the
+    sandbox's socat bridges are Unix sockets there, whose paths may not pass 108 bytes, and
+    under pytest-xdist the run's own tmp is longer ("Failed to create bridge sockets after 5
+    attempts", measured; the sandbox then failed to start)."""
     host_env, config = world.claude()
     argv = [tool_or_skip("claude"), "-p", "Check the project's keys.", "--mcp-config"]
     argv += [str(config), "--strict-mcp-config", *flags]
-    done = run(argv, {**host_env, **(env or {})}, world.project, timeout=80)
+    with tempfile.TemporaryDirectory(prefix="om-", dir="/tmp") as short:
+        extra = {"TMPDIR": short, **(env or {})}
+        done = run(argv, {**host_env, **extra}, world.project, timeout=80)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 
@@ -349,3 +355,20 @@ def test_with_the_guard_both_layers_hold(make_world: MakeWorld) -> None:
     assert_kept_out(world, model, out)
     settings = json.loads((world.project / ".claude" / "settings.local.json").read_text())
     assert "permissions" not in settings
+
+
+def test_a_sandbox_that_cannot_start_refuses_commands(make_world: MakeWorld) -> None:
+    """A TMPDIR too long for the sandbox's Unix sockets, so it cannot start: with what init
+    wrote (`failIfUnavailable`), Claude Code refuses the commands instead of running them
+    unsandboxed (measured without it: "Sandboxing is disabled for the rest of this session",
+    and `cat .env` printed the value)."""
+    world, model = masked_world(make_world)
+    long = world.root / ("t" * 120)
+    long.mkdir()
+    routes = [Route("cat .env"), Route(f"source .env && echo ${KEY}")]
+    model.calls = [bash(r) for r in routes]
+    out = claude_run(world, "--allowedTools", "Bash", env={"TMPDIR": str(long)})
+    results = model.outputs()
+    assert len(routes) == len(results)
+    assert [] == [x for x in results if "Sandbox is required but failed to initialize" not in x]
+    assert_kept_out(world, model, out)
