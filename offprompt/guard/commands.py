@@ -9,7 +9,7 @@ import os
 import re
 
 from offprompt import bashlex
-from offprompt.guard import bash, grep, search
+from offprompt.guard import bash, expand, grep, programs, search
 from offprompt.guard.check import UNCHECKED, Check
 
 __all__ = ["SHELLS", "base", "script"]
@@ -24,7 +24,13 @@ _NAMING_ONLY = frozenset(
     }
 )  # fmt: skip
 _GIT_NAMING_ONLY = frozenset({"check-ignore", "status", "ls-files", "check-attr"})
-_OFFPROMPT_SAFE = frozenset({"keys", "status", "fingerprints", "agents", "init", "remove"})
+_OFFPROMPT_SAFE = frozenset(
+    {"keys", "status", "fingerprints", "agents", "init", "remove", "collect", "guard", "doctor"}
+)
+# bash's glob options a command may turn on (`shopt -s`, `GLOBIGNORE=` and BASHOPTS for dotglob).
+_GLOB_OPTIONS = ("dotglob", "nocaseglob", "globstar", "extglob")
+# Programs that print a here-doc given to them as it is: text, not names, unless piped on.
+_HEREDOC_TEXT = frozenset({"cat", "tee"})
 _WRAPPERS = frozenset(
     {
         "sudo", "env", "command", "builtin", "exec", "nohup", "nice", "time", "timeout",
@@ -86,6 +92,13 @@ def _closed(check: Check, text: str, depth: int) -> str | None:
 
 
 def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | None:
+    options = set(check.globs)
+    for command in commands:
+        for word in command.words:
+            if "GLOBIGNORE" in word.text:
+                options.add("dotglob")  # a GLOBIGNORE set to anything turns dotglob on
+            options.update(o for o in _GLOB_OPTIONS if o in word.text)
+    check.globs = frozenset(options)
     for command in commands:
         words = command.words
         if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:
@@ -110,13 +123,27 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
         if op == "<<<":
             hit = check.fragments(target.text)
         else:
-            hit = check.path(target.text, target.glob, target.dynamic)
+            hit = word_hit(check, target)
+        if hit is not None:
+            return hit
+    for word in command.words:
+        hit = _subscript(check, word, depth)
+        if hit is not None:
+            return hit
+    split = _env_split_string(command.words)
+    if split is not None:
+        try:
+            hit = script(check, split, depth + 1)
+        except bash.ShellSyntax:
+            hit = check.fragments(split)
         if hit is not None:
             return hit
     words = _program_words(command.words)
     for body in command.heredocs:
         if words and base(words[0].text) in _NAMING_ONLY:
             continue
+        if words and base(words[0].text) in _HEREDOC_TEXT and not command.piped:
+            continue  # `cat <<EOF > notes.md`: the text goes to a file (its `$(…)` are read)
         hit = check.fragments(body)
         if hit is not None:
             return hit
@@ -124,13 +151,18 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
         return None
     program = base(words[0].text)
     args = words[1:]
+    if program == "offprompt" and args and args[0].text in _OFFPROMPT_SAFE:
+        return None  # it prints key names and states, never a value
     if not command.piped:
         if program in _NAMING_ONLY:
             return None
         if program == "git" and _git_subcommand(args) in _GIT_NAMING_ONLY:
-            return None
-        if program == "offprompt" and args and args[0].text in _OFFPROMPT_SAFE:
-            return None
+            if not _git_runs_code(command.words):
+                return None
+    hit = programs.recursive(check, program, args)
+    if hit is not None:
+        return hit  # an archive, copy or `find -exec` that takes a protected file in
+    args = programs.texts_left_out(program, args)
     if program in SHELLS or program == "eval":
         inline = _inline_script(program, args)
         if inline is not None:
@@ -139,18 +171,55 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
             except bash.ShellSyntax:
                 return check.fragments(inline)
     if program in _GREPS:
+        args = _directories_recurse(args)
         parsed = grep.parse(args)
         hit = search.shell(check, program, parsed)
         if hit is not None:
             return hit  # a recursive search whose folder holds a protected file
         args = parsed.files
     for word in [words[0], *args]:
-        hit = check.path(word.text, word.glob, word.dynamic)
-        if hit is None:
-            hit = check.fragments(word.text)
+        hit = word_hit(check, word)
         if hit is not None:
             return hit
     return None
+
+
+def word_hit(check: Check, word: bash.Word) -> str | None:
+    """The protected file `word` names: as written, inside it (code, `--opt=FILE`), or once
+    bash has expanded it (braces, the variables the command set, a part it cannot know)."""
+    hit = check.path(word.text, word.glob, word.dynamic)
+    if hit is None:
+        hit = check.fragments(word.text)
+    if hit is not None or not (word.braced or expand.UNKNOWN in word.pat):
+        return hit
+    try:
+        patterns = expand.variants(word.pat) if word.braced else [word.pat]
+    except expand.TooMany:
+        return UNCHECKED
+    for pattern in patterns:
+        text, glob, unknown = expand.literal(pattern)
+        if unknown:
+            hit = check.could_be(pattern)
+        elif text != word.text:
+            hit = check.path(text, glob) or check.fragments(text)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _subscript(check: Check, word: bash.Word, depth: int) -> str | None:
+    """bash reads `NAME[…]` as an array subscript, and runs the `$(…)` inside it, wherever a
+    variable's name is taken (`test -v`, `declare`, `printf -v`, `read`, arithmetic on a
+    variable holding it), even from a quoted word: the text after `[` is read as code."""
+    text = word.text
+    start = text.find("[")
+    if start < 0 or ("$(" not in text and "`" not in text):
+        return None
+    code = "echo " + text[start + 1 :]
+    try:
+        return script(check, code, depth + 1)
+    except bash.ShellSyntax:
+        return check.fragments(code)
 
 
 def base(program: str) -> str:
@@ -174,6 +243,52 @@ def _program_words(words: list[bash.Word]) -> list[bash.Word]:
         else:
             break
     return words[i:]
+
+
+def _git_runs_code(words: list[bash.Word]) -> bool:
+    """git is given configuration or an environment that may run a command of its own
+    (`-c core.fsmonitor=…`, `--config-env`, `GIT_*=…` before it): not a naming-only call."""
+    for w in words:
+        if w.text in ("-c", "--config-env") or w.text.startswith(("-c", "--config-env=")):
+            return True
+        if w.text.startswith("GIT_") and "=" in w.text:
+            return True
+    return False
+
+
+def _env_split_string(words: list[bash.Word]) -> str | None:
+    """`env -S 'cat .env'` (`--split-string`): the string env splits and runs, with the words
+    after it."""
+    for i, w in enumerate(words):
+        if base(w.text) != "env":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            rest = " ".join(x.text for x in words[j + 1 :])
+            if text in ("-S", "--split-string"):
+                return rest
+            if text.startswith("--split-string="):
+                return text.partition("=")[2] + " " + rest
+            if text.startswith("-S"):
+                return text[2:] + " " + rest
+            if not text.startswith("-"):
+                break
+        break
+    return None
+
+
+def _directories_recurse(args: list[bash.Word]) -> list[bash.Word]:
+    """grep's `--directories=recurse` (and `--directories recurse`) as the `-r` it is."""
+    out: list[bash.Word] = []
+    for i, w in enumerate(args):
+        nxt = args[i + 1].text if i + 1 < len(args) else ""
+        if w.text == "--directories=recurse" or (w.text == "--directories" and nxt == "recurse"):
+            out.append(bash.Word("-r"))
+        elif w.text == "recurse" and i and args[i - 1].text == "--directories":
+            continue
+        else:
+            out.append(w)
+    return out
 
 
 def _git_subcommand(args: list[bash.Word]) -> str | None:

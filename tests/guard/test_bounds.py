@@ -67,9 +67,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         counts["realpath"] += 1
         return real_realpath(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    def expand(pattern: str) -> object:
+    def expand(pattern: str, *options: object) -> object:
         counts["glob"] += 1
-        return real_expand(pattern)
+        return real_expand(pattern, *options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(bash._Env, "step", step)
     monkeypatch.setattr(check.os.path, "realpath", realpath)
@@ -192,13 +192,13 @@ def test_recursive_searches_walk_a_bounded_number_of_times(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     walks = {"n": 0}
-    real = search._under
+    real = search.under
 
     def under(c: Check, root: str) -> list[str]:
         walks["n"] += 1
         return real(c, root)
 
-    monkeypatch.setattr(search, "_under", under)
+    monkeypatch.setattr(search, "under", under)
     c = a_check(tmp_path)  # nothing protected under it: each search alone lets the call through
     assert commands.script(c, "grep -r KEY . ; " * 1000) == UNCHECKED
     assert walks["n"] <= BUDGET // search.SEARCH_LOOKS

@@ -491,13 +491,14 @@ def test_a_write_only_to_destinations_protects_no_folder(
     project: Path, isolated_env: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     """A journal line with `file: ""` (sink none, values sent only to `also`) does not make
-    the project folder itself protected: commands over the folder still pass."""
+    the project folder itself protected: commands over the folder still pass (archives of
+    its sources; an archive of the whole folder takes its .env in, and is blocked for that)."""
     line = {"at": "2026-12-01T10:00:00Z", "project": str(project), "file": "", "names": ["K"]}
     journal = isolated_env / "state" / "journal.jsonl"
     journal.parent.mkdir(parents=True, exist_ok=True)
     with journal.open("a") as f:
         f.write(json.dumps(line) + "\n")
-    for command in ("cat .", f"tar czf {project}.tgz .", "zip -r a.zip .", "cat README.md"):
+    for command in ("cat .", f"tar czf {project}.tgz src", "zip -r a.zip src", "cat README.md"):
         event = claude_event(project)("Bash", {"command": command})
         assert (0, b"", b"") == (
             guard.main(stdin=json.dumps(event).encode()),

@@ -1,0 +1,70 @@
+"""The pieces the guard's bash reader (bash.py) makes of a command line: its words and simple
+commands, and the errors it raises for text it cannot read.
+"""
+
+from __future__ import annotations
+
+from offprompt.guard import expand
+
+__all__ = ["Command", "ShellSyntax", "TooBig", "Word"]
+
+
+class ShellSyntax(ValueError):
+    """The text is not complete shell.
+
+    Outside the error root on purpose: hook.main catches it and falls back to its crude check.
+    """
+
+
+class TooBig(ShellSyntax):
+    """More than the reader reads (substitutions nested deeper than bash._MAX_DEPTH, more than
+    MAX_STEPS steps): never let through, the guard blocks such a command."""
+
+
+# Plain classes, not dataclasses: the guard runs before every tool call, and importing
+# dataclasses (with inspect) costs more than the whole scan.
+class Word:
+    """One shell word after quote removal; `glob` when it has unquoted `*?[`, `dynamic` when a
+    part of it is only known when the shell runs (`$X`, `$(…)`). `pat`: the word as an
+    expand.py pattern (None: the same as `text`, every character literal), `braced` when it
+    may need expanding (unquoted braces, or a variable's values put in)."""
+
+    __slots__ = ("braced", "dynamic", "glob", "pat", "quoted", "text")
+
+    def __init__(
+        self, text: str = "", glob: bool = False, dynamic: bool = False, quoted: bool = False
+    ) -> None:
+        self.text = text
+        self.glob = glob
+        self.dynamic = dynamic
+        self.quoted = quoted
+        self.pat = expand.escape(text)
+        self.braced = False
+
+    def lit(self, text: str) -> None:
+        """Quoted or escaped text: literal in the pattern too."""
+        self.text += text
+        self.pat += expand.escape(text)
+
+    def plain(self, text: str) -> None:
+        """Unquoted text: its globs and braces keep their meaning."""
+        self.text += text
+        self.pat += expand.escape_plain(text)
+        if "{" in text:
+            self.braced = True
+
+    def __repr__(self) -> str:
+        return f"Word({self.text!r}, glob={self.glob}, dynamic={self.dynamic})"
+
+
+class Command:
+    """A simple command: its words, its redirections (operator, target) and whether its output
+    goes into a pipe."""
+
+    __slots__ = ("heredocs", "piped", "redirects", "words")
+
+    def __init__(self) -> None:
+        self.words: list[Word] = []
+        self.redirects: list[tuple[str, Word]] = []
+        self.piped = False
+        self.heredocs: list[str] = []

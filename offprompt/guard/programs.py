@@ -1,0 +1,191 @@
+"""What some programs do with their words, beyond naming files (DESIGN §14): archives, copies and
+`find -exec` that take in every file under a folder they are given (a protected one among them),
+and the words that are text no program opens (a commit message, a PR title, jq's filter).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+from offprompt.guard import search
+from offprompt.guard.bash import Word
+from offprompt.guard.check import UNCHECKED, Check
+
+__all__ = ["recursive", "texts_left_out"]
+
+# A program with one of these options (or a short cluster holding the letter) copies folders
+# whole: cp's `-r`/`-R`/`-a`, rsync's and scp's.
+_COPIERS = {
+    "cp": ("rRa", ("--recursive", "--archive")),
+    "rsync": ("ra", ("--recursive", "--archive")),
+    "scp": ("r", ()),
+    "zip": ("rR", ("--recurse-paths",)),
+}
+_TAR_CREATE = ("--create", "--append", "--update", "--concatenate")
+# find's actions that run a program on what it finds.
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Programs find may run on a file that only print its name or facts about it.
+_FIND_NAMING = frozenset({"echo", "ls", "stat", "basename", "dirname", "realpath", "test", "["})
+_JQ_LIKE = frozenset({"jq", "yq", "gojq", "jaq"})
+# jq's options that take values that are not files: (option, how many words follow).
+_JQ_VALUES = {"--arg": 2, "--argjson": 2, "--indent": 1, "-L": 1, "--library-path": 1}
+_JQ_FILES = {"--slurpfile": 2, "--rawfile": 2}
+# The git and gh subcommands whose message options take text, and those options.
+_GIT_MESSAGE = frozenset({"commit", "tag", "notes", "stash", "merge", "revert"})
+_GIT_MESSAGE_OPTIONS = ("-m", "--message")
+_GH_TEXT_OPTIONS = ("-t", "--title", "-b", "--body", "-n", "--notes", "--subject")
+
+
+def recursive(check: Check, program: str, args: list[Word]) -> str | None:
+    """A protected file under a folder that `tar c`, `zip -r`, `cp -r`, `rsync -a`, `scp -r`
+    or `find … -exec` would take in, or None."""
+    texts = [a.text for a in args]
+    excludes: list[str] = []
+    if program in _COPIERS:
+        letters, longs = _COPIERS[program]
+        if not any(_flag(t, letters, longs) for t in texts):
+            return None
+        sources = _operands(args, excludes)
+        sources = sources[1:] if program == "zip" else sources[:-1]  # the archive; the target
+    elif program in ("tar", "bsdtar", "gtar"):
+        first = texts[0] if texts else ""
+        old_style = first[:1] != "-" and any(c in first for c in "cru")
+        if not old_style and not any(_flag(t, "cruA", _TAR_CREATE) for t in texts):
+            return None
+        sources = _operands(args[1:] if old_style else args, excludes)
+    elif program in ("7z", "7za", "7zz") and texts[:1] == ["a"]:
+        sources = _operands(args[1:], excludes)[1:]
+    elif program == "find":
+        return _find(check, args)
+    else:
+        return None
+    return _takes_in(check, sources, excludes)
+
+
+def _flag(text: str, letters: str, longs: tuple[str, ...]) -> bool:
+    if text.startswith("--"):
+        return text.split("=", 1)[0] in longs
+    return text.startswith("-") and any(c in letters for c in text[1:])
+
+
+def _operands(args: list[Word], excludes: list[str]) -> list[Word]:
+    """The words that are not options, and the `--exclude` patterns into `excludes`."""
+    out: list[Word] = []
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a.text.startswith("--exclude="):
+            excludes.append(a.text.partition("=")[2])
+        elif a.text == "--exclude" and i + 1 < len(args):
+            excludes.append(args[i + 1].text)
+            skip = True
+        elif not a.text.startswith("-"):
+            out.append(a)
+    return out
+
+
+def _takes_in(check: Check, sources: list[Word], excludes: list[str]) -> str | None:
+    for word in sources:
+        if word.dynamic:
+            continue
+        folder = os.path.normpath(os.path.join(check.dirs[-1], os.path.expanduser(word.text)))
+        if not os.path.isdir(folder):
+            continue
+        if not check.spend(search.SEARCH_LOOKS):
+            return UNCHECKED
+        for found in search.under(check, folder):
+            if not any(fnmatch.fnmatchcase(os.path.basename(found), g) for g in excludes):
+                return os.path.relpath(found, check.cwd)
+    return None
+
+
+def _find(check: Check, args: list[Word]) -> str | None:
+    """`find DIR … -exec PROGRAM {} …`: the files it finds are opened by PROGRAM. Its `-name`
+    tests are honoured only in an expression with no `-o`, `!` or `-not`."""
+    texts = [a.text for a in args]
+    runs = [i for i, t in enumerate(texts) if t in _FIND_RUNS]
+    if not runs or all(i + 1 < len(texts) and texts[i + 1] in _FIND_NAMING for i in runs):
+        return None
+    starts = []
+    for a in args:
+        if a.text.startswith(("-", "(", "!")):
+            break
+        starts.append(a)
+    names: list[str] = []
+    if not any(t in ("-o", "-or", "!", "-not") for t in texts):
+        names = [texts[i + 1] for i, t in enumerate(texts[:-1]) if t in ("-name", "-iname")]
+    for word in starts or [Word(".")]:
+        hit = _takes_in(check, [word], [])
+        if hit is None:
+            continue
+        base = os.path.basename(hit)
+        if not names or any(fnmatch.fnmatch(base, n) for n in names):
+            return hit
+    return None
+
+
+def texts_left_out(program: str, args: list[Word]) -> list[Word]:
+    """`args` without the words that are text no program opens: git's commit and tag messages
+    (`-m`), gh's titles and bodies, jq's filter."""
+    if program == "git":
+        sub = next((i for i, a in enumerate(args) if not a.text.startswith("-")), None)
+        if sub is not None and args[sub].text in _GIT_MESSAGE:
+            return args[: sub + 1] + _without(args[sub + 1 :], _GIT_MESSAGE_OPTIONS, "-m")
+    elif program == "gh":
+        return _without(args, _GH_TEXT_OPTIONS, "")
+    elif program in _JQ_LIKE:
+        return _jq_files(args)
+    return args
+
+
+def _without(args: list[Word], options: tuple[str, ...], short: str) -> list[Word]:
+    """`args` without each option in `options` and its value (`-m MSG`, `--title=T`, `-mMSG`)."""
+    out: list[Word] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        name = a.text.split("=", 1)[0]
+        if a.text in options:
+            skip = True
+        elif name in options and "=" in a.text and name.startswith("--"):
+            continue
+        elif short and a.text.startswith(short) and len(a.text) > len(short):
+            continue
+        elif short and a.text[:1] == "-" and a.text[1:2] != "-" and a.text.endswith(short[1:]):
+            out.append(a)  # `-am MSG`: the cluster's last option takes the next word
+            skip = True
+        else:
+            out.append(a)
+    return out
+
+
+def _jq_files(args: list[Word]) -> list[Word]:
+    """jq's words that may name a file it opens: its inputs, `--rawfile`'s and `--slurpfile`'s
+    files, `-f`'s program; the filter (the first operand, when no `-f`) left out."""
+    out: list[Word] = []
+    from_file = any(a.text in ("-f", "--from-file") for a in args)
+    filter_seen = from_file
+    i = 0
+    while i < len(args):
+        text = args[i].text
+        if text in _JQ_VALUES:
+            i += 1 + _JQ_VALUES[text]
+            continue
+        if text in _JQ_FILES:
+            out.extend(args[i + 2 : i + 3])
+            i += 3
+            continue
+        if text in ("--args", "--jsonargs"):
+            out.extend(args[i + 1 :])  # positional values, checked as names to be safe
+            break
+        if not text.startswith("-") and not filter_seen:
+            filter_seen = True
+        else:
+            out.append(args[i])
+        i += 1
+    return out
