@@ -164,12 +164,15 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
         return hit  # an archive, copy or `find -exec` that takes a protected file in
     args = programs.texts_left_out(program, args)
     if program in SHELLS or program == "eval":
-        inline = _inline_script(program, args)
+        inline, given = _inline_script(program, args)
         if inline is not None:
             try:
-                return script(check, inline, depth + 1)
+                hit = script(check, inline, depth + 1)
             except bash.ShellSyntax:
-                return check.fragments(inline)
+                hit = check.fragments(inline)
+            if hit is not None or not given:
+                return hit
+            args = given  # `bash -c 'cat "$0"' .env`: the words after the code are its $0, $1…
     if program in _GREPS:
         args = _directories_recurse(args)
         parsed = grep.parse(args)
@@ -304,10 +307,13 @@ def _git_subcommand(args: list[bash.Word]) -> str | None:
     return None
 
 
-def _inline_script(program: str, args: list[bash.Word]) -> str | None:
+def _inline_script(program: str, args: list[bash.Word]) -> tuple[str | None, list[bash.Word]]:
+    """The code `eval` or `sh -c` runs, and the words given to it after it (its $0, $1…)."""
     if program == "eval":
-        return " ".join(a.text for a in args)
+        return " ".join(a.text for a in args), []
     for i, arg in enumerate(args):
         if arg.text.startswith("-") and not arg.text.startswith("--") and "c" in arg.text:
-            return args[i + 1].text if i + 1 < len(args) else None
-    return None
+            if i + 1 < len(args):
+                return args[i + 1].text, args[i + 2 :]
+            return None, []
+    return None, []

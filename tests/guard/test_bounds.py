@@ -5,6 +5,7 @@ are in bench/guard.py ("worst inputs"). Past a cap the call is blocked, never le
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -290,3 +291,20 @@ def test_a_search_with_too_many_filters_is_blocked_unmatched(
     few = " ".join(f"--include=a{i}" for i in range(search.MAX_FILTERS))
     assert commands.script(a_check(tmp_path), f"grep -r {few} KEY .") is None
     assert commands.script(a_check(tmp_path), "grep -r --include=.env KEY .") == "s/.env"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat " + "{a,b}" * 40,  # 2**40 words
+        "cat x{1..100000}",
+        "".join(f"f=v{i}; " for i in range(300)) + "cat $f",
+    ],
+)
+def test_expansions_past_their_caps_block_fast(tmp_path: Path, command: str) -> None:
+    """Brace expansion past MAX_VARIANTS words, or a variable given more values than the guard
+    follows, is blocked as too big to check, within a second."""
+    started = time.perf_counter()
+
+    assert commands.script(a_check(tmp_path), command) == UNCHECKED
+    assert time.perf_counter() - started < 1.0

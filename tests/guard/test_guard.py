@@ -504,3 +504,27 @@ def test_a_write_only_to_destinations_protects_no_folder(
             guard.main(stdin=json.dumps(event).encode()),
             *capsysbinary.readouterr(),
         )
+
+
+@pytest.mark.parametrize(
+    "tool", ["mcp__offprompt__collect_secret", "mcp__offprompt__secret_status"]
+)
+def test_offprompts_own_tools_pass_with_the_file_they_name(
+    project: Path, tool: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """collect_secret and secret_status take `.env` as an argument and never return a value:
+    the guard lets them through (DESIGN §14)."""
+    event = claude_event(project)(tool, {"file": ".env", "names": ["OPENAI_API_KEY"]})
+
+    assert (0, b"", b"") == (
+        guard.main(stdin=json.dumps(event).encode()),
+        *capsysbinary.readouterr(),
+    )
+
+
+def test_another_servers_tool_of_the_same_name_is_still_checked(project: Path, canary: str) -> None:
+    """Only offprompt's server is trusted with the name: another's `secret_status` reading
+    `.env` is blocked like any file tool."""
+    event = claude_event(project)("mcp__other__secret_status", {"file": ".env"})
+
+    assert_blocked(run_guard(event), ".env", canary)
