@@ -135,6 +135,11 @@ class _Lexer:
                 values = [v for w in words[3:] for v in expand.variants(w.pat)]
                 self.assign(words[1].text, values)
                 return
+            if first == "printf" and len(words) > 3 and words[1].text == "-v":
+                # `printf -v f '%s' .env`: f may be any of the words, escapes decoded.
+                values = [expand.escape(bashlex.ansi_c_decode(w.text)) for w in words[3:]]
+                self.assign(words[2].text, values)
+                return
             i = 0
             if first in _DECLARING:
                 i = 1
@@ -215,7 +220,7 @@ class _Lexer:
                 self.end_word()
                 body, self.i = _balanced(s, self.i + 2, "(", ")", self.env)
                 self.sub(body)
-                _unknown(self._w())  # a /dev/fd/N name
+                self._w().unknown()  # a /dev/fd/N name
             elif c == "(" and self.word is not None and self.word.text[-1:] in _EXTGLOB:
                 # extglob's `@(…)`, `!(…)`, `+(…)`, `*(…)`, `?(…)`: matched as `*`, which
                 # matches at least what each of them does.
@@ -228,7 +233,7 @@ class _Lexer:
                 continue
             elif c == "~" and self.word is None and (tilde := self.tilde()) is not None:
                 w, (text, length) = self._w(), tilde
-                w.lit(text) if text != UNKNOWN else _unknown(w)
+                w.unknown() if text == UNKNOWN else w.lit(text)
                 self.i += length
             else:
                 w = self._w()
@@ -423,7 +428,7 @@ class _Lexer:
             self.i = j
         elif nxt and nxt in bashlex.SPECIAL_PARAMETERS:
             w.text += "$" + nxt  # `$1`, `$@`: empty in `bash -c`, unknown in a function
-            _unknown(w)
+            w.unknown()
             self.i += 2
         else:
             w.lit("$")
@@ -433,7 +438,7 @@ class _Lexer:
         """A use of `$name`: any value the text assigned it, or what it held before."""
         values = self.env.vars.get(name)
         if not values:
-            _unknown(w)
+            w.unknown()
             return
         self.env.steps += len(values)
         w.pat += "{" + ",".join(values) + "," + UNKNOWN + "}"
@@ -448,11 +453,6 @@ class _Lexer:
             if s.startswith(prefix, i) and (end == len(s) or s[end] in "/ \t\n;|&)"):
                 return value, len(prefix)
         return None
-
-
-def _unknown(w: Word) -> None:
-    w.pat += UNKNOWN
-    w.dynamic = True
 
 
 def _balanced(s: str, start: int, open_: str, close: str, env: _Env) -> tuple[str, int]:

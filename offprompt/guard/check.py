@@ -36,7 +36,9 @@ class Check:
     """One event's context: where relative names start, and what is protected; `dirs` holds
     the cwd and the folders a `cd` in the command names."""
 
-    __slots__ = ("budget", "cwd", "dirs", "globs", "home", "protected", "seen", "steps")
+    __slots__ = (
+        "budget", "cwd", "dirs", "globs", "home", "listed", "protected", "seen", "steps",
+    )  # fmt: skip
 
     def __init__(
         self, cwd: str, home: str, protected: Protected, dirs: list[str], budget: int = BUDGET
@@ -51,6 +53,9 @@ class Check:
         # The glob options the command may set (`shopt -s dotglob`, `GLOBIGNORE=`): its globs
         # are matched as bash would with them on (commands.py finds them).
         self.globs: frozenset[str] = frozenset()
+        # A protected file that a listing in the command (`ls -A`, `find .`) may print into a
+        # substitution or a pipe, where a word made only of that output may name it.
+        self.listed: str | None = None
 
     def spend(self, looks: int) -> bool:
         """Take `looks` file system looks from the event's budget; False when it is spent."""
@@ -158,11 +163,13 @@ class Check:
     def could_be(self, pattern: str) -> str | None:
         """The protected name a brace-free pattern with parts only known at run time could
         become, when the rest of its last part is some text (`$UNSET.env`, `${f}nv`: the
-        unknown may be empty or anything), or None. A word that is all unknown says nothing
-        of its name and is let through (THREAT_MODEL: a name hidden from the command)."""
+        unknown may be empty or anything), or None. A word that is all unknown names what a
+        listing in the command printed (`cat $(ls -A)`); otherwise it says nothing of its name
+        and is let through (THREAT_MODEL: a name hidden from the command)."""
         last, has_text = expand.as_fnmatch(pattern)
         if not has_text:
-            return None
+            # All unknown: it names what a listing in the command printed, if one did.
+            return self.listed if last.strip("*") == "" else None
         names = (*SAMPLES, *sorted(self.protected.written_names))
         if "nocaseglob" in self.globs:
             last = last.lower()

@@ -100,6 +100,11 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
             options.update(o for o in _GLOB_OPTIONS if o in word.text)
     check.globs = frozenset(options)
     for command in commands:
+        if command.piped and check.listed is None:
+            words = _program_words(command.words)
+            if words:
+                check.listed = programs.listing(check, base(words[0].text), words[1:])
+    for command in commands:
         words = command.words
         if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:
             folder = os.path.join(check.cwd, os.path.expanduser(words[1].text))
@@ -138,6 +143,8 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
             hit = check.fragments(split)
         if hit is not None:
             return hit
+    if check.listed is not None and _feeds_xargs(command.words):
+        return check.listed  # `ls -A | xargs cat`: the names listed are opened
     words = _program_words(command.words)
     for body in command.heredocs:
         if words and base(words[0].text) in _NAMING_ONLY:
@@ -180,11 +187,38 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
         if hit is not None:
             return hit  # a recursive search whose folder holds a protected file
         args = parsed.files
+    if program == "git" and _git_subcommand(args) == "grep" and "--no-index" in texts(args):
+        # git grep --no-index searches the folder as grep -r does, .gitignore or not.
+        parsed = grep.parse(args[args.index(next(a for a in args if a.text == "grep")) + 1 :])
+        parsed.recursive = True
+        hit = search.shell(check, "grep", parsed)
+        if hit is not None:
+            return hit
     for word in [words[0], *args]:
         hit = word_hit(check, word)
+        if hit is None and program in ("printf", "echo") and "\\" in word.text:
+            hit = check.fragments(bashlex.ansi_c_decode(word.text))  # `printf '\x2eenv'`
         if hit is not None:
             return hit
     return None
+
+
+def texts(words: list[bash.Word]) -> list[str]:
+    return [w.text for w in words]
+
+
+def _feeds_xargs(words: list[bash.Word]) -> bool:
+    """The command is `xargs PROGRAM` reading names from its input (not `-a FILE`), and the
+    program is one that opens them."""
+    for i, w in enumerate(words[:4]):
+        if base(w.text) != "xargs":
+            continue
+        rest = [x.text for x in words[i + 1 :]]
+        if any(t in ("-a", "--arg-file") or t.startswith("--arg-file=") for t in rest):
+            return False
+        program = next((t for t in rest if not t.startswith("-")), "echo")
+        return base(program) not in _NAMING_ONLY
+    return False
 
 
 def word_hit(check: Check, word: bash.Word) -> str | None:

@@ -46,6 +46,11 @@ class Word:
         self.text += text
         self.pat += expand.escape(text)
 
+    def unknown(self) -> None:
+        """A part only known when the shell runs."""
+        self.pat += expand.UNKNOWN
+        self.dynamic = True
+
     def plain(self, text: str) -> None:
         """Unquoted text: its globs and braces keep their meaning."""
         self.text += text

@@ -12,7 +12,7 @@ from offprompt.guard import search
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 
-__all__ = ["recursive", "texts_left_out"]
+__all__ = ["listing", "recursive", "texts_left_out"]
 
 # A program with one of these options (or a short cluster holding the letter) copies folders
 # whole: cp's `-r`/`-R`/`-a`, rsync's and scp's.
@@ -102,13 +102,37 @@ def _takes_in(check: Check, sources: list[Word], excludes: list[str]) -> str | N
     return None
 
 
+def listing(check: Check, program: str, args: list[Word]) -> str | None:
+    """A protected file whose name this command prints among others, when its output goes on
+    (into a pipe or a substitution): `ls -a`/`-A`, `find` (its `-name` tests honoured), `git
+    ls-files -o`. None for any other command."""
+    texts = [a.text for a in args]
+    if program == "ls":
+        if not any(_flag(t, "aA", ("--all", "--almost-all")) for t in texts):
+            return None
+        return _takes_in(check, _operands(args, []) or [Word(".")], [])
+    if program == "find":
+        return _found(check, args)
+    if program == "git" and texts[:1] == ["ls-files"]:
+        others = any(_flag(t, "o", ("--others",)) for t in texts)
+        if others and "--exclude-standard" not in texts:
+            return _takes_in(check, [Word(".")], [])
+    return None
+
+
 def _find(check: Check, args: list[Word]) -> str | None:
-    """`find DIR … -exec PROGRAM {} …`: the files it finds are opened by PROGRAM. Its `-name`
-    tests are honoured only in an expression with no `-o`, `!` or `-not`."""
+    """`find DIR … -exec PROGRAM {} …`: the files it finds are opened by PROGRAM."""
     texts = [a.text for a in args]
     runs = [i for i, t in enumerate(texts) if t in _FIND_RUNS]
     if not runs or all(i + 1 < len(texts) and texts[i + 1] in _FIND_NAMING for i in runs):
         return None
+    return _found(check, args)
+
+
+def _found(check: Check, args: list[Word]) -> str | None:
+    """A protected file `find` would find. Its `-name` tests are honoured only in an
+    expression with no `-o`, `!` or `-not`."""
+    texts = [a.text for a in args]
     starts = []
     for a in args:
         if a.text.startswith(("-", "(", "!")):

@@ -72,6 +72,23 @@ ATTACKS = {
         "find . -type f -exec cat {} +",
         "find . -name '.env*' -exec cat {} \\;",
     ],
+    "names made at run time": [
+        "find . -type f | xargs cat",
+        "find . -type f -print0 | xargs -0 cat",
+        "ls -A | xargs cat",
+        "ls -a | grep env | xargs cat",
+        "cat $(ls -A)",
+        "cat $(find . -type f)",
+        "for f in $(ls -A); do cat $f; done",
+        "for f in * .*; do cat $f 2>/dev/null; done",
+        "cat $(printf '\\x2eenv')",
+        "cat \"$(echo -e '\\x2eenv')\"",
+        "printf -v f '%s' .env; cat $f",
+        "printf -v f '\\x2eenv'; cat $f",
+        "read f <<< .env; cat $f",
+        "git init -q; git ls-files -o | xargs cat",
+        "git init -q; git grep --no-index KEY",
+    ],
     "code in options": [
         "git init -q; git -c core.fsmonitor='cat .env >&2; false' status",
         "git init -q; git -c alias.st='!cat .env' st",
@@ -138,6 +155,13 @@ EVERYDAY = [
     "git init -q && git -c user.name=a status --short",
     "shopt -s dotglob; ls *",
     "shopt -s nullglob; cat src/*.py",
+    "find . -name '*.py' | xargs wc -l",
+    "find src -type f | xargs cat",
+    "ls -A | wc -l",
+    "ls -a src | xargs -I{} echo {}",
+    "cat $(find src -name '*.py')",
+    "git init -q && git add src && cat $(git ls-files)",
+    "git init -q; git grep --no-index KEY src",
 ]
 
 
