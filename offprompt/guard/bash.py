@@ -137,8 +137,9 @@ class _Lexer:
                 return
             if first == "printf" and len(words) > 3 and words[1].text == "-v":
                 # `printf -v f '%s' .env`: f may be any of the words, escapes decoded.
-                values = [expand.escape(bashlex.ansi_c_decode(w.text)) for w in words[3:]]
-                self.assign(words[2].text, values)
+                texts = [w.text for w in words[3:]]
+                decoded = [*map(bashlex.ansi_c_decode, texts), expand.printf(texts)]
+                self.assign(words[2].text, [expand.escape(t) for t in decoded])
                 return
             i = 0
             if first in _DECLARING:

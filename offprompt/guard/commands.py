@@ -200,6 +200,8 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
             hit = check.fragments(bashlex.ansi_c_decode(word.text))  # `printf '\x2eenv'`
         if hit is not None:
             return hit
+    if program == "printf" and len(args) > 1:
+        return check.fragments(expand.printf([a.text for a in args]))  # `printf '.%s' env`
     return None
 
 

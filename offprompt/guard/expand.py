@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from offprompt.bashlex import ansi_c_decode
+
 __all__ = [
     "MAX_VARIANTS",
     "UNKNOWN",
@@ -20,6 +22,7 @@ __all__ = [
     "escape",
     "escape_plain",
     "literal",
+    "printf",
     "variants",
 ]
 
@@ -184,3 +187,29 @@ def as_fnmatch(pattern: str) -> tuple[str, bool]:
             out.append(c)
             has_text = has_text or c not in "*?[]!"
     return "".join(out), has_text
+
+
+_CONVERSION = re.compile(r"%[-+ #0-9.]*([a-zA-Z%])")
+
+
+def printf(texts: list[str]) -> str:
+    """What `printf FORMAT ARGS…` prints, as far as names go: each `%s`, `%b`, `%c`, `%q`
+    given the next argument, the format used again while arguments remain."""
+    if texts[0] == "-v" and len(texts) > 2:
+        texts = texts[2:]
+    form, rest = ansi_c_decode(texts[0]), texts[1:]
+    if _CONVERSION.search(form) is None:
+        return form  # printed once, whatever follows
+    out: list[str] = []
+    for _ in range(len(rest) + 1):
+
+        def one(m: re.Match[str]) -> str:
+            if m.group(1) == "%":
+                return "%"
+            value = rest.pop(0) if rest else ""
+            return value[:1] if m.group(1) == "c" else value
+
+        out.append(_CONVERSION.sub(one, form))
+        if not rest:
+            break
+    return "".join(out)
