@@ -13,7 +13,7 @@ import re
 from offprompt import bashlex
 from offprompt.guard import expand
 from offprompt.guard.expand import UNKNOWN
-from offprompt.guard.parts import Command, ShellSyntax, TooBig, Word
+from offprompt.guard.parts import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
 
 __all__ = ["MAX_STEPS", "Command", "ShellSyntax", "TooBig", "Word", "scan"]
 
@@ -35,10 +35,6 @@ _PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
 _BACKTICK_SPECIAL = re.compile(r"[\\`]")
 _HEREDOC_SPECIAL = re.compile(r"[\\`$]")
 _EXTGLOB = "@!+*?"
-_BALANCED_SPECIAL = {
-    "(": re.compile(r"[\\'\"()]"),
-    "{": re.compile(r"[\\'\"{}]"),
-}
 
 
 class _Env:
@@ -80,6 +76,8 @@ _ASSIGN = re.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
 _DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # One variable assigned more values than this in one command is not followed value by value.
 _MAX_VALUES = 256
+# A variable, maybe with a subscript, starting the inside of `${…}`.
+_USED = re.compile("(" + bashlex.NAME_PATTERN + r")(?:\[[^\]]*\])?")
 # `${NAME:-word}` and its kin (`-`, `=`, `:=`, `+`, `:+`): the word is what the shell may use.
 _DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
 
@@ -157,6 +155,24 @@ class _Lexer:
         except expand.TooMany:
             raise TooBig("too many words to read") from None
 
+    def array(self, w: Word) -> None:
+        """`a=(.e nv)`: each word inside is a value of `a` (for `$a`, `${a[1]}`, `${a[@]}`);
+        the substitutions inside are read as commands."""
+        body, self.i = balanced(self.s, self.i + 1, "(", ")", self.env.step)
+        inner: list[Command] = []
+        _Lexer(body, self.env, inner, self.depth + 1).run()
+        values: list[str] = []
+        try:
+            for command in inner:
+                if command.piped:
+                    self.out.append(command)
+                else:
+                    values.extend(v for word in command.words for v in expand.variants(word.pat))
+        except expand.TooMany:
+            raise TooBig("too many words to read") from None
+        self.assign(w.pat.partition("=")[0].removesuffix("+"), values)
+        w.text += "(" + body + ")"
+
     def assign(self, name: str, values: list[str]) -> None:
         known = self.env.vars.setdefault(name, [])
         for value in values:
@@ -204,7 +220,7 @@ class _Lexer:
                     w.quoted = True
                 self.i += 2
             elif c == "'":
-                end = _single_quote_end(s, self.i)
+                end = single_quote_end(s, self.i)
                 w = self._w()
                 w.lit(s[self.i + 1 : end - 1])
                 w.quoted = True
@@ -219,13 +235,15 @@ class _Lexer:
                 self.backtick(self._w())
             elif c in "<>" and s.startswith("(", self.i + 1):
                 self.end_word()
-                body, self.i = _balanced(s, self.i + 2, "(", ")", self.env)
+                body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
                 self.sub(body)
                 self._w().unknown()  # a /dev/fd/N name
+            elif c == "(" and self.word is not None and _ASSIGN.fullmatch(self.word.pat):
+                self.array(self.word)
             elif c == "(" and self.word is not None and self.word.text[-1:] in _EXTGLOB:
                 # extglob's `@(…)`, `!(…)`, `+(…)`, `*(…)`, `?(…)`: matched as `*`, which
                 # matches at least what each of them does.
-                _, self.i = _balanced(s, self.i + 1, "(", ")", self.env)
+                _, self.i = balanced(s, self.i + 1, "(", ")", self.env.step)
                 w = self.word
                 w.text, w.pat, w.glob = w.text[:-1] + "*", w.pat[:-1] + "*", True
             elif self.redirect():
@@ -318,7 +336,7 @@ class _Lexer:
                 i += 2
             elif body.startswith(("$(", "${"), i):
                 open_, close = ("(", ")") if body[i + 1] == "(" else ("{", "}")
-                inner, i = _balanced(body, i + 2, open_, close, self.env)
+                inner, i = balanced(body, i + 2, open_, close, self.env.step)
                 self.sub(inner)
             elif body[i] == "`":
                 end = body.find("`", i + 1)
@@ -390,10 +408,10 @@ class _Lexer:
         s = self.s
         nxt = s[self.i + 1] if self.i + 1 < len(s) else ""
         if nxt == "(":
-            body, self.i = _balanced(s, self.i + 2, "(", ")", self.env)
+            body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
             self.command_substitution(body, w)
         elif nxt == "{":
-            body, self.i = _balanced(s, self.i + 2, "{", "}", self.env)
+            body, self.i = balanced(s, self.i + 2, "{", "}", self.env.step)
             name = body.strip()
             if name in ("HOME", "PWD"):
                 w.lit(self.env.home if name == "HOME" else self.env.pwd)
@@ -404,10 +422,18 @@ class _Lexer:
                 text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.text += text
                 w.dynamic = True
+                used = _USED.match(body)
                 if m is not None:
                     w.pat += expand.escape_plain(text) or UNKNOWN
-                elif bashlex.NAME.fullmatch(body):
-                    self.variable(w, body)
+                elif used is not None and used.end() == len(body):
+                    self.variable(w, used.group(1))  # `${f}`, `${a[0]}`, `${a[@]}`
+                elif used is not None and body[used.end()] in "#%/^,:@~":
+                    # `${f#x}`, `${f,,}`, `${f/x/.}`: made from f's values, so a name inside
+                    # one of them may come out; a replacement's text may be in it too.
+                    w.within.extend(self.env.vars.get(used.group(1), ()))
+                    rep = body[used.end() :].split("/")[2:] if body[used.end()] == "/" else []
+                    w.pat += UNKNOWN + (expand.escape("/".join(rep)) + UNKNOWN if rep else "")
+                    w.dynamic = True
                 else:
                     w.pat += UNKNOWN
         elif nxt == "'":
@@ -454,47 +480,3 @@ class _Lexer:
             if s.startswith(prefix, i) and (end == len(s) or s[end] in "/ \t\n;|&)"):
                 return value, len(prefix)
         return None
-
-
-def _balanced(s: str, start: int, open_: str, close: str, env: _Env) -> tuple[str, int]:
-    """The text from `start` up to the `close` that matches an `open_` just before `start`,
-    skipping quoted parts; and the index after it."""
-    depth = 1
-    i = start
-    special = _BALANCED_SPECIAL[open_]
-    while i < len(s):
-        env.step()
-        m = special.search(s, i)
-        if m is None:
-            break
-        i = m.start()
-        c = s[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            i = _single_quote_end(s, i)
-            continue
-        if c == '"':
-            j = i + 1
-            while j < len(s) and s[j] != '"':
-                j += 2 if s[j] == "\\" else 1
-            if j >= len(s):
-                raise ShellSyntax("an open double quote")
-            i = j + 1
-            continue
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return s[start:i], i + 1
-        i += 1
-    raise ShellSyntax(f"an open {open_}")
-
-
-def _single_quote_end(s: str, i: int) -> int:
-    try:
-        return bashlex.single_quote_end(s, i)
-    except bashlex.Unclosed:
-        raise ShellSyntax("an open single quote") from None

@@ -179,6 +179,17 @@ class Check:
                 return name
         return None
 
+    def inside(self, values: list[str]) -> str | None:
+        """A protected name inside one of `values` (patterns), in any case: what cutting or
+        changing the value (`${f#x}`, `${f,,}`) may leave."""
+        names = (*SAMPLES, *sorted(self.protected.written_names))
+        for value in values:
+            text = expand.literal(value)[0].lower()
+            for name in names:
+                if name.lower() in text:
+                    return name
+        return None
+
     def fragments(self, text: str) -> str | None:
         """A protected file named anywhere inside `text` (code, `--opt=FILE`, a patch)."""
         hit = self.path(text)

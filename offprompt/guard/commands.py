@@ -99,11 +99,27 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
                 options.add("dotglob")  # a GLOBIGNORE set to anything turns dotglob on
             options.update(o for o in _GLOB_OPTIONS if o in word.text)
     check.globs = frozenset(options)
+    said = _said(check, commands)
+    # `while read f; do cat $f; done < list`: what `read` takes in is a name source too.
+    readers = ("read", "mapfile", "readarray")
+    reads = any(w[0].text in readers for c in commands if (w := _program_words(c.words)))
     for command in commands:
+        if reads and check.listed is None:
+            inputs = [t for op, t in command.redirects if op in ("<", "<>")]
+            check.listed = programs.carried(check, [], inputs, said)
         if command.piped and check.listed is None:
             words = _program_words(command.words)
+            inputs = [t for op, t in command.redirects if op in ("<", "<>")]
             if words:
                 check.listed = programs.listing(check, base(words[0].text), words[1:])
+            if check.listed is None:
+                check.listed = programs.carried(check, words[1:], inputs, said)
+    for command in commands:
+        arg_file = _xargs_arg_file(command.words)
+        if arg_file is not None:
+            hit = programs.names_in(check, arg_file, said)
+            if hit is not None:
+                return hit  # `echo .env > l; xargs -a l cat`
     for command in commands:
         words = command.words
         if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:
@@ -209,6 +225,50 @@ def texts(words: list[bash.Word]) -> list[str]:
     return [w.text for w in words]
 
 
+_WRITES = (">", ">>", ">|", "&>", "&>>")
+
+
+def _said(check: Check, commands: list[bash.Command]) -> dict[str, str]:
+    """The files the command writes a protected name into (`echo .env > l`, a here-doc to
+    `cat > l`, `tee l`), by path: read back as names (`xargs -a l cat`), they name it."""
+    said: dict[str, str] = {}
+    for command in commands:
+        words = _program_words(command.words)
+        targets = [t.text for op, t in command.redirects if op in _WRITES]
+        if words and base(words[0].text) == "tee":
+            targets += [w.text for w in words[1:] if not w.text.startswith("-")]
+        if not targets or not words:
+            continue
+        texts = [w.text for w in words[1:]]
+        text = " ".join([*texts, *map(bashlex.ansi_c_decode, texts), *command.heredocs])
+        if base(words[0].text) == "printf" and texts:
+            text += " " + expand.printf(texts)
+        hit = check.fragments(text)
+        if hit is not None:
+            for target in targets:
+                folder = check.dirs[-1]
+                said[os.path.normpath(os.path.join(folder, os.path.expanduser(target)))] = hit
+    return said
+
+
+def _xargs_arg_file(words: list[bash.Word]) -> str | None:
+    """The file `xargs -a FILE` (`--arg-file`) reads its names from, or None."""
+    for i, w in enumerate(words[:4]):
+        if base(w.text) != "xargs":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            if text in ("-a", "--arg-file") and j + 1 < len(words):
+                return words[j + 1].text
+            if text.startswith("--arg-file="):
+                return text.partition("=")[2]
+            if text.startswith("-a") and len(text) > 2:
+                return text[2:]
+            if not text.startswith("-"):
+                break
+    return None
+
+
 def _feeds_xargs(words: list[bash.Word]) -> bool:
     """The command is `xargs PROGRAM` reading names from its input (not `-a FILE`), and the
     program is one that opens them."""
@@ -229,6 +289,8 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
     hit = check.path(word.text, word.glob, word.dynamic)
     if hit is None:
         hit = check.fragments(word.text)
+    if hit is None and word.within:
+        hit = check.inside(word.within)
     if hit is not None or not (word.braced or expand.UNKNOWN in word.pat):
         return hit
     try:

@@ -4,9 +4,18 @@ commands, and the errors it raises for text it cannot read.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
+from offprompt import bashlex
 from offprompt.guard import expand
 
-__all__ = ["Command", "ShellSyntax", "TooBig", "Word"]
+__all__ = ["Command", "ShellSyntax", "TooBig", "Word", "balanced", "single_quote_end"]
+
+_BALANCED_SPECIAL = {
+    "(": re.compile(r"[\\'\"()]"),
+    "{": re.compile(r"[\\'\"{}]"),
+}
 
 
 class ShellSyntax(ValueError):
@@ -27,9 +36,9 @@ class Word:
     """One shell word after quote removal; `glob` when it has unquoted `*?[`, `dynamic` when a
     part of it is only known when the shell runs (`$X`, `$(…)`). `pat`: the word as an
     expand.py pattern (None: the same as `text`, every character literal), `braced` when it
-    may need expanding (unquoted braces, or a variable's values put in)."""
+    may need expanding (unquoted braces, or a variable's values put in), `within`."""
 
-    __slots__ = ("braced", "dynamic", "glob", "pat", "quoted", "text")
+    __slots__ = ("braced", "dynamic", "glob", "pat", "quoted", "text", "within")
 
     def __init__(
         self, text: str = "", glob: bool = False, dynamic: bool = False, quoted: bool = False
@@ -40,6 +49,9 @@ class Word:
         self.quoted = quoted
         self.pat = expand.escape(text)
         self.braced = False
+        # Values (patterns) the word is cut or changed from (`${f#x}`): a protected name
+        # inside one may be what it becomes.
+        self.within: list[str] = []
 
     def lit(self, text: str) -> None:
         """Quoted or escaped text: literal in the pattern too."""
@@ -73,3 +85,50 @@ class Command:
         self.redirects: list[tuple[str, Word]] = []
         self.piped = False
         self.heredocs: list[str] = []
+
+
+def balanced(
+    s: str, start: int, open_: str, close: str, step: Callable[[], None]
+) -> tuple[str, int]:
+    """The text from `start` up to the `close` that matches an `open_` just before `start`,
+    skipping quoted parts; and the index after it."""
+    depth = 1
+    i = start
+    special = _BALANCED_SPECIAL[open_]
+    while i < len(s):
+        step()
+        m = special.search(s, i)
+        if m is None:
+            break
+        i = m.start()
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            i = single_quote_end(s, i)
+            continue
+        if c == '"':
+            j = i + 1
+            while j < len(s) and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            if j >= len(s):
+                raise ShellSyntax("an open double quote")
+            i = j + 1
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return s[start:i], i + 1
+        i += 1
+    raise ShellSyntax(f"an open {open_}")
+
+
+def single_quote_end(s: str, i: int) -> int:
+    """The index after the `'…'` opening at `i`; ShellSyntax when it does not close."""
+    try:
+        return bashlex.single_quote_end(s, i)
+    except bashlex.Unclosed:
+        raise ShellSyntax("an open single quote") from None

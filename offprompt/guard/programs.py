@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 
 from offprompt.guard import search
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
+from offprompt.guard.protected import is_dotenv
 
-__all__ = ["listing", "recursive", "texts_left_out"]
+__all__ = ["carried", "listing", "names_in", "recursive", "texts_left_out"]
 
 # A program with one of these options (or a short cluster holding the letter) copies folders
 # whole: cp's `-r`/`-R`/`-a`, rsync's and scp's.
@@ -117,6 +119,48 @@ def listing(check: Check, program: str, args: list[Word]) -> str | None:
         others = any(_flag(t, "o", ("--others",)) for t in texts)
         if others and "--exclude-standard" not in texts:
             return _takes_in(check, [Word(".")], [])
+    return None
+
+
+# How much of a file is read to see whether it lists a protected name, at what cost in looks.
+_NAMES_BYTES = 16_384
+_NAMES_LOOKS = 64
+_TOKENS = re.compile(r"[\s'\"`,;=()\[\]{}<>|&]+")
+
+
+def carried(
+    check: Check, words: list[Word], inputs: list[Word], said: dict[str, str]
+) -> str | None:
+    """A protected name that a command whose output goes on (`cat list | xargs cat`,
+    `$(cat list)`) may carry from a file it reads: one of `words` (its arguments) or `inputs`
+    (its `<` redirections) that holds the name, as the command wrote it earlier (`said`) or
+    as the file holds it now."""
+    for word in [*inputs, *(w for w in words if not w.text.startswith("-"))]:
+        hit = names_in(check, word.text, said)
+        if hit is not None:
+            return hit
+    return None
+
+
+def names_in(check: Check, name: str, said: dict[str, str]) -> str | None:
+    """A protected name the file `name` lists (a word of its first _NAMES_BYTES), or that the
+    command wrote into it (`said`: path to name)."""
+    path = os.path.normpath(os.path.join(check.dirs[-1], os.path.expanduser(name)))
+    if path in said:
+        return said[path]
+    if "\0" in name or not os.path.isfile(path):
+        return None
+    if not check.spend(_NAMES_LOOKS):
+        return UNCHECKED
+    try:
+        with open(path, "rb") as f:
+            text = f.read(_NAMES_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for token in _TOKENS.split(text):
+        last = token.rsplit("/", 1)[-1]
+        if last and (is_dotenv(last) or last in check.protected.written_names):
+            return last
     return None
 
 
