@@ -54,13 +54,22 @@ class _Env:
             raise TooBig("too long to read")
 
 
-def scan(text: str, home: str, pwd: str, spent: list[int] | None = None) -> list[Command]:
+def scan(
+    text: str,
+    home: str,
+    pwd: str,
+    spent: list[int] | None = None,
+    variables: dict[str, list[str]] | None = None,
+) -> list[Command]:
     """Every simple command in `text`, substitutions included (in no particular order).
 
     `spent`: the steps earlier scans of the same event took (code run by code: `eval`,
-    `bash -c`), kept up to date, so MAX_STEPS bounds them all together."""
+    `bash -c`), kept up to date, so MAX_STEPS bounds them all together. `variables`: what
+    those scans saw assigned (`F=.env bash -c 'cat "$F"'`), added to as this one reads."""
     out: list[Command] = []
     env = _Env(home, pwd)
+    if variables is not None:
+        env.vars = variables
     if spent is not None:
         env.steps = spent[0]
     try:

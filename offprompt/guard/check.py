@@ -38,6 +38,7 @@ class Check:
 
     __slots__ = (
         "budget", "cwd", "dirs", "globs", "home", "listed", "protected", "seen", "steps",
+        "variables",
     )  # fmt: skip
 
     def __init__(
@@ -50,6 +51,7 @@ class Check:
         self.budget = budget
         self.seen: dict[tuple[str, bool, bool, int], str | None] = {}
         self.steps = [0]  # the bash reader's steps over every scan of this event
+        self.variables: dict[str, list[str]] = {}  # what those scans saw assigned (bash.scan)
         # The glob options the command may set (`shopt -s dotglob`, `GLOBIGNORE=`): its globs
         # are matched as bash would with them on (commands.py finds them).
         self.globs: frozenset[str] = frozenset()

@@ -55,7 +55,7 @@ def script(check: Check, text: str, depth: int = 0) -> str | None:
     if depth > _MAX_DEPTH:
         return UNCHECKED
     try:
-        commands = bash.scan(text, check.home, check.cwd, check.steps)
+        commands = bash.scan(text, check.home, check.cwd, check.steps, check.variables)
     except bash.TooBig:
         return UNCHECKED
     except bash.ShellSyntax as e:
@@ -80,7 +80,8 @@ def _closed(check: Check, text: str, depth: int) -> str | None:
     """The hit in `text` read with its open quotes and brackets closed (at most 8 of them)."""
     for _ in range(8):
         try:
-            return _commands(check, bash.scan(text, check.home, check.cwd, check.steps), depth)
+            found = bash.scan(text, check.home, check.cwd, check.steps, check.variables)
+            return _commands(check, found, depth)
         except bash.TooBig:
             return UNCHECKED
         except bash.ShellSyntax as e:

@@ -105,6 +105,9 @@ ATTACKS = {
         "xargs -a .gitignore cat",
         "while read f; do cat $f; done < .gitignore",
         'mapfile -t a < .gitignore; cat "${a[@]}"',
+        "F=.env bash -c 'cat \"$F\"'",
+        "export F=.e; sh -c 'cat ${F}nv'",
+        "bash -c 'cat \"$0\"' .env",
     ],
     "code in options": [
         "git init -q; git -c core.fsmonitor='cat .env >&2; false' status",
@@ -180,6 +183,7 @@ EVERYDAY = [
     "echo .env >> .gitignore && cat .gitignore",
     "cat .gitignore | grep -c env",
     "echo src/main.py > l; xargs -a l cat",
+    "F=src/main.py bash -c 'cat \"$F\"'",
     'while IFS= read -r l; do echo "$l"; done < .gitignore',
     'while read -r f; do wc -l "$f"; done < <(ls src/*.py)',
     "printf '%s\n' a b c | xargs echo",
