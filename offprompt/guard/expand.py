@@ -32,8 +32,10 @@ UNKNOWN = "\x01"
 # the word is not checked name by name, and the guard blocks it (DESIGN §14: bounded time).
 MAX_VARIANTS = 1024
 
-_SPECIAL = re.compile(r"([\\*?\[\]{},\x01])")
-_PLAIN_SPECIAL = re.compile(r"([\\\x01])")
+# What escape() and escape_plain() put a backslash before (str.translate: the lexer calls them
+# for every piece of every word, and a table is several times faster than a regex there).
+_ESCAPE = str.maketrans({c: "\\" + c for c in "\\*?[]{},\x01"})
+_ESCAPE_PLAIN = str.maketrans({c: "\\" + c for c in "\\\x01"})
 _BRACE_SPECIAL = re.compile(r"(?<!\\)((?:\\\\)*)([{},])")
 _INT_SEQUENCE = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?")
 _CHAR_SEQUENCE = re.compile(r"([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?")
@@ -45,12 +47,12 @@ class TooMany(ValueError):
 
 def escape(text: str) -> str:
     """Quoted text as a pattern: every character literal."""
-    return _SPECIAL.sub(r"\\\1", text)
+    return text.translate(_ESCAPE)
 
 
 def escape_plain(text: str) -> str:
     """Unquoted text as a pattern: globs and braces keep their meaning."""
-    return _PLAIN_SPECIAL.sub(r"\\\1", text)
+    return text.translate(_ESCAPE_PLAIN)
 
 
 def brace_literal(pattern: str) -> str:
