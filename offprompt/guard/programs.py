@@ -90,10 +90,10 @@ def _operands(args: list[Word], excludes: list[str]) -> list[Word]:
 
 
 def _takes_in(check: Check, sources: list[Word], excludes: list[str]) -> str | None:
-    for word in sources:
-        if word.dynamic:
-            continue
-        folder = os.path.normpath(os.path.join(check.dirs[-1], os.path.expanduser(word.text)))
+    roots = search.folders(check, sources)
+    if roots is None:
+        return UNCHECKED
+    for folder in roots:
         if not os.path.isdir(folder):
             continue
         if not check.spend(search.SEARCH_LOOKS):

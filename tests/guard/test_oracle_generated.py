@@ -138,3 +138,81 @@ def test_every_generated_command_over_other_files_is_harmless_and_let_through(
 def test_the_generated_commands_are_the_same_every_run(names: list[str]) -> None:
     """The seed fixes them: a failure here can be run again and read."""
     assert cases(names) == cases(names)
+
+
+# Recursion, however spelled, over a folder spelled many ways: `{d}` is the folder.
+RECURSIONS = [
+    "grep -r KEY {d}",
+    "grep -R KEY {d}",
+    "grep -rn KEY {d}",
+    "grep -Rh KEY {d}",
+    "grep --recursive KEY {d}",
+    "grep --directories=recurse KEY {d}",
+    "grep -d recurse KEY {d}",
+    "egrep -r KEY {d}",
+    "tar cf ../out.tar {d}",
+    "tar -cf ../out.tar {d}",
+    "zip -q -0 -r ../out.zip {d}",
+    "cp -r {d} ../copy",
+    "cp -R {d} ../copy",
+    "cp -a {d} ../copy",
+    "find {d} -type f -exec cat {{}} +",
+    "find {d} -exec grep -h KEY {{}} \\;",
+    "find {d} -type f | xargs cat",
+    "ls -A {d} | xargs -I{{}} cat {d}/{{}}",
+]
+FOLDERS = {
+    "here": ".",
+    "here, slash": "./",
+    "pwd": '"$PWD"',
+    "tilde plus": "~+",
+    "named": "{f}",
+    "named, slash": "{f}/",
+    "dot slash": "./{f}",
+    "through ..": "{f}/../{f}",
+    "brace": "{{{f},nothing}}",
+    "unset beside": "${{UNSET}}{f}",
+    "assigned": "$d",
+}
+
+
+def recursion_cases(folder: str) -> list[tuple[str, str]]:
+    """Every recursion over every spelling of `folder` (a sub-folder's name)."""
+    out = []
+    for label, spelling in FOLDERS.items():
+        where = spelling.format(f=folder)
+        before = f"d={folder}; " if "$d" in where else ""
+        for template in RECURSIONS:
+            out.append((label, before + template.format(d=where)))
+    return out
+
+
+def test_every_recursion_into_a_folder_holding_a_protected_file_is_blocked(
+    project: Path, canary: str
+) -> None:
+    """Over `sub` (which holds a .env) and the project itself: each command bash shows
+    exposing the file is blocked."""
+    exposing, leaks = 0, []
+    for label, command in recursion_cases("sub"):
+        if not run_in_bash(command, project, project / "sub" / ".env", canary).exposed:
+            continue
+        exposing += 1
+        if guard_code(project, command) != 2:
+            leaks.append(f"{label}: {command!r}")
+    assert exposing > len(RECURSIONS) * len(FOLDERS) // 2
+    assert [] == leaks
+
+
+def test_every_recursion_into_a_folder_of_sources_is_let_through(
+    project: Path, canary: str
+) -> None:
+    """The same commands over `src` (no protected file under it): harmless in bash, and let
+    through. The spellings that name the project itself are left out: they do hold .env."""
+    blocked = []
+    for label, command in recursion_cases("src"):
+        if label in ("here", "here, slash", "pwd", "tilde plus"):
+            continue
+        assert not run_in_bash(command, project, project / ".env", canary).exposed, command
+        if guard_code(project, command) != 0:
+            blocked.append(f"{label}: {command!r}")
+    assert [] == blocked
