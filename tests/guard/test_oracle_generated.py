@@ -216,3 +216,63 @@ def test_every_recursion_into_a_folder_of_sources_is_let_through(
         if guard_code(project, command) != 0:
             blocked.append(f"{label}: {command!r}")
     assert [] == blocked
+
+
+# Where bash takes a variable's name, and so evaluates a subscript in it: `{s}` is the name.
+CARRIERS = [
+    "test -v {s}",
+    "[ -v {s} ]",
+    "[[ -v {s} ]]",
+    "declare -i x={s}",
+    "typeset -i x={s}",
+    "local -i x={s} 2>/dev/null; declare -i y={s}",
+    "printf -v {s} x",
+    "read {s} <<< x",
+    "let {s}",
+    "(( {s} ))",
+    "x={s}; (( x ))",
+    "x={s}; echo $(( x ))",
+    "x={s}; echo $[ x ]",
+]
+SUBSCRIPTS = {
+    "single quoted": "'a[$(cat {n} >&2)]'",
+    "double quoted": '"a[$(cat {n} >&2)]"',
+    "backticks": "'a[`cat {n} >&2`]'",
+    "nested": "'a[$(echo $(cat {n} >&2))]'",
+}
+READ_AS = {"plain": ".env", "split": '.e""nv', "brace": ".{{e,}}nv", "unset": "${{U}}.env"}
+
+
+def subscript_cases() -> list[tuple[str, str]]:
+    out = []
+    for carrier in CARRIERS:
+        for how, subscript in SUBSCRIPTS.items():
+            for spelled, name in READ_AS.items():
+                word = subscript.format(n=name.format())
+                out.append((f"{how}, {spelled}", carrier.format(s=word)))
+    return out
+
+
+def test_every_subscript_that_runs_a_read_is_blocked(project: Path, canary: str) -> None:
+    """A `$(…)` in an array subscript runs wherever bash takes a variable's name: each
+    carrier by quoting by spelling that bash shows printing .env is blocked."""
+    exposing, leaks = 0, []
+    for label, command in subscript_cases():
+        if not run_in_bash(command, project, project / ".env", canary).exposed:
+            continue
+        exposing += 1
+        if guard_code(project, command) != 2:
+            leaks.append(f"{label}: {command!r}")
+    assert exposing > len(CARRIERS) * len(SUBSCRIPTS)
+    assert [] == leaks
+
+
+@pytest.mark.parametrize("carrier", CARRIERS)
+def test_a_plain_subscript_in_the_same_place_is_let_through(
+    project: Path, canary: str, carrier: str
+) -> None:
+    """`a[1]` and `a[$((1 + 1))]` where the attacks put theirs: harmless, and let through."""
+    for subscript in ("'a[1]'", "'a[$((1 + 1))]'"):
+        command = carrier.format(s=subscript)
+        assert not run_in_bash(command, project, project / ".env", canary).exposed
+        assert 0 == guard_code(project, command), command
