@@ -103,7 +103,9 @@ class _Lexer:
         self.cmd = Command()
         self.word: Word | None = None
         self.pending_redirect: str | None = None
-        self.heredoc_delims: list[tuple[str, bool, bool]] = []
+        # Each `<<DELIM` waiting for its body, with the command it is given to (`cat <<EOF |
+        # bash`: the body, read after the line, is cat's input, not bash's).
+        self.heredoc_delims: list[tuple[str, bool, bool, Command]] = []
 
     # --- words and commands -------------------------------------------------------------------
 
@@ -121,7 +123,7 @@ class _Lexer:
             op = self.pending_redirect
             self.pending_redirect = None
             if op in ("<<", "<<-"):
-                self.heredoc_delims.append((word.text, op == "<<-", word.quoted))
+                self.heredoc_delims.append((word.text, op == "<<-", word.quoted, self.cmd))
             self.cmd.redirects.append((op, word))
             return
         self.cmd.words.append(word)
@@ -315,7 +317,7 @@ class _Lexer:
     def read_heredocs(self) -> None:
         """After a line with `<<DELIM`, the lines up to DELIM are the command's input."""
         while self.heredoc_delims:
-            delim, strip_tabs, quoted = self.heredoc_delims.pop(0)
+            delim, strip_tabs, quoted, command = self.heredoc_delims.pop(0)
             self.env.step()
             # One search for the line that is DELIM (with tabs before it for `<<-`), not a loop
             # over the lines: a long here-doc costs one pass. `self.i` starts a line here.
@@ -327,7 +329,7 @@ class _Lexer:
             else:
                 body = self.s[self.i : end.start()]
                 self.i = end.end() + 1
-            self.cmd.heredocs.append(body.removesuffix("\n"))
+            command.heredocs.append(body.removesuffix("\n"))
             if not quoted:
                 self.heredoc_substitutions(body)
 

@@ -39,6 +39,8 @@ _WRAPPERS = frozenset(
     }
 )  # fmt: skip
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+# Programs that run code they read from their input when given no script.
+_STDIN_CODE = SHELLS | {"python", "python3", "node", "perl", "ruby", "php", "lua", "source", "."}
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
 _ASSIGNMENT = re.compile(bashlex.NAME_PATTERN + r"\+?=")
 # Code run by code (`eval eval …`, `bash -c "bash -c …"`) deeper than this is not checked; it is
@@ -115,6 +117,13 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
                 check.listed = programs.listing(check, base(words[0].text), words[1:])
             if check.listed is None:
                 check.listed = programs.carried(check, words[1:], inputs, said)
+            if check.listed is None and words and base(words[0].text) in _HEREDOC_TEXT:
+                # `"$(cat <<'EOF' … EOF)"` (a commit message), `cat <<EOF | xargs cat`
+                check.listed = check.fragments("\n".join(command.heredocs))
+    # A program reading code from its input (`cat <<EOF | bash`): piped text is code there.
+    stdin_code = any(
+        base(w[0].text) in _STDIN_CODE for c in commands if (w := _program_words(c.words))
+    )
     for command in commands:
         arg_file = _xargs_arg_file(command.words)
         if arg_file is not None:
@@ -132,13 +141,15 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
                 check.budget = 0
                 del check.dirs[1:-1]
     for command in commands:
-        hit = _command(check, command, depth)
+        hit = _command(check, command, depth, stdin_code)
         if hit is not None:
             return hit
     return None
 
 
-def _command(check: Check, command: bash.Command, depth: int) -> str | None:
+def _command(
+    check: Check, command: bash.Command, depth: int, stdin_code: bool = True
+) -> str | None:
     for op, target in command.redirects:
         if op in ("<<", "<<-"):
             continue
@@ -166,8 +177,10 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
     for body in command.heredocs:
         if words and base(words[0].text) in _NAMING_ONLY:
             continue
-        if words and base(words[0].text) in _HEREDOC_TEXT and not command.piped:
-            continue  # `cat <<EOF > notes.md`: the text goes to a file (its `$(…)` are read)
+        if words and base(words[0].text) in _HEREDOC_TEXT and not (command.piped and stdin_code):
+            # `cat <<EOF > notes.md`: the text goes to a file (its `$(…)` are read); piped on,
+            # it is names where a listing's would be (check.listed), or code to a shell.
+            continue
         hit = check.fragments(body)
         if hit is not None:
             return hit

@@ -6,6 +6,7 @@ and the words that are text no program opens (a commit message, a PR title, jq's
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import re
 
@@ -29,6 +30,7 @@ _TAR_CREATE = ("--create", "--append", "--update", "--concatenate")
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # Programs find may run on a file that only print its name or facts about it.
 _FIND_NAMING = frozenset({"echo", "ls", "stat", "basename", "dirname", "realpath", "test", "["})
+_FIND_NAMES = ("-name", "-iname")
 _JQ_LIKE = frozenset({"jq", "yq", "gojq", "jaq"})
 # jq's options that take values that are not files: (option, how many words follow).
 _JQ_VALUES = {"--arg": 2, "--argjson": 2, "--indent": 1, "-L": 1, "--library-path": 1}
@@ -48,8 +50,9 @@ def recursive(check: Check, program: str, args: list[Word]) -> str | None:
         letters, longs = _COPIERS[program]
         if not any(_flag(t, letters, longs) for t in texts):
             return None
-        sources = _operands(args, excludes)
+        sources = _operands(args, excludes, zip_style=program == "zip")
         sources = sources[1:] if program == "zip" else sources[:-1]  # the archive; the target
+        return _takes_in(check, sources, excludes, zip_style=program == "zip")
     elif program in ("tar", "bsdtar", "gtar"):
         first = texts[0] if texts else ""
         old_style = first[:1] != "-" and any(c in first for c in "cru")
@@ -71,25 +74,41 @@ def _flag(text: str, letters: str, longs: tuple[str, ...]) -> bool:
     return text.startswith("-") and any(c in letters for c in text[1:])
 
 
-def _operands(args: list[Word], excludes: list[str]) -> list[Word]:
-    """The words that are not options, and the `--exclude` patterns into `excludes`."""
+def _operands(args: list[Word], excludes: list[str], zip_style: bool = False) -> list[Word]:
+    """The words that are not options, and the `--exclude` patterns (zip's `-x PATTERN…`) into
+    `excludes`."""
     out: list[Word] = []
-    skip = False
+    skip = listing_excludes = False
     for i, a in enumerate(args):
         if skip:
             skip = False
             continue
+        if listing_excludes and not a.text.startswith("-"):
+            excludes.append(a.text)
+            continue
+        listing_excludes = False
         if a.text.startswith("--exclude="):
             excludes.append(a.text.partition("=")[2])
-        elif a.text == "--exclude" and i + 1 < len(args):
+        elif a.text == "--exclude" and i + 1 < len(args) and not zip_style:
             excludes.append(args[i + 1].text)
             skip = True
+        elif zip_style and a.text in ("-x", "--exclude"):
+            listing_excludes = True
         elif not a.text.startswith("-"):
             out.append(a)
     return out
 
 
-def _takes_in(check: Check, sources: list[Word], excludes: list[str]) -> str | None:
+def _takes_in(
+    check: Check,
+    sources: list[Word],
+    excludes: list[str],
+    names: list[str] | None = None,
+    zip_style: bool = False,
+) -> str | None:
+    """A protected file under one of the folders `sources` name, that no `excludes` pattern
+    leaves out (matched as tar and rsync do, against any part of its path below the folder, or
+    as zip does, against its whole path) and, given `names`, whose name matches one of them."""
     roots = search.folders(check, sources)
     if roots is None:
         return UNCHECKED
@@ -99,9 +118,22 @@ def _takes_in(check: Check, sources: list[Word], excludes: list[str]) -> str | N
         if not check.spend(search.SEARCH_LOOKS):
             return UNCHECKED
         for found in search.under(check, folder):
-            if not any(fnmatch.fnmatchcase(os.path.basename(found), g) for g in excludes):
+            base = os.path.basename(found)
+            if names is not None and not any(
+                fnmatch.fnmatchcase(b, n) for n in names for b in (base, base.lower())
+            ):
+                continue
+            if not _excluded(os.path.relpath(found, folder), excludes, zip_style):
                 return os.path.relpath(found, check.cwd)
     return None
+
+
+def _excluded(rel: str, excludes: list[str], zip_style: bool) -> bool:
+    if zip_style:
+        return any(fnmatch.fnmatchcase(rel, g.removeprefix("./")) for g in excludes)
+    parts = rel.split(os.sep)
+    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    return any(fnmatch.fnmatchcase(p, g) for g in excludes for p in (*parts, *tails))
 
 
 def listing(check: Check, program: str, args: list[Word]) -> str | None:
@@ -182,17 +214,16 @@ def _found(check: Check, args: list[Word]) -> str | None:
         if a.text.startswith(("-", "(", "!")):
             break
         starts.append(a)
-    names: list[str] = []
-    if not any(t in ("-o", "-or", "!", "-not") for t in texts):
-        names = [texts[i + 1] for i, t in enumerate(texts[:-1]) if t in ("-name", "-iname")]
-    for word in starts or [Word(".")]:
-        hit = _takes_in(check, [word], [])
-        if hit is None:
-            continue
-        base = os.path.basename(hit)
-        if not names or any(fnmatch.fnmatch(base, n) for n in names):
-            return hit
-    return None
+    names: list[str] | None = None
+    if not any(t in ("-o", "-or", "!", "-not", ",") for t in texts):
+        tests = list(itertools.pairwise(texts))
+        if ("-type", "d") in tests:
+            return None  # folders only: no file is opened
+        # -iname's case is dropped on both sides: `*.ENV` finds `.env`.
+        names = [n.lower() if t == "-iname" else n for t, n in tests if t in _FIND_NAMES] or None
+        if any(t == "-iname" for t, _ in tests) and names is not None:
+            names = [*names, *(n.lower() for n in names)]
+    return _takes_in(check, starts or [Word(".")], [], names)
 
 
 def texts_left_out(program: str, args: list[Word]) -> list[Word]:
@@ -206,7 +237,16 @@ def texts_left_out(program: str, args: list[Word]) -> list[Word]:
         return _without(args, _GH_TEXT_OPTIONS, "")
     elif program in _JQ_LIKE:
         return _jq_files(args)
+    elif program in ("tar", "bsdtar", "gtar", "rsync", "zip"):
+        # `--exclude=.env` (zip's `-x .env`) keeps the file out; recursive() honours it.
+        kept = _operands(args, [], zip_style=program == "zip")
+        return [a for a in args if a in kept or _option(a.text)]
     return args
+
+
+def _option(text: str) -> bool:
+    """An option word other than an exclusion (which names what is kept out, not read)."""
+    return text.startswith("-") and not text.startswith("--exclude") and text != "-x"
 
 
 def _without(args: list[Word], options: tuple[str, ...], short: str) -> list[Word]:
