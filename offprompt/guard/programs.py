@@ -38,6 +38,9 @@ _JQ_FILES = {"--slurpfile": 2, "--rawfile": 2}
 # The git and gh subcommands whose message options take text, and those options.
 _GIT_MESSAGE = frozenset({"commit", "tag", "notes", "stash", "merge", "revert"})
 _GIT_MESSAGE_OPTIONS = ("-m", "--message")
+# git log's searches of messages and authors: `git log --grep=.env` opens no file.
+_GIT_LOG = frozenset({"log", "show", "shortlog", "rev-list", "whatchanged"})
+_GIT_LOG_OPTIONS = ("--grep", "--author", "--committer")
 _GH_TEXT_OPTIONS = ("-t", "--title", "-b", "--body", "-n", "--notes", "--subject")
 
 
@@ -233,6 +236,8 @@ def texts_left_out(program: str, args: list[Word]) -> list[Word]:
         sub = next((i for i, a in enumerate(args) if not a.text.startswith("-")), None)
         if sub is not None and args[sub].text in _GIT_MESSAGE:
             return args[: sub + 1] + _without(args[sub + 1 :], _GIT_MESSAGE_OPTIONS, "-m")
+        if sub is not None and args[sub].text in _GIT_LOG:
+            return args[: sub + 1] + _without(args[sub + 1 :], _GIT_LOG_OPTIONS, "")
     elif program == "gh":
         return _without(args, _GH_TEXT_OPTIONS, "")
     elif program in _JQ_LIKE:

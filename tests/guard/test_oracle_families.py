@@ -196,6 +196,8 @@ EVERYDAY = [
     "zip -q -r ../app.zip . -x .env -x 'sub/*' -x 'config/*'",
     "tar czf ../app.tgz --exclude=.env --exclude=config .",
     "find . -type d -exec chmod 755 {} +",
+    "git init -q; git log --grep=.env --oneline",
+    "git init -q; git log --author 'x .env' --oneline",
     'while IFS= read -r l; do echo "$l"; done < .gitignore',
     'while read -r f; do wc -l "$f"; done < <(ls src/*.py)',
     "printf '%s\n' a b c | xargs echo",
