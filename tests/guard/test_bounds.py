@@ -4,7 +4,9 @@ are in bench/guard.py ("worst inputs"). Past a cap the call is blocked, never le
 
 from __future__ import annotations
 
+import contextlib
 import os
+import random
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -308,3 +310,32 @@ def test_expansions_past_their_caps_block_fast(tmp_path: Path, command: str) -> 
 
     assert commands.script(a_check(tmp_path), command) == UNCHECKED
     assert time.perf_counter() - started < 1.0
+
+
+# Pieces of the forms the rules read (expansions, options, subscripts, here-docs…), joined at
+# random into text that is mostly not shell at all.
+_PIECES = (
+    "cat", "grep", "-r", "--directories=recurse", "tar", "cf", "zip", "-x", "cp", "-a", "find",
+    "-exec", "{}", "+", "\\;", "-name", "-iname", "-type", "d", "xargs", "-a", "--arg-file=",
+    "printf", "-v", "f", "'%s'", "echo", "-e", "ls", "-A", "git", "-c", "log", "--grep",
+    "commit", "-m", "gh", "--title", "jq", "env", "-S", "--split-string=", "test", "declare",
+    "-i", "read", "mapfile", "shopt", "-s", "dotglob", "GLOBIGNORE=", "f=.e", "a=(", ")", "(",
+    "$f", "${f}", "${f#x}", "${f/x/.}", "${a[0]}", "$'\\x2e'", '$"', '"', "'", "{", "}", ",",
+    "{a,b}", "{1..3}", ".env", "nv", ".e", "*", "*/", "~+", "~-", "$(", "`", "<<EOF", "\nEOF\n",
+    "<<<", "<", ">", ">>", "|", ";", "&&", "\n", "for", "in", "do", "done", "bash", "-c", "eval",
+    "$1", "@(", "!(", "[", "]", "$((", "))", "\\", "=", "%s", "2>&1", "${UNSET}",
+    "a[$(cat .env)]", "-d", "recurse", "sub", ".",
+)  # fmt: skip
+
+
+def test_the_rules_never_fail_on_generated_text(tmp_path: Path) -> None:
+    """5,000 texts made of the forms the rules read, joined at random (a fixed seed): each is
+    decided or found not to be shell, never an exception (which would leave the call to the
+    looser check for events the guard cannot read)."""
+    (tmp_path / ".env").write_text("K=v\n")
+    (tmp_path / "sub").mkdir()
+    rng = random.Random(21)  # noqa: S311 - a test's fixed seed
+    for _ in range(5000):
+        text = " ".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 14)))
+        with contextlib.suppress(bash.ShellSyntax):
+            commands.script(a_check(tmp_path), text)
