@@ -119,6 +119,7 @@ class _Lexer:
         self.word = None
         if word is None:
             return
+        word.finish()
         if self.pending_redirect is not None:
             op = self.pending_redirect
             self.pending_redirect = None
@@ -182,7 +183,7 @@ class _Lexer:
         except expand.TooMany:
             raise TooBig("too many words to read") from None
         self.assign(w.pat.partition("=")[0].removesuffix("+"), values)
-        w.text += "(" + body + ")"
+        w.add_text("(" + body + ")")
 
     def assign(self, name: str, values: list[str]) -> None:
         known = self.env.vars.setdefault(name, [])
@@ -249,17 +250,16 @@ class _Lexer:
                 body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
                 self.sub(body)
                 self._w().unknown()  # a /dev/fd/N name
-            elif c == "(" and self.word is not None and _ASSIGN.fullmatch(self.word.pat):
+            elif c == "(" and self.word is not None and _ASSIGN.fullmatch(self.word.finish().pat):
                 self.array(self.word)
             elif c == "(" and self.word is not None and self.word.text[-1:] in _EXTGLOB:
                 # extglob's `@(…)`, `!(…)`, `+(…)`, `*(…)`, `?(…)`: matched as `*`, which
                 # matches at least what each of them does.
                 _, self.i = balanced(s, self.i + 1, "(", ")", self.env.step)
-                w = self.word
-                w.text, w.pat, w.glob = w.text[:-1] + "*", w.pat[:-1] + "*", True
-            elif self.redirect():
+                self.word.extglob()
+            elif c in "<>&" and self.redirect():
                 continue
-            elif self.operator():
+            elif c in "&|;()" and self.operator():
                 continue
             elif c == "~" and self.word is None and (tilde := self.tilde()) is not None:
                 w, (text, length) = self._w(), tilde
@@ -294,7 +294,8 @@ class _Lexer:
             if s.startswith(op, self.i):
                 if op.startswith("&") and self.word is not None:
                     return False  # `a&>b` is rare; `x&y` is not a redirection
-                if self.word is not None and self.word.text.isdigit() and not self.word.quoted:
+                word = self.word.finish() if self.word is not None else None
+                if word is not None and word.text.isdigit() and not word.quoted:
                     self.word = None  # `2>` names a file descriptor, not a word
                 else:
                     self.end_word()
@@ -412,8 +413,8 @@ class _Lexer:
             return
         self.sub(body)
         w.dynamic = True
-        w.text += "\0"
-        w.pat += UNKNOWN
+        w.add_text("\0")
+        w.add_pat(UNKNOWN)
 
     def dollar(self, w: Word) -> None:
         s = self.s
@@ -431,11 +432,11 @@ class _Lexer:
                 # read it as that (quotes dropped). Otherwise keep the text visible.
                 m = _DEFAULTED.fullmatch(body)
                 text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
-                w.text += text
+                w.add_text(text)
                 w.dynamic = True
                 used = _USED.match(body)
                 if m is not None:
-                    w.pat += expand.escape_plain(text) or UNKNOWN
+                    w.add_pat(expand.escape_plain(text) or UNKNOWN)
                 elif used is not None and used.end() == len(body):
                     self.variable(w, used.group(1))  # `${f}`, `${a[0]}`, `${a[@]}`
                 elif used is not None and body[used.end()] in "#%/^,:@~":
@@ -443,10 +444,10 @@ class _Lexer:
                     # one of them may come out; a replacement's text may be in it too.
                     w.within.extend(self.env.vars.get(used.group(1), ()))
                     rep = body[used.end() :].split("/")[2:] if body[used.end()] == "/" else []
-                    w.pat += UNKNOWN + (expand.escape("/".join(rep)) + UNKNOWN if rep else "")
+                    w.add_pat(UNKNOWN + (expand.escape("/".join(rep)) + UNKNOWN if rep else ""))
                     w.dynamic = True
                 else:
-                    w.pat += UNKNOWN
+                    w.add_pat(UNKNOWN)
         elif nxt == "'":
             try:
                 end = bashlex.ansi_c_end(s, self.i + 1)
@@ -460,12 +461,12 @@ class _Lexer:
             if name in ("HOME", "PWD"):
                 w.lit(self.env.home if name == "HOME" else self.env.pwd)
             else:
-                w.text += "$" + name
+                w.add_text("$" + name)
                 w.dynamic = True
                 self.variable(w, name)
             self.i = j
         elif nxt and nxt in bashlex.SPECIAL_PARAMETERS:
-            w.text += "$" + nxt  # `$1`, `$@`: empty in `bash -c`, unknown in a function
+            w.add_text("$" + nxt)  # `$1`, `$@`: empty in `bash -c`, unknown in a function
             w.unknown()
             self.i += 2
         else:
@@ -479,7 +480,7 @@ class _Lexer:
             w.unknown()
             return
         self.env.steps += len(values)
-        w.pat += "{" + ",".join(values) + "," + UNKNOWN + "}"
+        w.add_pat("{" + ",".join(values) + "," + UNKNOWN + "}")
         w.braced = True
         w.dynamic = True
 

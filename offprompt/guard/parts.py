@@ -35,38 +35,68 @@ class TooBig(ShellSyntax):
 class Word:
     """One shell word after quote removal; `glob` when it has unquoted `*?[`, `dynamic` when a
     part of it is only known when the shell runs (`$X`, `$(…)`). `pat`: the word as an
-    expand.py pattern (None: the same as `text`, every character literal), `braced` when it
-    may need expanding (unquoted braces, or a variable's values put in), `within`."""
+    expand.py pattern, `braced` when it may need expanding (unquoted braces, or a variable's
+    values put in), `within`: values it is cut from (`${f#x}`).
 
-    __slots__ = ("braced", "dynamic", "glob", "pat", "quoted", "text", "within")
+    Its text and pattern grow in pieces (a long word read piece by piece would otherwise be
+    copied whole at each piece); `text` and `pat` hold them joined once finish() is called,
+    which the reader does when the word ends (and before it looks at a word it is reading)."""
+
+    __slots__ = ("_pat", "_text", "braced", "dynamic", "glob", "pat", "quoted", "text", "within")
 
     def __init__(
         self, text: str = "", glob: bool = False, dynamic: bool = False, quoted: bool = False
     ) -> None:
         self.text = text
+        self.pat = expand.escape(text) if text else ""
+        self._text = [text] if text else []
+        self._pat = [self.pat] if text else []
         self.glob = glob
         self.dynamic = dynamic
         self.quoted = quoted
-        self.pat = expand.escape(text)
         self.braced = False
         # Values (patterns) the word is cut or changed from (`${f#x}`): a protected name
         # inside one may be what it becomes.
         self.within: list[str] = []
 
+    def finish(self) -> Word:
+        """Join the pieces read so far into `text` and `pat`."""
+        pieces = self._text
+        self.text = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        pieces = self._pat
+        self.pat = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        self._text, self._pat = [self.text], [self.pat]
+        return self
+
+    def extglob(self) -> None:
+        """An extglob group (`@(…)`) after the word's last character: that character and the
+        group become `*`, which matches at least what the group does."""
+        self.finish()
+        self.text, self.pat, self.glob = self.text[:-1] + "*", self.pat[:-1] + "*", True
+        self._text, self._pat = [self.text], [self.pat]
+
+    def add_text(self, text: str) -> None:
+        """Text that is not in the pattern as it is (`$X`, a substitution's NUL)."""
+        self._text.append(text)
+
+    def add_pat(self, pattern: str) -> None:
+        """Pattern that is not in the text as it is (UNKNOWN, a variable's values)."""
+        self._pat.append(pattern)
+
     def lit(self, text: str) -> None:
         """Quoted or escaped text: literal in the pattern too."""
-        self.text += text
-        self.pat += expand.escape(text)
+        self._text.append(text)
+        self._pat.append(expand.escape(text))
 
     def unknown(self) -> None:
         """A part only known when the shell runs."""
-        self.pat += expand.UNKNOWN
+        self._pat.append(expand.UNKNOWN)
         self.dynamic = True
 
     def plain(self, text: str) -> None:
         """Unquoted text: its globs and braces keep their meaning."""
-        self.text += text
-        self.pat += expand.escape_plain(text)
+        self._text.append(text)
+        self._pat.append(expand.escape_plain(text))
         if "{" in text:
             self.braced = True
 
