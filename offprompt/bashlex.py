@@ -91,10 +91,11 @@ def name_end(text: str, i: int) -> int:
     return m.end() if m else i
 
 
-_ANSI_C = re.compile(
+# A pattern, not compiled here: the guard imports this module on every tool call, and re
+# compiles it on first use (and keeps it) only when a `$'…'` comes.
+_ANSI_C = (
     r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
-    r"|U([0-9A-Fa-f]{1,8})|c(.)|)",
-    re.DOTALL,
+    r"|U([0-9A-Fa-f]{1,8})|c(.)|)"
 )
 _ANSI_C_SIMPLE = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
@@ -120,4 +121,4 @@ def ansi_c_decode(body: str) -> str:
             return chr(ord(control) & 0x1F)
         return "\\"
 
-    return _ANSI_C.sub(one, body)
+    return re.sub(_ANSI_C, one, body, flags=re.DOTALL)

@@ -33,7 +33,7 @@ _GLOB = "*?["
 _PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
 _PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
 _BACKTICK_SPECIAL = re.compile(r"[\\`]")
-_HEREDOC_SPECIAL = re.compile(r"[\\`$]")
+_HEREDOC_SPECIAL = r"[\\`$]"
 _EXTGLOB = "@!+*?"
 
 
@@ -86,7 +86,7 @@ _DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # One variable assigned more values than this in one command is not followed value by value.
 _MAX_VALUES = 256
 # A variable, maybe with a subscript, starting the inside of `${…}`.
-_USED = re.compile("(" + bashlex.NAME_PATTERN + r")(?:\[[^\]]*\])?")
+_USED = "(" + bashlex.NAME_PATTERN + r")(?:\[[^\]]*\])?"
 # `${NAME:-word}` and its kin (`-`, `=`, `:=`, `+`, `:+`): the word is what the shell may use.
 _DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
 
@@ -340,7 +340,7 @@ class _Lexer:
         i, n = 0, len(body)
         while i < n:
             self.env.step()
-            m = _HEREDOC_SPECIAL.search(body, i)
+            m = re.compile(_HEREDOC_SPECIAL).search(body, i)
             if m is None:
                 return
             i = m.start()
@@ -434,7 +434,7 @@ class _Lexer:
                 text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.add_text(text)
                 w.dynamic = True
-                used = _USED.match(body)
+                used = re.match(_USED, body)
                 if m is not None:
                     w.add_pat(expand.escape_plain(text) or UNKNOWN)
                 elif used is not None and used.end() == len(body):

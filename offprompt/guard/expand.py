@@ -36,9 +36,11 @@ MAX_VARIANTS = 1024
 # for every piece of every word, and a table is several times faster than a regex there).
 _ESCAPE = str.maketrans({c: "\\" + c for c in "\\*?[]{},\x01"})
 _ESCAPE_PLAIN = str.maketrans({c: "\\" + c for c in "\\\x01"})
-_BRACE_SPECIAL = re.compile(r"(?<!\\)((?:\\\\)*)([{},])")
-_INT_SEQUENCE = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?")
-_CHAR_SEQUENCE = re.compile(r"([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?")
+# Patterns as text: re compiles each on first use and keeps it; the hook imports this module on
+# every tool call, and most calls use none of them.
+_BRACE_SPECIAL = r"(?<!\\)((?:\\\\)*)([{},])"
+_INT_SEQUENCE = r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?"
+_CHAR_SEQUENCE = r"([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?"
 
 
 class TooMany(ValueError):
@@ -61,7 +63,7 @@ def escape_plain(text: str) -> str:
 def brace_literal(pattern: str) -> str:
     """`pattern` as a variable's value is used: bash expands braces before variables, so
     braces in a value are text (its globs still glob, when the use is unquoted)."""
-    return _BRACE_SPECIAL.sub(lambda m: m.group(1) + "\\" + m.group(2), pattern)
+    return re.sub(_BRACE_SPECIAL, lambda m: m.group(1) + "\\" + m.group(2), pattern)
 
 
 def variants(pattern: str) -> list[str]:
@@ -125,7 +127,7 @@ def _group(pattern: str, start: int) -> tuple[int, list[str]] | None:
 
 def _sequence(body: str) -> list[str] | None:
     """`1..5`, `a..e`, `10..1..3`: the words of a sequence expression, or None."""
-    m = _INT_SEQUENCE.fullmatch(body)
+    m = re.fullmatch(_INT_SEQUENCE, body)
     if m is not None:
         first, last = int(m.group(1)), int(m.group(2))
         step = abs(int(m.group(3) or 1)) or 1
@@ -133,7 +135,7 @@ def _sequence(body: str) -> list[str] | None:
             raise TooMany("too many words")
         way = 1 if last >= first else -1
         return [str(k) for k in range(first, last + way, way * step)]
-    m = _CHAR_SEQUENCE.fullmatch(body)
+    m = re.fullmatch(_CHAR_SEQUENCE, body)
     if m is not None:
         first, last = ord(m.group(1)), ord(m.group(2))
         step = abs(int(m.group(3) or 1)) or 1
@@ -194,7 +196,7 @@ def as_fnmatch(pattern: str) -> tuple[str, bool]:
     return "".join(out), has_text
 
 
-_CONVERSION = re.compile(r"%[-+ #0-9.]*([a-zA-Z%])")
+_CONVERSION = r"%[-+ #0-9.]*([a-zA-Z%])"
 
 
 def printf(texts: list[str]) -> str:
@@ -203,7 +205,7 @@ def printf(texts: list[str]) -> str:
     if texts[0] == "-v" and len(texts) > 2:
         texts = texts[2:]
     form, rest = ansi_c_decode(texts[0]), texts[1:]
-    if _CONVERSION.search(form) is None:
+    if re.search(_CONVERSION, form) is None:
         return form  # printed once, whatever follows
     out: list[str] = []
     for _ in range(len(rest) + 1):
@@ -214,7 +216,7 @@ def printf(texts: list[str]) -> str:
             value = rest.pop(0) if rest else ""
             return value[:1] if m.group(1) == "c" else value
 
-        out.append(_CONVERSION.sub(one, form))
+        out.append(re.sub(_CONVERSION, one, form))
         if not rest:
             break
     return "".join(out)

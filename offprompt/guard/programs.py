@@ -160,7 +160,7 @@ def listing(check: Check, program: str, args: list[Word]) -> str | None:
 # How much of a file is read to see whether it lists a protected name, at what cost in looks.
 _NAMES_BYTES = 16_384
 _NAMES_LOOKS = 64
-_TOKENS = re.compile(r"[\s'\"`,;=()\[\]{}<>|&]+")
+_TOKENS = r"[\s'\"`,;=()\[\]{}<>|&]+"
 
 
 def carried(
@@ -192,7 +192,7 @@ def names_in(check: Check, name: str, said: dict[str, str]) -> str | None:
             text = f.read(_NAMES_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-    for token in _TOKENS.split(text):
+    for token in re.split(_TOKENS, text):
         last = token.rsplit("/", 1)[-1]
         if last and (is_dotenv(last) or last in check.protected.written_names):
             return last
