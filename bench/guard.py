@@ -105,6 +105,12 @@ def worst_inputs() -> dict[str, str]:
         "10,000 folder globs": "cat " + " ".join(f"*/x{i}*" for i in range(10_000)),
         "deep globs": "cat " + "*/" * 20 + "x*",
         "names of many parts": "cat " + " ".join(f"{i}" + "/a" * 1500 for i in range(1000)),
+        "brace expansion": "cat " + "{a,b}" * 40,
+        "many brace words": fill("x{a,b}{c,d} ", "cat "),
+        "assigned values": "".join(f"f=v{i}; " for i in range(250)) + "cat " + "$f " * 300,
+        "variable uses": fill("$f ", "f=.e; cat "),
+        "here-doc substitutions": fill("$(echo a)\n", "cat <<EOF > notes.md\n", "EOF\n"),
+        "subscripts": fill("'a[$(x)]' ", "test -v "),
     }
 
 

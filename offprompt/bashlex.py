@@ -13,6 +13,7 @@ __all__ = [
     "NAME_PATTERN",
     "SPECIAL_PARAMETERS",
     "Unclosed",
+    "ansi_c_decode",
     "ansi_c_end",
     "continued",
     "double_quoted_escape",
@@ -88,3 +89,36 @@ def name_end(text: str, i: int) -> int:
     """The end of the variable name starting at `i`, or `i` when none starts there."""
     m = NAME.match(text, i)
     return m.end() if m else i
+
+
+# A pattern, not compiled here: the guard imports this module on every tool call, and re
+# compiles it on first use (and keeps it) only when a `$'…'` comes.
+_ANSI_C = (
+    r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
+    r"|U([0-9A-Fa-f]{1,8})|c(.)|)"
+)
+_ANSI_C_SIMPLE = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+
+
+def ansi_c_decode(body: str) -> str:
+    """The text bash makes of the inside of `$'…'`: `\\x2e`, `\\056`, `\\u002e` and the
+    letter escapes decoded (a backslash before anything else stays)."""
+
+    def one(m: re.Match[str]) -> str:
+        simple, octal, hex2, u4, u8, control = m.groups()
+        if simple is not None:
+            return _ANSI_C_SIMPLE[simple]
+        if octal is not None:
+            return chr(int(octal, 8) & 0xFF)
+        for digits in (hex2, u4, u8):
+            if digits is not None:
+                code = int(digits, 16)
+                return chr(code) if code < 0x110000 else ""
+        if control is not None:
+            return chr(ord(control) & 0x1F)
+        return "\\"
+
+    return re.sub(_ANSI_C, one, body, flags=re.DOTALL)

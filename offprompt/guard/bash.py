@@ -1,8 +1,9 @@
 """A small bash reader for the guard: a command line as simple commands, their words and their
 redirections, with every `$(…)`, backtick and `<(…)` body read as commands of its own.
 
-It never runs anything and expands only what is certain (`~`, `$HOME`, `$PWD`); ShellSyntax
-when the text is not complete shell (an open quote), so the guard falls back to its crude check.
+It never runs anything and expands only what is certain (`~`, `$HOME`, `$PWD`, `$'…'`); beside
+each word's text it keeps its pattern (expand.py): what brace expansion, the variables the text
+assigns and what cannot be known may make of it. ShellSyntax when the text is not complete shell.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 import re
 
 from offprompt import bashlex
+from offprompt.guard import expand
+from offprompt.guard.expand import UNKNOWN
+from offprompt.guard.parts import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
 
 __all__ = ["MAX_STEPS", "Command", "ShellSyntax", "TooBig", "Word", "scan"]
 
@@ -29,64 +33,20 @@ _GLOB = "*?["
 _PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
 _PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
 _BACKTICK_SPECIAL = re.compile(r"[\\`]")
-_BALANCED_SPECIAL = {
-    "(": re.compile(r"[\\'\"()]"),
-    "{": re.compile(r"[\\'\"{}]"),
-}
-
-
-class ShellSyntax(ValueError):
-    """The text is not complete shell.
-
-    Outside the error root on purpose: hook.main catches it and falls back to its crude check.
-    """
-
-
-class TooBig(ShellSyntax):
-    """More than the reader reads (substitutions nested deeper than _MAX_DEPTH, more than
-    MAX_STEPS steps): never let through, the guard blocks such a command."""
-
-
-# Plain classes, not dataclasses: the guard runs before every tool call, and importing
-# dataclasses (with inspect) costs more than the whole scan.
-class Word:
-    """One shell word after quote removal; `glob` when it has unquoted `*?[`, `dynamic` when a
-    part of it is only known when the shell runs (`$X`, `$(…)`)."""
-
-    __slots__ = ("dynamic", "glob", "quoted", "text")
-
-    def __init__(
-        self, text: str = "", glob: bool = False, dynamic: bool = False, quoted: bool = False
-    ) -> None:
-        self.text = text
-        self.glob = glob
-        self.dynamic = dynamic
-        self.quoted = quoted
-
-    def __repr__(self) -> str:
-        return f"Word({self.text!r}, glob={self.glob}, dynamic={self.dynamic})"
-
-
-class Command:
-    """A simple command: its words, its redirections (operator, target) and whether its output
-    goes into a pipe."""
-
-    __slots__ = ("heredocs", "piped", "redirects", "words")
-
-    def __init__(self) -> None:
-        self.words: list[Word] = []
-        self.redirects: list[tuple[str, Word]] = []
-        self.piped = False
-        self.heredocs: list[str] = []
+_HEREDOC_SPECIAL = r"[\\`$]"
+_EXTGLOB = "@!+*?"
 
 
 class _Env:
-    __slots__ = ("home", "pwd", "steps")
+    __slots__ = ("home", "pwd", "steps", "vars")
 
     def __init__(self, home: str, pwd: str) -> None:
         self.home = home
         self.pwd = pwd
         self.steps = 0
+        # What the text assigns each variable (`f=.e`, `for f in …`), as patterns: a use of
+        # `$f` may be any of them, or what the variable held before (UNKNOWN).
+        self.vars: dict[str, list[str]] = {}
 
     def step(self) -> None:
         self.steps += 1
@@ -94,13 +54,22 @@ class _Env:
             raise TooBig("too long to read")
 
 
-def scan(text: str, home: str, pwd: str, spent: list[int] | None = None) -> list[Command]:
+def scan(
+    text: str,
+    home: str,
+    pwd: str,
+    spent: list[int] | None = None,
+    variables: dict[str, list[str]] | None = None,
+) -> list[Command]:
     """Every simple command in `text`, substitutions included (in no particular order).
 
     `spent`: the steps earlier scans of the same event took (code run by code: `eval`,
-    `bash -c`), kept up to date, so MAX_STEPS bounds them all together."""
+    `bash -c`), kept up to date, so MAX_STEPS bounds them all together. `variables`: what
+    those scans saw assigned (`F=.env bash -c 'cat "$F"'`), added to as this one reads."""
     out: list[Command] = []
     env = _Env(home, pwd)
+    if variables is not None:
+        env.vars = variables
     if spent is not None:
         env.steps = spent[0]
     try:
@@ -111,6 +80,13 @@ def scan(text: str, home: str, pwd: str, spent: list[int] | None = None) -> list
     return out
 
 
+# `NAME=` or `NAME+=` starting a word's pattern; the builtins whose words may be assignments.
+_ASSIGN = re.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
+_DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
+# One variable assigned more values than this in one command is not followed value by value.
+_MAX_VALUES = 256
+# A variable, maybe with a subscript, starting the inside of `${…}`.
+_USED = "(" + bashlex.NAME_PATTERN + r")(?:\[[^\]]*\])?"
 # `${NAME:-word}` and its kin (`-`, `=`, `:=`, `+`, `:+`): the word is what the shell may use.
 _DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
 
@@ -127,7 +103,9 @@ class _Lexer:
         self.cmd = Command()
         self.word: Word | None = None
         self.pending_redirect: str | None = None
-        self.heredoc_delims: list[tuple[str, bool]] = []
+        # Each `<<DELIM` waiting for its body, with the command it is given to (`cat <<EOF |
+        # bash`: the body, read after the line, is cat's input, not bash's).
+        self.heredoc_delims: list[tuple[str, bool, bool, Command]] = []
 
     # --- words and commands -------------------------------------------------------------------
 
@@ -141,11 +119,12 @@ class _Lexer:
         self.word = None
         if word is None:
             return
+        word.finish()
         if self.pending_redirect is not None:
             op = self.pending_redirect
             self.pending_redirect = None
             if op in ("<<", "<<-"):
-                self.heredoc_delims.append((word.text, op == "<<-"))
+                self.heredoc_delims.append((word.text, op == "<<-", word.quoted, self.cmd))
             self.cmd.redirects.append((op, word))
             return
         self.cmd.words.append(word)
@@ -155,7 +134,66 @@ class _Lexer:
         self.cmd.piped = piped
         if self.cmd.words or self.cmd.redirects or self.cmd.heredocs:
             self.out.append(self.cmd)
+            self.assignments(self.cmd.words)
         self.cmd = Command()
+
+    def assignments(self, words: list[Word]) -> None:
+        """Keep what `f=.e`, `export f=.e` or `for f in .e*` assigns, for later uses of `$f`."""
+        first = words[0].text if words else ""
+        try:
+            if first in ("for", "select") and len(words) > 2 and words[2].text == "in":
+                values = [v for w in words[3:] for v in expand.variants(w.pat)]
+                self.assign(words[1].text, values)
+                return
+            if first == "printf" and len(words) > 3 and words[1].text == "-v":
+                # `printf -v f '%s' .env`: f may be any of the words, escapes decoded.
+                texts = [w.text for w in words[3:]]
+                decoded = [*map(bashlex.ansi_c_decode, texts), expand.printf(texts)]
+                self.assign(words[2].text, [expand.escape(t) for t in decoded])
+                return
+            i = 0
+            if first in _DECLARING:
+                i = 1
+                while i < len(words) and words[i].text.startswith("-"):
+                    i += 1
+            for w in words[i:]:
+                m = _ASSIGN.match(w.pat)
+                if m is None:
+                    if i == 0:
+                        return  # the program: assignments before it are for it alone
+                    continue
+                value = w.pat[m.end() :]
+                self.assign(m.group(1), [UNKNOWN + value if m.group(2) else value])
+        except expand.TooMany:
+            raise TooBig("too many words to read") from None
+
+    def array(self, w: Word) -> None:
+        """`a=(.e nv)`: each word inside is a value of `a` (for `$a`, `${a[1]}`, `${a[@]}`);
+        the substitutions inside are read as commands."""
+        body, self.i = balanced(self.s, self.i + 1, "(", ")", self.env.step)
+        inner: list[Command] = []
+        _Lexer(body, self.env, inner, self.depth + 1).run()
+        values: list[str] = []
+        try:
+            for command in inner:
+                if command.piped:
+                    self.out.append(command)
+                else:
+                    values.extend(v for word in command.words for v in expand.variants(word.pat))
+        except expand.TooMany:
+            raise TooBig("too many words to read") from None
+        self.assign(w.pat.partition("=")[0].removesuffix("+"), values)
+        w.add_text("(" + body + ")")
+
+    def assign(self, name: str, values: list[str]) -> None:
+        known = self.env.vars.setdefault(name, [])
+        for value in values:
+            value = expand.brace_literal(value)
+            if value not in known:
+                known.append(value)
+        self.env.steps += len(values)
+        if len(known) > _MAX_VALUES:
+            raise TooBig("too many values to follow")
 
     def sub(self, body: str) -> None:
         """The commands of a substitution: their output goes into the outer command, so each
@@ -190,15 +228,17 @@ class _Lexer:
                     continue
                 if self.i + 1 < len(s):
                     w = self._w()
-                    w.text += s[self.i + 1]
+                    w.lit(s[self.i + 1])
                     w.quoted = True
                 self.i += 2
             elif c == "'":
-                end = _single_quote_end(s, self.i)
+                end = single_quote_end(s, self.i)
                 w = self._w()
-                w.text += s[self.i + 1 : end - 1]
+                w.lit(s[self.i + 1 : end - 1])
                 w.quoted = True
                 self.i = end
+            elif c == "$" and s.startswith('"', self.i + 1):
+                self.i += 1  # `$"…"` is translated by the locale: in C and UTF-8, itself
             elif c == '"':
                 self.double_quoted()
             elif c == "$":
@@ -207,30 +247,34 @@ class _Lexer:
                 self.backtick(self._w())
             elif c in "<>" and s.startswith("(", self.i + 1):
                 self.end_word()
-                body, self.i = _balanced(s, self.i + 2, "(", ")", self.env)
+                body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
                 self.sub(body)
-                self._w().dynamic = True
-            elif self.redirect():
+                self._w().unknown()  # a /dev/fd/N name
+            elif c == "(" and self.word is not None and _ASSIGN.fullmatch(self.word.finish().pat):
+                self.array(self.word)
+            elif c == "(" and self.word is not None and self.word.text[-1:] in _EXTGLOB:
+                # extglob's `@(…)`, `!(…)`, `+(…)`, `*(…)`, `?(…)`: matched as `*`, which
+                # matches at least what each of them does.
+                _, self.i = balanced(s, self.i + 1, "(", ")", self.env.step)
+                self.word.extglob()
+            elif c in "<>&" and self.redirect():
                 continue
-            elif self.operator():
+            elif c in "&|;()" and self.operator():
                 continue
-            elif (
-                c == "~"
-                and self.word is None
-                and (self.i + 1 == len(s) or s[self.i + 1] in "/ \t\n;|&)")
-            ):
-                self._w().text += self.env.home
-                self.i += 1
+            elif c == "~" and self.word is None and (tilde := self.tilde()) is not None:
+                w, (text, length) = self._w(), tilde
+                w.unknown() if text == UNKNOWN else w.lit(text)
+                self.i += length
             else:
                 w = self._w()
                 m = _PLAIN.match(s, self.i)
                 if m is not None:
-                    w.text += m.group()
+                    w.plain(m.group())
                     self.i = m.end()
                     continue
                 if c in _GLOB:
                     w.glob = True
-                w.text += c
+                w.plain(c)
                 self.i += 1
         if self.pending_redirect is not None and self.word is None:
             raise ShellSyntax("a redirection without a target")
@@ -250,7 +294,8 @@ class _Lexer:
             if s.startswith(op, self.i):
                 if op.startswith("&") and self.word is not None:
                     return False  # `a&>b` is rare; `x&y` is not a redirection
-                if self.word is not None and self.word.text.isdigit() and not self.word.quoted:
+                word = self.word.finish() if self.word is not None else None
+                if word is not None and word.text.isdigit() and not word.quoted:
                     self.word = None  # `2>` names a file descriptor, not a word
                 else:
                     self.end_word()
@@ -273,7 +318,7 @@ class _Lexer:
     def read_heredocs(self) -> None:
         """After a line with `<<DELIM`, the lines up to DELIM are the command's input."""
         while self.heredoc_delims:
-            delim, strip_tabs = self.heredoc_delims.pop(0)
+            delim, strip_tabs, quoted, command = self.heredoc_delims.pop(0)
             self.env.step()
             # One search for the line that is DELIM (with tabs before it for `<<-`), not a loop
             # over the lines: a long here-doc costs one pass. `self.i` starts a line here.
@@ -285,7 +330,34 @@ class _Lexer:
             else:
                 body = self.s[self.i : end.start()]
                 self.i = end.end() + 1
-            self.cmd.heredocs.append(body.removesuffix("\n"))
+            command.heredocs.append(body.removesuffix("\n"))
+            if not quoted:
+                self.heredoc_substitutions(body)
+
+    def heredoc_substitutions(self, body: str) -> None:
+        """An unquoted here-doc's `$(…)`, `${…}` and backticks run when the shell reads it:
+        their commands are read as commands, whatever program the here-doc is given to."""
+        i, n = 0, len(body)
+        while i < n:
+            self.env.step()
+            m = re.compile(_HEREDOC_SPECIAL).search(body, i)
+            if m is None:
+                return
+            i = m.start()
+            if body[i] == "\\":
+                i += 2
+            elif body.startswith(("$(", "${"), i):
+                open_, close = ("(", ")") if body[i + 1] == "(" else ("{", "}")
+                inner, i = balanced(body, i + 2, open_, close, self.env.step)
+                self.sub(inner)
+            elif body[i] == "`":
+                end = body.find("`", i + 1)
+                if end < 0:
+                    end = n
+                self.sub(body[i + 1 : end])
+                i = end + 1
+            else:
+                i += 1
 
     def double_quoted(self) -> None:
         s = self.s
@@ -302,7 +374,7 @@ class _Lexer:
                 return
             escaped = bashlex.double_quoted_escape(s, self.i) if c == "\\" else None
             if escaped is not None:
-                w.text += escaped  # "" for a line continuation
+                w.lit(escaped)  # "" for a line continuation
                 self.i += 2
             elif c == "$":
                 self.dollar(w)
@@ -311,7 +383,7 @@ class _Lexer:
             else:
                 m = _PLAIN_DOUBLE.match(s, self.i)
                 end = m.end() if m is not None else self.i + 1
-                w.text += s[self.i : end]
+                w.lit(s[self.i : end])
                 self.i = end
 
     def backtick(self, w: Word) -> None:
@@ -337,89 +409,86 @@ class _Lexer:
 
     def command_substitution(self, body: str, w: Word) -> None:
         if body.strip() == "pwd":
-            w.text += self.env.pwd
+            w.lit(self.env.pwd)
             return
         self.sub(body)
         w.dynamic = True
-        w.text += "\0"
+        w.add_text("\0")
+        w.add_pat(UNKNOWN)
 
     def dollar(self, w: Word) -> None:
         s = self.s
         nxt = s[self.i + 1] if self.i + 1 < len(s) else ""
         if nxt == "(":
-            body, self.i = _balanced(s, self.i + 2, "(", ")", self.env)
+            body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
             self.command_substitution(body, w)
         elif nxt == "{":
-            body, self.i = _balanced(s, self.i + 2, "{", "}", self.env)
+            body, self.i = balanced(s, self.i + 2, "{", "}", self.env.step)
             name = body.strip()
             if name in ("HOME", "PWD"):
-                w.text += self.env.home if name == "HOME" else self.env.pwd
+                w.lit(self.env.home if name == "HOME" else self.env.pwd)
             else:
                 # `${X:-.env}`, `${X:=.env}`, `${X:+.env}`: the word may well be the default;
                 # read it as that (quotes dropped). Otherwise keep the text visible.
                 m = _DEFAULTED.fullmatch(body)
-                w.text += m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
+                text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
+                w.add_text(text)
                 w.dynamic = True
+                used = re.match(_USED, body)
+                if m is not None:
+                    w.add_pat(expand.escape_plain(text) or UNKNOWN)
+                elif used is not None and used.end() == len(body):
+                    self.variable(w, used.group(1))  # `${f}`, `${a[0]}`, `${a[@]}`
+                elif used is not None and body[used.end()] in "#%/^,:@~":
+                    # `${f#x}`, `${f,,}`, `${f/x/.}`: made from f's values, so a name inside
+                    # one of them may come out; a replacement's text may be in it too.
+                    w.within.extend(self.env.vars.get(used.group(1), ()))
+                    rep = body[used.end() :].split("/")[2:] if body[used.end()] == "/" else []
+                    w.add_pat(UNKNOWN + (expand.escape("/".join(rep)) + UNKNOWN if rep else ""))
+                    w.dynamic = True
+                else:
+                    w.add_pat(UNKNOWN)
         elif nxt == "'":
             try:
                 end = bashlex.ansi_c_end(s, self.i + 1)
             except bashlex.Unclosed:
                 raise ShellSyntax("an open $' quote") from None
-            w.text += s[self.i + 2 : end - 1]
+            w.lit(bashlex.ansi_c_decode(s[self.i + 2 : end - 1]))
             w.quoted = True
             self.i = end
         elif (j := bashlex.name_end(s, self.i + 1)) > self.i + 1:
             name = s[self.i + 1 : j]
             if name in ("HOME", "PWD"):
-                w.text += self.env.home if name == "HOME" else self.env.pwd
+                w.lit(self.env.home if name == "HOME" else self.env.pwd)
             else:
-                w.text += "$" + name
+                w.add_text("$" + name)
                 w.dynamic = True
+                self.variable(w, name)
             self.i = j
+        elif nxt and nxt in bashlex.SPECIAL_PARAMETERS:
+            w.add_text("$" + nxt)  # `$1`, `$@`: empty in `bash -c`, unknown in a function
+            w.unknown()
+            self.i += 2
         else:
-            w.text += "$"
+            w.lit("$")
             self.i += 1
 
+    def variable(self, w: Word, name: str) -> None:
+        """A use of `$name`: any value the text assigned it, or what it held before."""
+        values = self.env.vars.get(name)
+        if not values:
+            w.unknown()
+            return
+        self.env.steps += len(values)
+        w.add_pat("{" + ",".join(values) + "," + UNKNOWN + "}")
+        w.braced = True
+        w.dynamic = True
 
-def _balanced(s: str, start: int, open_: str, close: str, env: _Env) -> tuple[str, int]:
-    """The text from `start` up to the `close` that matches an `open_` just before `start`,
-    skipping quoted parts; and the index after it."""
-    depth = 1
-    i = start
-    special = _BALANCED_SPECIAL[open_]
-    while i < len(s):
-        env.step()
-        m = special.search(s, i)
-        if m is None:
-            break
-        i = m.start()
-        c = s[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            i = _single_quote_end(s, i)
-            continue
-        if c == '"':
-            j = i + 1
-            while j < len(s) and s[j] != '"':
-                j += 2 if s[j] == "\\" else 1
-            if j >= len(s):
-                raise ShellSyntax("an open double quote")
-            i = j + 1
-            continue
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return s[start:i], i + 1
-        i += 1
-    raise ShellSyntax(f"an open {open_}")
-
-
-def _single_quote_end(s: str, i: int) -> int:
-    try:
-        return bashlex.single_quote_end(s, i)
-    except bashlex.Unclosed:
-        raise ShellSyntax("an open single quote") from None
+    def tilde(self) -> tuple[str, int] | None:
+        """What a `~` starting a word stands for (`~`, `~+`, `~-`) and its length, or None."""
+        s, i = self.s, self.i
+        for prefix, value in (("~+", self.env.pwd), ("~-", UNKNOWN), ("~", self.env.home)):
+            end = i + len(prefix)
+            if s.startswith(prefix, i) and (end == len(s) or s[end] in "/ \t\n;|&)"):
+                return value, len(prefix)
+        return None

@@ -10,9 +10,10 @@ import os
 import re
 from collections.abc import Iterator
 
-from offprompt.guard.protected import Protected, glob_hits, in_staging, is_dotenv
+from offprompt.guard import expand
+from offprompt.guard.protected import SAMPLES, Protected, glob_hits, in_staging, is_dotenv
 
-__all__ = ["BUDGET", "GLOB_LOOKS", "UNCHECKED", "Check"]
+__all__ = ["BUDGET", "GLOB_LOOKS", "UNCHECKED", "Check", "expand_glob"]
 
 # Splits code and option words into the names inside them: `open('.env')`, `--env-file=.env`.
 _FRAGMENT_SPLIT = re.compile(r"[@\s'\"`(){},;=<>|&:+\\\0]+")
@@ -35,7 +36,10 @@ class Check:
     """One event's context: where relative names start, and what is protected; `dirs` holds
     the cwd and the folders a `cd` in the command names."""
 
-    __slots__ = ("budget", "cwd", "dirs", "home", "protected", "seen", "steps")
+    __slots__ = (
+        "budget", "cwd", "dirs", "globs", "home", "listed", "protected", "seen", "steps",
+        "variables",
+    )  # fmt: skip
 
     def __init__(
         self, cwd: str, home: str, protected: Protected, dirs: list[str], budget: int = BUDGET
@@ -47,6 +51,13 @@ class Check:
         self.budget = budget
         self.seen: dict[tuple[str, bool, bool, int], str | None] = {}
         self.steps = [0]  # the bash reader's steps over every scan of this event
+        self.variables: dict[str, list[str]] = {}  # what those scans saw assigned (bash.scan)
+        # The glob options the command may set (`shopt -s dotglob`, `GLOBIGNORE=`): its globs
+        # are matched as bash would with them on (commands.py finds them).
+        self.globs: frozenset[str] = frozenset()
+        # A protected file that a listing in the command (`ls -A`, `find .`) may print into a
+        # substitution or a pipe, where a word made only of that output may name it.
+        self.listed: str | None = None
 
     def spend(self, looks: int) -> bool:
         """Take `looks` file system looks from the event's budget; False when it is spent."""
@@ -55,7 +66,7 @@ class Check:
 
     def path(self, text: str, glob: bool = False, dynamic: bool = False) -> str | None:
         """The protected file `text` names (as the agent wrote it, for the message), or None."""
-        key = (text, glob, dynamic, len(self.dirs))
+        key = (text, glob, dynamic, len(self.dirs) + 1000 * len(self.globs))
         if key in self.seen:
             return self.seen[key]  # a name repeated costs no second look
         hit = self.seen[key] = self._path(text, glob, dynamic)
@@ -78,7 +89,7 @@ class Check:
         if not dynamic and self._staged(text):
             return text
         if glob:
-            hit = glob_hits(base)
+            hit = glob_hits(base, self.globs)
             if hit is not None:
                 return hit
         if glob and not dynamic:
@@ -86,7 +97,8 @@ class Check:
             for folder in self.dirs:
                 if cost is None or not self.spend(cost):
                     return UNCHECKED  # too costly a walk to make: blocked, not let through
-                for found in _expand(os.path.join(folder, os.path.expanduser(text))):
+                pattern = os.path.join(folder, os.path.expanduser(text))
+                for found in _expand(pattern, self.globs):
                     if not self.spend(1):
                         return UNCHECKED
                     name = os.path.basename(found)
@@ -141,9 +153,44 @@ class Check:
     def _written_glob(self, pattern: str) -> bool:
         for folder in self.dirs:
             full = os.path.normpath(os.path.join(folder, os.path.expanduser(pattern)))
-            if any(fnmatch.fnmatchcase(p, full) for p in self.protected.written):
-                return True
+            # Part by part, as bash matches a glob: `*` never crosses a `/` (but `**` does,
+            # with globstar), so `cat *` is not `cat config/service.json`.
+            deep = "**" in full and "globstar" in self.globs
+            parts = full.count(os.sep)
+            for p in self.protected.written:
+                if (deep or p.count(os.sep) == parts) and fnmatch.fnmatchcase(p, full):
+                    return True
         return False
+
+    def could_be(self, pattern: str) -> str | None:
+        """The protected name a brace-free pattern with parts only known at run time could
+        become, when the rest of its last part is some text (`$UNSET.env`, `${f}nv`: the
+        unknown may be empty or anything), or None. A word that is all unknown names what a
+        listing in the command printed (`cat $(ls -A)`); otherwise it says nothing of its name
+        and is let through (THREAT_MODEL: a name hidden from the command)."""
+        last, has_text = expand.as_fnmatch(pattern)
+        if not has_text:
+            # All unknown: it names what a listing in the command printed, if one did.
+            return self.listed if last.strip("*") == "" else None
+        names = (*SAMPLES, *sorted(self.protected.written_names))
+        if "nocaseglob" in self.globs:
+            last = last.lower()
+        for name in names:
+            candidate = name.lower() if "nocaseglob" in self.globs else name
+            if fnmatch.fnmatchcase(candidate, last):
+                return name
+        return None
+
+    def inside(self, values: list[str]) -> str | None:
+        """A protected name inside one of `values` (patterns), in any case: what cutting or
+        changing the value (`${f#x}`, `${f,,}`) may leave."""
+        names = (*SAMPLES, *sorted(self.protected.written_names))
+        for value in values:
+            text = expand.literal(value)[0].lower()
+            for name in names:
+                if name.lower() in text:
+                    return name
+        return None
 
     def fragments(self, text: str) -> str | None:
         """A protected file named anywhere inside `text` (code, `--opt=FILE`, a patch)."""
@@ -164,13 +211,26 @@ def _glob_looks(pattern: str) -> int | None:
     return GLOB_LOOKS[wild] if wild < len(GLOB_LOOKS) else None
 
 
-def _expand(pattern: str) -> Iterator[str]:
+def _expand(pattern: str, options: frozenset[str] = frozenset()) -> Iterator[str]:
+    """What bash makes of the glob `pattern` with `options` on: dotglob lets `*` match a
+    leading dot, globstar makes `**` recursive, nocaseglob ignores case."""
     import glob  # only for a word with `*?[`: most calls have none, and the hook starts faster
 
+    if "nocaseglob" in options:
+        pattern = re.sub("[A-Za-z]", lambda m: f"[{m.group().lower()}{m.group().upper()}]", pattern)
     try:
-        yield from glob.iglob(pattern)
+        yield from glob.iglob(
+            pattern, recursive="globstar" in options, include_hidden="dotglob" in options
+        )
     except (OSError, ValueError, RecursionError):
         return
+
+
+def expand_glob(pattern: str, options: frozenset[str]) -> list[str]:
+    """The first GLOB_LOOKS[0] names the glob `pattern` matches, as bash would with `options`."""
+    import itertools
+
+    return list(itertools.islice(_expand(pattern, options), GLOB_LOOKS[0]))
 
 
 def _staged_file(path: str) -> bool:

@@ -9,7 +9,7 @@ import os
 import re
 
 from offprompt import bashlex
-from offprompt.guard import bash, grep, search
+from offprompt.guard import bash, expand, grep, programs, search
 from offprompt.guard.check import UNCHECKED, Check
 
 __all__ = ["SHELLS", "base", "script"]
@@ -24,7 +24,13 @@ _NAMING_ONLY = frozenset(
     }
 )  # fmt: skip
 _GIT_NAMING_ONLY = frozenset({"check-ignore", "status", "ls-files", "check-attr"})
-_OFFPROMPT_SAFE = frozenset({"keys", "status", "fingerprints", "agents", "init", "remove"})
+_OFFPROMPT_SAFE = frozenset(
+    {"keys", "status", "fingerprints", "agents", "init", "remove", "collect", "guard", "doctor"}
+)
+# bash's glob options a command may turn on (`shopt -s`, `GLOBIGNORE=` and BASHOPTS for dotglob).
+_GLOB_OPTIONS = ("dotglob", "nocaseglob", "globstar", "extglob")
+# Programs that print a here-doc given to them as it is: text, not names, unless piped on.
+_HEREDOC_TEXT = frozenset({"cat", "tee"})
 _WRAPPERS = frozenset(
     {
         "sudo", "env", "command", "builtin", "exec", "nohup", "nice", "time", "timeout",
@@ -33,6 +39,8 @@ _WRAPPERS = frozenset(
     }
 )  # fmt: skip
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+# Programs that run code they read from their input when given no script.
+_STDIN_CODE = SHELLS | {"python", "python3", "node", "perl", "ruby", "php", "lua", "source", "."}
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
 _ASSIGNMENT = re.compile(bashlex.NAME_PATTERN + r"\+?=")
 # Code run by code (`eval eval …`, `bash -c "bash -c …"`) deeper than this is not checked; it is
@@ -49,7 +57,7 @@ def script(check: Check, text: str, depth: int = 0) -> str | None:
     if depth > _MAX_DEPTH:
         return UNCHECKED
     try:
-        commands = bash.scan(text, check.home, check.cwd, check.steps)
+        commands = bash.scan(text, check.home, check.cwd, check.steps, check.variables)
     except bash.TooBig:
         return UNCHECKED
     except bash.ShellSyntax as e:
@@ -74,7 +82,8 @@ def _closed(check: Check, text: str, depth: int) -> str | None:
     """The hit in `text` read with its open quotes and brackets closed (at most 8 of them)."""
     for _ in range(8):
         try:
-            return _commands(check, bash.scan(text, check.home, check.cwd, check.steps), depth)
+            found = bash.scan(text, check.home, check.cwd, check.steps, check.variables)
+            return _commands(check, found, depth)
         except bash.TooBig:
             return UNCHECKED
         except bash.ShellSyntax as e:
@@ -86,6 +95,41 @@ def _closed(check: Check, text: str, depth: int) -> str | None:
 
 
 def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | None:
+    options = set(check.globs)
+    for command in commands:
+        for word in command.words:
+            if "GLOBIGNORE" in word.text:
+                options.add("dotglob")  # a GLOBIGNORE set to anything turns dotglob on
+            options.update(o for o in _GLOB_OPTIONS if o in word.text)
+    check.globs = frozenset(options)
+    said = _said(check, commands)
+    # `while read f; do cat $f; done < list`: what `read` takes in is a name source too.
+    readers = ("read", "mapfile", "readarray")
+    reads = any(w[0].text in readers for c in commands if (w := _program_words(c.words)))
+    for command in commands:
+        if reads and check.listed is None:
+            inputs = [t for op, t in command.redirects if op in ("<", "<>")]
+            check.listed = programs.carried(check, [], inputs, said)
+        if command.piped and check.listed is None:
+            words = _program_words(command.words)
+            inputs = [t for op, t in command.redirects if op in ("<", "<>")]
+            if words:
+                check.listed = programs.listing(check, base(words[0].text), words[1:])
+            if check.listed is None:
+                check.listed = programs.carried(check, words[1:], inputs, said)
+            if check.listed is None and words and base(words[0].text) in _HEREDOC_TEXT:
+                # `"$(cat <<'EOF' … EOF)"` (a commit message), `cat <<EOF | xargs cat`
+                check.listed = check.fragments("\n".join(command.heredocs))
+    # A program reading code from its input (`cat <<EOF | bash`): piped text is code there.
+    stdin_code = any(
+        base(w[0].text) in _STDIN_CODE for c in commands if (w := _program_words(c.words))
+    )
+    for command in commands:
+        arg_file = _xargs_arg_file(command.words)
+        if arg_file is not None:
+            hit = programs.names_in(check, arg_file, said)
+            if hit is not None:
+                return hit  # `echo .env > l; xargs -a l cat`
     for command in commands:
         words = command.words
         if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:
@@ -97,25 +141,45 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
                 check.budget = 0
                 del check.dirs[1:-1]
     for command in commands:
-        hit = _command(check, command, depth)
+        hit = _command(check, command, depth, stdin_code)
         if hit is not None:
             return hit
     return None
 
 
-def _command(check: Check, command: bash.Command, depth: int) -> str | None:
+def _command(
+    check: Check, command: bash.Command, depth: int, stdin_code: bool = True
+) -> str | None:
     for op, target in command.redirects:
         if op in ("<<", "<<-"):
             continue
         if op == "<<<":
             hit = check.fragments(target.text)
         else:
-            hit = check.path(target.text, target.glob, target.dynamic)
+            hit = word_hit(check, target)
         if hit is not None:
             return hit
+    for word in command.words:
+        hit = _subscript(check, word, depth)
+        if hit is not None:
+            return hit
+    split = _env_split_string(command.words)
+    if split is not None:
+        try:
+            hit = script(check, split, depth + 1)
+        except bash.ShellSyntax:
+            hit = check.fragments(split)
+        if hit is not None:
+            return hit
+    if check.listed is not None and _feeds_xargs(command.words):
+        return check.listed  # `ls -A | xargs cat`: the names listed are opened
     words = _program_words(command.words)
     for body in command.heredocs:
         if words and base(words[0].text) in _NAMING_ONLY:
+            continue
+        if words and base(words[0].text) in _HEREDOC_TEXT and not (command.piped and stdin_code):
+            # `cat <<EOF > notes.md`: the text goes to a file (its `$(…)` are read); piped on,
+            # it is names where a listing's would be (check.listed), or code to a shell.
             continue
         hit = check.fragments(body)
         if hit is not None:
@@ -124,33 +188,153 @@ def _command(check: Check, command: bash.Command, depth: int) -> str | None:
         return None
     program = base(words[0].text)
     args = words[1:]
+    if program == "offprompt" and args and args[0].text in _OFFPROMPT_SAFE:
+        return None  # it prints key names and states, never a value
     if not command.piped:
         if program in _NAMING_ONLY:
             return None
         if program == "git" and _git_subcommand(args) in _GIT_NAMING_ONLY:
-            return None
-        if program == "offprompt" and args and args[0].text in _OFFPROMPT_SAFE:
-            return None
+            if not _git_runs_code(command.words):
+                return None
+    hit = programs.recursive(check, program, args)
+    if hit is not None:
+        return hit  # an archive, copy or `find -exec` that takes a protected file in
+    args = programs.texts_left_out(program, args)
     if program in SHELLS or program == "eval":
-        inline = _inline_script(program, args)
+        inline, given = _inline_script(program, args)
         if inline is not None:
             try:
-                return script(check, inline, depth + 1)
+                hit = script(check, inline, depth + 1)
             except bash.ShellSyntax:
-                return check.fragments(inline)
+                hit = check.fragments(inline)
+            if hit is not None or not given:
+                return hit
+            args = given  # `bash -c 'cat "$0"' .env`: the words after the code are its $0, $1…
     if program in _GREPS:
+        args = _directories_recurse(args)
         parsed = grep.parse(args)
         hit = search.shell(check, program, parsed)
         if hit is not None:
             return hit  # a recursive search whose folder holds a protected file
         args = parsed.files
+    if program == "git" and _git_subcommand(args) == "grep" and "--no-index" in texts(args):
+        # git grep --no-index searches the folder as grep -r does, .gitignore or not.
+        parsed = grep.parse(args[args.index(next(a for a in args if a.text == "grep")) + 1 :])
+        parsed.recursive = True
+        hit = search.shell(check, "grep", parsed)
+        if hit is not None:
+            return hit
     for word in [words[0], *args]:
-        hit = check.path(word.text, word.glob, word.dynamic)
-        if hit is None:
-            hit = check.fragments(word.text)
+        hit = word_hit(check, word)
+        if hit is None and program in ("printf", "echo") and "\\" in word.text:
+            hit = check.fragments(bashlex.ansi_c_decode(word.text))  # `printf '\x2eenv'`
+        if hit is not None:
+            return hit
+    if program == "printf" and len(args) > 1:
+        return check.fragments(expand.printf([a.text for a in args]))  # `printf '.%s' env`
+    return None
+
+
+def texts(words: list[bash.Word]) -> list[str]:
+    return [w.text for w in words]
+
+
+_WRITES = (">", ">>", ">|", "&>", "&>>")
+
+
+def _said(check: Check, commands: list[bash.Command]) -> dict[str, str]:
+    """The files the command writes a protected name into (`echo .env > l`, a here-doc to
+    `cat > l`, `tee l`), by path: read back as names (`xargs -a l cat`), they name it."""
+    said: dict[str, str] = {}
+    for command in commands:
+        words = _program_words(command.words)
+        targets = [t.text for op, t in command.redirects if op in _WRITES]
+        if words and base(words[0].text) == "tee":
+            targets += [w.text for w in words[1:] if not w.text.startswith("-")]
+        if not targets or not words:
+            continue
+        texts = [w.text for w in words[1:]]
+        text = " ".join([*texts, *map(bashlex.ansi_c_decode, texts), *command.heredocs])
+        if base(words[0].text) == "printf" and texts:
+            text += " " + expand.printf(texts)
+        hit = check.fragments(text)
+        if hit is not None:
+            for target in targets:
+                folder = check.dirs[-1]
+                said[os.path.normpath(os.path.join(folder, os.path.expanduser(target)))] = hit
+    return said
+
+
+def _xargs_arg_file(words: list[bash.Word]) -> str | None:
+    """The file `xargs -a FILE` (`--arg-file`) reads its names from, or None."""
+    for i, w in enumerate(words[:4]):
+        if base(w.text) != "xargs":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            if text in ("-a", "--arg-file") and j + 1 < len(words):
+                return words[j + 1].text
+            if text.startswith("--arg-file="):
+                return text.partition("=")[2]
+            if text.startswith("-a") and len(text) > 2:
+                return text[2:]
+            if not text.startswith("-"):
+                break
+    return None
+
+
+def _feeds_xargs(words: list[bash.Word]) -> bool:
+    """The command is `xargs PROGRAM` reading names from its input (not `-a FILE`), and the
+    program is one that opens them."""
+    for i, w in enumerate(words[:4]):
+        if base(w.text) != "xargs":
+            continue
+        rest = [x.text for x in words[i + 1 :]]
+        if any(t in ("-a", "--arg-file") or t.startswith("--arg-file=") for t in rest):
+            return False
+        program = next((t for t in rest if not t.startswith("-")), "echo")
+        return base(program) not in _NAMING_ONLY
+    return False
+
+
+def word_hit(check: Check, word: bash.Word) -> str | None:
+    """The protected file `word` names: as written, inside it (code, `--opt=FILE`), or once
+    bash has expanded it (braces, the variables the command set, a part it cannot know)."""
+    hit = check.path(word.text, word.glob, word.dynamic)
+    if hit is None:
+        hit = check.fragments(word.text)
+    if hit is None and word.within:
+        hit = check.inside(word.within)
+    if hit is not None or not (word.braced or expand.UNKNOWN in word.pat):
+        return hit
+    try:
+        patterns = expand.variants(word.pat) if word.braced else [word.pat]
+    except expand.TooMany:
+        return UNCHECKED
+    for pattern in patterns:
+        text, glob, unknown = expand.literal(pattern)
+        if unknown:
+            hit = check.could_be(pattern)
+        elif text != word.text:
+            hit = check.path(text, glob) or check.fragments(text)
         if hit is not None:
             return hit
     return None
+
+
+def _subscript(check: Check, word: bash.Word, depth: int) -> str | None:
+    """bash reads `NAME[…]` as an array subscript, and runs the `$(…)` inside it, wherever a
+    variable's name is taken (`test -v`, `declare`, `printf -v`, `read`, arithmetic on a
+    variable holding it), even from a quoted word: the text after `[` is read as code."""
+    text = word.text
+    start = text.find("[")
+    if start < 0 or ("$(" not in text and "`" not in text):
+        return None
+    code = "echo " + text[start + 1 :]
+    try:
+        return script(check, code, depth + 1)
+    except bash.ShellSyntax:
+        return check.fragments(code)
 
 
 def base(program: str) -> str:
@@ -176,6 +360,52 @@ def _program_words(words: list[bash.Word]) -> list[bash.Word]:
     return words[i:]
 
 
+def _git_runs_code(words: list[bash.Word]) -> bool:
+    """git is given configuration or an environment that may run a command of its own
+    (`-c core.fsmonitor=…`, `--config-env`, `GIT_*=…` before it): not a naming-only call."""
+    for w in words:
+        if w.text in ("-c", "--config-env") or w.text.startswith(("-c", "--config-env=")):
+            return True
+        if w.text.startswith("GIT_") and "=" in w.text:
+            return True
+    return False
+
+
+def _env_split_string(words: list[bash.Word]) -> str | None:
+    """`env -S 'cat .env'` (`--split-string`): the string env splits and runs, with the words
+    after it."""
+    for i, w in enumerate(words):
+        if base(w.text) != "env":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            rest = " ".join(x.text for x in words[j + 1 :])
+            if text in ("-S", "--split-string"):
+                return rest
+            if text.startswith("--split-string="):
+                return text.partition("=")[2] + " " + rest
+            if text.startswith("-S"):
+                return text[2:] + " " + rest
+            if not text.startswith("-"):
+                break
+        break
+    return None
+
+
+def _directories_recurse(args: list[bash.Word]) -> list[bash.Word]:
+    """grep's `--directories=recurse` (and `--directories recurse`) as the `-r` it is."""
+    out: list[bash.Word] = []
+    for i, w in enumerate(args):
+        nxt = args[i + 1].text if i + 1 < len(args) else ""
+        if w.text == "--directories=recurse" or (w.text == "--directories" and nxt == "recurse"):
+            out.append(bash.Word("-r"))
+        elif w.text == "recurse" and i and args[i - 1].text == "--directories":
+            continue
+        else:
+            out.append(w)
+    return out
+
+
 def _git_subcommand(args: list[bash.Word]) -> str | None:
     i = 0
     while i < len(args):
@@ -189,10 +419,13 @@ def _git_subcommand(args: list[bash.Word]) -> str | None:
     return None
 
 
-def _inline_script(program: str, args: list[bash.Word]) -> str | None:
+def _inline_script(program: str, args: list[bash.Word]) -> tuple[str | None, list[bash.Word]]:
+    """The code `eval` or `sh -c` runs, and the words given to it after it (its $0, $1…)."""
     if program == "eval":
-        return " ".join(a.text for a in args)
+        return " ".join(a.text for a in args), []
     for i, arg in enumerate(args):
         if arg.text.startswith("-") and not arg.text.startswith("--") and "c" in arg.text:
-            return args[i + 1].text if i + 1 < len(args) else None
-    return None
+            if i + 1 < len(args):
+                return args[i + 1].text, args[i + 2 :]
+            return None, []
+    return None, []

@@ -28,6 +28,12 @@ _SHELL_TOOLS = (
 )  # fmt: skip
 # Tools that list names and never open a file: Claude Code's, and Gemini CLI's.
 _LISTING_TOOLS = ("Glob", "LS", "glob", "list_directory")
+# offprompt's own MCP tools (DESIGN §14: never blocked): they take a file's name and return key
+# names and states, never a value. As the hosts name them: `mcp__offprompt__secret_status`
+# (Claude Code, Codex), `offprompt__secret_status`, `offprompt.secret_status`.
+_OWN_TOOLS = re.compile(
+    r"(?:mcp__)?offprompt(?:__|\.|/|:)(?:collect_secret|await_secret|cancel_secret|secret_status)"
+)
 _PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
@@ -56,6 +62,8 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
     tool_input = event.get("tool_input")
     if not isinstance(tool, str) or not isinstance(tool_input, Mapping):
         raise ValueError("not a tool event")
+    if _OWN_TOOLS.fullmatch(tool):
+        return None
     cwd = event.get("cwd")
     # Codex's `workdir`, Gemini CLI's `dir_path` (the shell's folder, or the one searched).
     workdir = tool_input.get("workdir") or tool_input.get("cwd") or tool_input.get("dir_path")

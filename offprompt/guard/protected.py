@@ -15,6 +15,7 @@ __all__ = [
     "DENY_RULES",
     "DOTENV_NAMES",
     "LOCAL_PATTERN",
+    "SAMPLES",
     "Protected",
     "glob_hits",
     "in_staging",
@@ -44,7 +45,7 @@ DENY_RULES = tuple(
 _HEX16 = "[0-9a-f]" * 16
 _STAGING = (f".offprompt-{_HEX16}", f".?*.offprompt-{_HEX16}.tmp")
 # Names a glob is tried against when no such file exists yet (`cat .e*` in an empty folder).
-_SAMPLES = (*DOTENV_NAMES, ".env.development.local", ".env.production.local", ".env.test.local")
+SAMPLES = (*DOTENV_NAMES, ".env.development.local", ".env.production.local", ".env.test.local")
 
 
 class Protected:
@@ -74,11 +75,14 @@ def in_staging(path: str) -> bool:
     return ".offprompt-" in path and any(is_staging(part) for part in path.split(os.sep))
 
 
-def glob_hits(pattern: str) -> str | None:
-    """A protected dotenv name the glob `pattern` (a file name, no folder) would match."""
-    if not pattern.startswith("."):
+def glob_hits(pattern: str, options: frozenset[str] = frozenset()) -> str | None:
+    """A protected dotenv name the glob `pattern` (a file name, no folder) would match, with
+    bash's `options` on (`dotglob`, `nocaseglob`; extglob's `@(…)` groups match anything)."""
+    if not pattern.startswith(".") and "dotglob" not in options:
         return None  # like bash, a glob reaches a dotfile only with a leading dot
-    for name in _SAMPLES:
+    if "nocaseglob" in options:
+        pattern = pattern.lower()
+    for name in SAMPLES:
         if fnmatch.fnmatchcase(name, pattern):
             return name
     return None

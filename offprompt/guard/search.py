@@ -13,13 +13,13 @@ import fnmatch
 import os
 from collections.abc import Mapping
 
-from offprompt.guard import disk
+from offprompt.guard import disk, expand
 from offprompt.guard.bash import Word
-from offprompt.guard.check import UNCHECKED, Check
+from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
 from offprompt.guard.grep import GrepArgs
 from offprompt.guard.protected import in_staging, is_dotenv, is_staging
 
-__all__ = ["MAX_FILTERS", "SEARCH_LOOKS", "shell", "tool"]
+__all__ = ["MAX_FILTERS", "SEARCH_LOOKS", "folders", "shell", "tool", "under"]
 
 # What one recursive search in a shell command takes from the event's look budget (check.BUDGET):
 # it walks a folder tree and may ask git, so `rg x; rg x; …` many times over is blocked
@@ -46,7 +46,7 @@ def tool(check: Check, tool_input: Mapping[str, object]) -> str | None:
     if hit is not None:
         return hit  # a dotenv file given as the folder
     root = os.path.normpath(check.cwd)
-    found = _under(check, root)
+    found = under(check, root)
     if isinstance(include, str):
         found = [f for f in found if disk.included(f, root, include)]
     if found and tool_input.get("no_ignore") is not True:
@@ -56,7 +56,7 @@ def tool(check: Check, tool_input: Mapping[str, object]) -> str | None:
     return os.path.relpath(found[0], check.cwd)
 
 
-def _under(check: Check, root: str) -> list[str]:
+def under(check: Check, root: str) -> list[str]:
     """The protected files under `root`: the dotenv and staged files the look finds, then the
     journal's."""
     # A search starts inside what its folder leads to: a link to a staging folder is one.
@@ -76,20 +76,17 @@ def shell(check: Check, program: str, args: GrepArgs) -> str | None:
         return None
     if len(args.includes) + len(args.excludes) + len(args.excluded_dirs) > MAX_FILTERS:
         return UNCHECKED
-    folder = check.dirs[-1]  # after any `cd` earlier in the command
-    given: list[Word | None] = [*args.operands] or [None]  # none: the current folder
-    for word in given:
-        if word is not None and (word.dynamic or word.glob):
-            continue
-        name = os.path.expanduser(word.text) if word is not None else "."
-        root = os.path.normpath(os.path.join(folder, name))
+    roots = folders(check, [*args.operands] or [Word(".")])  # none: the current folder
+    if roots is None:
+        return UNCHECKED
+    for root in roots:
         if not os.path.isdir(root):
             continue
         if not check.spend(SEARCH_LOOKS):
             return UNCHECKED
         found = [
             f
-            for f in _under(check, root)
+            for f in under(check, root)
             if _lets_in(f, root, args.includes, args.excludes, args.excluded_dirs)
             and (program != "rg" or args.hidden or not _hidden(f, root))
         ]
@@ -98,6 +95,34 @@ def shell(check: Check, program: str, args: GrepArgs) -> str | None:
         if found:
             return os.path.relpath(found[0], check.cwd)
     return None
+
+
+def folders(check: Check, words: list[Word]) -> list[str] | None:
+    """The paths `words` (a search's or an archive's operands) name, as bash expands them:
+    each brace variant, a variable's values, a part it cannot know taken as empty
+    (`${UNSET}sub`), a glob's matches (`*/`). None when that is past the caps."""
+    folder = check.dirs[-1]  # after any `cd` earlier in the command
+    roots: list[str] = []
+    for word in words:
+        try:
+            patterns = expand.variants(word.pat) if word.braced else [word.pat]
+        except expand.TooMany:
+            return None
+        if len(patterns) > 1:
+            # `d=src; grep -r KEY $d`: what d held before the command is not a folder to try.
+            patterns = [p for p in patterns if p.strip(expand.UNKNOWN)] or patterns
+        for pattern in patterns:
+            text, glob, _ = expand.literal(pattern)
+            name = os.path.expanduser(text.replace("\0", ""))
+            root = os.path.normpath(os.path.join(folder, name))
+            if glob:
+                # `grep -r KEY */` or `*`: each folder the glob matches is searched.
+                if not check.spend(GLOB_LOOKS[0]):
+                    return None
+                roots.extend(expand_glob(root, check.globs))
+            else:
+                roots.append(root)
+    return roots
 
 
 def _lets_in(

@@ -18,7 +18,7 @@ def texts(line: str) -> list[list[str]]:
     ("line", "words"),
     [
         ('cat \'a b\' "c\\"d"', [["cat", "a b", 'c"d']]),
-        ("cat $'it\\'s' .env", [["cat", "it\\'s", ".env"]]),  # `\'` does not end `$'…'`
+        ("cat $'it\\'s' .env", [["cat", "it's", ".env"]]),  # `\'` does not end `$'…'`
         ('echo "a\\\nb" "\\x"', [["echo", "ab", "\\x"]]),
         ("cat $HOME/.env ${PWD}/x", [["cat", "/home/me/.env", "/work/x"]]),
     ],

@@ -4,7 +4,10 @@ are in bench/guard.py ("worst inputs"). Past a cap the call is blocked, never le
 
 from __future__ import annotations
 
+import contextlib
 import os
+import random
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,9 +70,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         counts["realpath"] += 1
         return real_realpath(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    def expand(pattern: str) -> object:
+    def expand(pattern: str, *options: object) -> object:
         counts["glob"] += 1
-        return real_expand(pattern)
+        return real_expand(pattern, *options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(bash._Env, "step", step)
     monkeypatch.setattr(check.os.path, "realpath", realpath)
@@ -192,13 +195,13 @@ def test_recursive_searches_walk_a_bounded_number_of_times(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     walks = {"n": 0}
-    real = search._under
+    real = search.under
 
     def under(c: Check, root: str) -> list[str]:
         walks["n"] += 1
         return real(c, root)
 
-    monkeypatch.setattr(search, "_under", under)
+    monkeypatch.setattr(search, "under", under)
     c = a_check(tmp_path)  # nothing protected under it: each search alone lets the call through
     assert commands.script(c, "grep -r KEY . ; " * 1000) == UNCHECKED
     assert walks["n"] <= BUDGET // search.SEARCH_LOOKS
@@ -290,3 +293,49 @@ def test_a_search_with_too_many_filters_is_blocked_unmatched(
     few = " ".join(f"--include=a{i}" for i in range(search.MAX_FILTERS))
     assert commands.script(a_check(tmp_path), f"grep -r {few} KEY .") is None
     assert commands.script(a_check(tmp_path), "grep -r --include=.env KEY .") == "s/.env"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat " + "{a,b}" * 40,  # 2**40 words
+        "cat x{1..100000}",
+        "".join(f"f=v{i}; " for i in range(300)) + "cat $f",
+    ],
+)
+def test_expansions_past_their_caps_block_fast(tmp_path: Path, command: str) -> None:
+    """Brace expansion past MAX_VARIANTS words, or a variable given more values than the guard
+    follows, is blocked as too big to check, within a second."""
+    started = time.perf_counter()
+
+    assert commands.script(a_check(tmp_path), command) == UNCHECKED
+    assert time.perf_counter() - started < 1.0
+
+
+# Pieces of the forms the rules read (expansions, options, subscripts, here-docs…), joined at
+# random into text that is mostly not shell at all.
+_PIECES = (
+    "cat", "grep", "-r", "--directories=recurse", "tar", "cf", "zip", "-x", "cp", "-a", "find",
+    "-exec", "{}", "+", "\\;", "-name", "-iname", "-type", "d", "xargs", "-a", "--arg-file=",
+    "printf", "-v", "f", "'%s'", "echo", "-e", "ls", "-A", "git", "-c", "log", "--grep",
+    "commit", "-m", "gh", "--title", "jq", "env", "-S", "--split-string=", "test", "declare",
+    "-i", "read", "mapfile", "shopt", "-s", "dotglob", "GLOBIGNORE=", "f=.e", "a=(", ")", "(",
+    "$f", "${f}", "${f#x}", "${f/x/.}", "${a[0]}", "$'\\x2e'", '$"', '"', "'", "{", "}", ",",
+    "{a,b}", "{1..3}", ".env", "nv", ".e", "*", "*/", "~+", "~-", "$(", "`", "<<EOF", "\nEOF\n",
+    "<<<", "<", ">", ">>", "|", ";", "&&", "\n", "for", "in", "do", "done", "bash", "-c", "eval",
+    "$1", "@(", "!(", "[", "]", "$((", "))", "\\", "=", "%s", "2>&1", "${UNSET}",
+    "a[$(cat .env)]", "-d", "recurse", "sub", ".",
+)  # fmt: skip
+
+
+def test_the_rules_never_fail_on_generated_text(tmp_path: Path) -> None:
+    """5,000 texts made of the forms the rules read, joined at random (a fixed seed): each is
+    decided or found not to be shell, never an exception (which would leave the call to the
+    looser check for events the guard cannot read)."""
+    (tmp_path / ".env").write_text("K=v\n")
+    (tmp_path / "sub").mkdir()
+    rng = random.Random(21)  # noqa: S311 - a test's fixed seed
+    for _ in range(5000):
+        text = " ".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 14)))
+        with contextlib.suppress(bash.ShellSyntax):
+            commands.script(a_check(tmp_path), text)

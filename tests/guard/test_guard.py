@@ -491,15 +491,40 @@ def test_a_write_only_to_destinations_protects_no_folder(
     project: Path, isolated_env: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     """A journal line with `file: ""` (sink none, values sent only to `also`) does not make
-    the project folder itself protected: commands over the folder still pass."""
+    the project folder itself protected: commands over the folder still pass (archives of
+    its sources; an archive of the whole folder takes its .env in, and is blocked for that)."""
     line = {"at": "2026-12-01T10:00:00Z", "project": str(project), "file": "", "names": ["K"]}
     journal = isolated_env / "state" / "journal.jsonl"
     journal.parent.mkdir(parents=True, exist_ok=True)
     with journal.open("a") as f:
         f.write(json.dumps(line) + "\n")
-    for command in ("cat .", f"tar czf {project}.tgz .", "zip -r a.zip .", "cat README.md"):
+    for command in ("cat .", f"tar czf {project}.tgz src", "zip -r a.zip src", "cat README.md"):
         event = claude_event(project)("Bash", {"command": command})
         assert (0, b"", b"") == (
             guard.main(stdin=json.dumps(event).encode()),
             *capsysbinary.readouterr(),
         )
+
+
+@pytest.mark.parametrize(
+    "tool", ["mcp__offprompt__collect_secret", "mcp__offprompt__secret_status"]
+)
+def test_offprompts_own_tools_pass_with_the_file_they_name(
+    project: Path, tool: str, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """collect_secret and secret_status take `.env` as an argument and never return a value:
+    the guard lets them through (DESIGN §14)."""
+    event = claude_event(project)(tool, {"file": ".env", "names": ["OPENAI_API_KEY"]})
+
+    assert (0, b"", b"") == (
+        guard.main(stdin=json.dumps(event).encode()),
+        *capsysbinary.readouterr(),
+    )
+
+
+def test_another_servers_tool_of_the_same_name_is_still_checked(project: Path, canary: str) -> None:
+    """Only offprompt's server is trusted with the name: another's `secret_status` reading
+    `.env` is blocked like any file tool."""
+    event = claude_event(project)("mcp__other__secret_status", {"file": ".env"})
+
+    assert_blocked(run_guard(event), ".env", canary)

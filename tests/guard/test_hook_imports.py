@@ -24,8 +24,11 @@ HOOK_MODULES = [
     "offprompt.guard.decide",
     "offprompt.guard.disk",
     "offprompt.guard.events",
+    "offprompt.guard.expand",
     "offprompt.guard.grep",
     "offprompt.guard.hook",
+    "offprompt.guard.parts",
+    "offprompt.guard.programs",
     "offprompt.guard.protected",
     "offprompt.guard.search",
 ]
