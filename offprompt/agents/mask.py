@@ -7,9 +7,10 @@ sandbox is turned on for the masked project alone, in its personal `.claude/sett
 
 What offprompt added is kept in `mask.json` beside the journal (names and paths, never a value):
 for each masked project its user settings file, the files whose entries are ours (with the keys
-offprompt wrote there) and what `sandbox.enabled` was before; for each user settings file the
-members offprompt created in it. `remove --mask` takes out exactly those, so the person's own
-sandbox settings stay byte for byte.
+offprompt wrote there) and what the members it set in settings.local.json were before; for each
+user settings file the members offprompt created in it and the hosts it added to
+`allowedDomains`. `remove --mask` takes out exactly those, so the person's own sandbox settings
+stay byte for byte.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ __all__ = [
     "check",
     "keep",
     "local_settings",
-    "masked",
     "missing_programs",
     "user_settings",
 ]
@@ -104,14 +104,6 @@ def _write_record(path: Path, data: dict[str, Any]) -> None:
     empty = not data["projects"] and not data["settings"]
     text = None if empty else json.dumps(data, indent=2, sort_keys=True) + "\n"
     files.update(path, str(path), lambda _: files.Edit(text, "updated"), new_mode=0o600)
-
-
-def masked(record: Path, project: Path) -> bool:
-    """Whether `project` is masked (init --mask ran there and remove --mask has not)."""
-    try:
-        return _key(project) in _read_record(record)["projects"]
-    except ConfigError:
-        return False
 
 
 def check(
