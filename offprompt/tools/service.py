@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from offprompt import disk
 from offprompt.collect.core import Collector
 from offprompt.collect.settings import Settings
 from offprompt.collect.steps import Ask, Refused, Report, Step, Wait
@@ -237,4 +238,11 @@ class Service:
             )
         except (RefusedRequest, ProjectError, Unreadable) as err:
             return ToolResult.refused(str(err))
+        except OSError as err:
+            # A file system that fails under the read (a hung mount let go answers ENOTCONN
+            # wherever the call was waiting): a refusal naming the cause, never a crash.
+            return ToolResult.refused(
+                f"offprompt could not read the project's files ({disk.reason(err)}), so it"
+                " cannot tell which keys are set; check the folder and call secret_status again."
+            )
         return ToolResult.of(found.to_json())
