@@ -37,25 +37,19 @@ def extract(names: Iterable[str]) -> str:
     return rf"(?:^|\n)[ \t]*(?:export[ \t]+)?(?:{alternatives})={_VALUE}"
 
 
-def hosts_for(names: Iterable[str], providers: Iterable[str] = ()) -> list[str]:
+def hosts_for(names: Iterable[str]) -> list[str]:
     """The API hosts of the providers the registry names for `names` (by their conventional env
-    name, framework prefixes stripped) and of the provider ids in `providers`, sorted; none for
-    a key whose provider is unknown (its stand-in is never swapped back)."""
+    name, framework prefixes stripped), sorted; none for a key whose provider is unknown (its
+    stand-in is never swapped back)."""
     from offprompt.registry import catalog
     from offprompt.registry.resolution import name_candidates
 
-    found: set[str] = set()
+    ids = []
     for name in names:
-        for candidate in name_candidates(name):
-            hit = catalog.by_env_name(candidate)
-            if hit is not None:
-                found.update(hit[0].hosts)
-                break
-    for provider_id in providers:
-        p = catalog.provider(provider_id.split("/", 1)[0])
-        if p is not None:
-            found.update(p.hosts)
-    return sorted(found)
+        hit = next(filter(None, map(catalog.by_env_name, name_candidates(name))), None)
+        if hit is not None:
+            ids.append(hit[0].id)
+    return sorted(catalog.hosts_for(ids))
 
 
 def entry(path: str, names: Iterable[str] | None, hosts: Iterable[str]) -> dict[str, object]:
