@@ -463,8 +463,13 @@ def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: b
 
 def _keep_codex(project: Path, file: Path, record: Path) -> None:
     """Codex's denial (codex_mask.py) made to cover a file just written, where init put it."""
-    if not codex_mask.config_path(project).is_file():
-        return
+    config = codex_mask.config_path(project)
+    try:
+        text = config.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return  # no config (or none of ours that could be read): nothing of the mask there
+    if f"[permissions.{codex_mask.PROFILE}" not in text:
+        return  # a config without our profile, valid or not, is not ours to judge
     rel = Path(os.path.realpath(file)).relative_to(project).as_posix()
     home = os.environ.get("CODEX_HOME", "").strip()
     codex_mask.add(project, rel, Path(home) if home else Path.home() / ".codex")

@@ -132,3 +132,23 @@ def test_agents_says_denied_not_masked(run: Run, project: Path) -> None:
 
     assert codex["protection"] != "masked"
     assert codex["protection_why"].startswith("denied, not masked: 6 files unreadable")
+
+
+def test_a_write_beside_a_broken_codex_config_that_is_not_ours_says_nothing(
+    project: Path, canary: str
+) -> None:
+    """A project's own .codex/config.toml, even one Codex could not read, is no mask: the
+    write's result carries no mask problem."""
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text("model = \n")
+
+    async def go() -> object:
+        store = RequestStore()
+        request = store.create((SecretSpec("APP_TOKEN"),), SinkSpec(), project, "r", ttl=60)
+        return await Submitter(store, Journal(default_path())).submit(
+            request, {"APP_TOKEN": canary}
+        )
+
+    outcome = asyncio.run(go())
+
+    assert outcome.mask_problem is None  # type: ignore[attr-defined]
