@@ -6,6 +6,8 @@ back in the result) and plays the person with plain HTTP. Prints the median of:
   start) and for a later call on the same process;
 - submit (POST) → await_secret's result, one key into an empty `.env`;
 - the same with 12 keys into a 1,000-line `.env` (and 1 key into it, to tell size from count);
+- submit → result for 1 OpenAI key with the provider check (DESIGN §16) against a local fake
+  provider (`OFFPROMPT_CHECK_BASE`, answering at once), and the same key unchecked;
 - submit → result for 1 and 12 keys into `.env` files of 1,000, 10,000 and 50,000 lines, and the
   time per 1,000 lines at each size (whole, and less the empty-file write), so a write that grows
   faster than the file shows; beside them the floor, `python -c pass`, timed in the same run.
@@ -15,6 +17,7 @@ Usage: python bench/collect.py [--runs N] [--sizes 1000,10000,50000]  (runs: def
 from __future__ import annotations
 
 import argparse
+import http.server
 import json
 import os
 import queue
@@ -39,9 +42,10 @@ REASON = "Benchmark."
 class Server:
     """`offprompt serve` in `project`; every answer is timestamped when it is read."""
 
-    def __init__(self, project: Path, state: Path, home: Path | None = None) -> None:
+    def __init__(self, project: Path, state: Path, home: Path | None = None, **extra: str) -> None:
         env = {
             **os.environ,
+            **extra,
             "BROWSER": "false",
             "OFFPROMPT_SANDBOX": "0",
             "OFFPROMPT_STATE_DIR": str(state),
@@ -132,7 +136,9 @@ def post(url: str, nonce: str, values: dict[str, str]) -> None:
         assert json.loads(answer.read())["status"] == "written"
 
 
-def submit_to_result(server: Server, names: list[str]) -> float:
+def submit_to_result(
+    server: Server, names: list[str], values: dict[str, str] | None = None, check: bool = False
+) -> float:
     """Seconds from the person's POST to await_secret's written result."""
     _, first = server.call("collect_secret", collect_args(names))
     url = first["url"]
@@ -141,9 +147,9 @@ def submit_to_result(server: Server, names: list[str]) -> float:
         "tools/call", {"name": "await_secret", "arguments": {"request_id": first["request_id"]}}
     )
     time.sleep(0.05)  # let await_secret start waiting
-    values = {n: "v-" + secrets.token_urlsafe(24) for n in names}
+    values = values or {n: "v-" + secrets.token_urlsafe(24) for n in names}
     start = time.perf_counter()
-    post(url, nonce, values)
+    post(url, nonce, {**values, **({"check": "1"} if check else {})})
     at, result = server.answer(rid)
     assert result["structuredContent"]["status"] == "written", result
     return at - start
@@ -195,6 +201,40 @@ def masked_run(root: Path) -> dict[str, float]:
     return {"masked_first": first, "masked": later}
 
 
+class _Provider(http.server.BaseHTTPRequestHandler):
+    """OpenAI's `GET /v1/models` as a check sees it: 200 with the account header, at once."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("openai-organization", "org-bench")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def checked_run(root: Path) -> dict[str, float]:
+    """Submit → result for 1 OpenAI key, checked with a local fake provider, and unchecked."""
+    provider = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Provider)
+    threading.Thread(target=provider.serve_forever, daemon=True).start()
+    project = root / "checked"
+    project.mkdir()
+    base = f"api.openai.com=http://127.0.0.1:{provider.server_address[1]}"
+    server = Server(project, root / "state", OFFPROMPT_CHECK_BASE=base)
+    key = {"OPENAI_API_KEY": "sk-proj-" + secrets.token_urlsafe(48)}
+    try:
+        server.initialize()
+        submit_to_result(server, ["OPENAI_API_KEY"], key, check=True)  # imports out of the way
+        checked = submit_to_result(server, ["OPENAI_API_KEY"], key, check=True)
+        unchecked = submit_to_result(server, ["OPENAI_API_KEY"], key)
+    finally:
+        server.close()
+        provider.shutdown()
+    return {"checked": checked, "unchecked": unchecked}
+
+
 def floor() -> float:
     """Seconds for `python -c pass`: what any process of this interpreter costs."""
     start = time.perf_counter()
@@ -242,7 +282,12 @@ def main() -> None:
     samples: dict[str, list[float]] = {}
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
-            measured = {"floor": floor(), **one_run(Path(tmp)), **masked_run(Path(tmp))}
+            measured = {
+                "floor": floor(),
+                **one_run(Path(tmp)),
+                **masked_run(Path(tmp)),
+                **checked_run(Path(tmp)),
+            }
             for lines in sizes:
                 measured.update(sized_run(Path(tmp), lines))
             for key, value in measured.items():
@@ -255,6 +300,8 @@ def main() -> None:
     print(f"submit -> tool result, 1 key, empty .env:              {ms['small']:7.1f} ms")
     print(f"  the same in a masked project, first write's entry:   {ms['masked_first']:7.1f} ms")
     print(f"  the same in a masked project, a later key's:         {ms['masked']:7.1f} ms")
+    print(f"submit -> tool result, 1 OpenAI key, checked (local):  {ms['checked']:7.1f} ms")
+    print(f"  the same key, box unticked (no check):               {ms['unchecked']:7.1f} ms")
     print(f"submit -> tool result, 12 keys into a 1,000-line .env: {ms['twelve']:7.1f} ms")
     print(f"submit -> tool result, 1 key into that .env (for scale):{ms['one_big']:7.1f} ms")
     print()

@@ -10,6 +10,7 @@
     ├── Unreadable         a file secret_status must read exists but cannot be read
     ├── RequestClosed      a submit for a request already written, cancelled or expired
     ├── ValidationFailed   submitted fields that fail their rules (names the rules, not values)
+    ├── CheckRejected      a provider refused a submitted key; nothing written until "anyway"
     ├── Refusal            the page's answer other than 200, rendered by its middleware
     ├── RpcError           a JSON-RPC error object answered to the MCP client
     ├── UsageProblem       a command line `offprompt collect` cannot run; exit 2
@@ -35,7 +36,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from offprompt.provider_check import Verdict
+
 __all__ = [
+    "CheckRejected",
     "ConfigError",
     "FieldPath",
     "NoBinary",
@@ -137,6 +141,17 @@ class ValidationFailed(OffpromptError):
         self.errors: dict[str, list[str]] = {name: list(rs) for name, rs in errors.items()}
         detail = "; ".join(f"{name}: {', '.join(rs)}" for name, rs in self.errors.items())
         super().__init__(f"some values were not accepted ({detail})")
+
+
+class CheckRejected(OffpromptError):
+    """A provider refused a submitted key (DESIGN §16): nothing was written. `verdicts` maps
+    each checked name to its `provider_check.Verdict`, whose texts are for the page only (they
+    may name an account); the message names keys only."""
+
+    def __init__(self, verdicts: dict[str, Verdict]) -> None:
+        self.verdicts: dict[str, Verdict] = dict(verdicts)
+        refused = [n for n, v in self.verdicts.items() if v.status == "rejected"]
+        super().__init__(f"the provider refused {', '.join(refused)}; nothing was written")
 
 
 class UsageProblem(OffpromptError):

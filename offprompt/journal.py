@@ -70,6 +70,8 @@ class JournalEntry:
     request_id: str
     destinations: tuple[tuple[str, str, str], ...] = ()
     """`(kind, target, status)` per `also` destination (DESIGN §13); never a value."""
+    checked: tuple[tuple[str, str], ...] = ()
+    """`(name, status)` of the provider checks (DESIGN §16) of the names the page supplied."""
     sink: str | None = None
     """`file` when the write was a file sink's (the value is the whole file), else None: status
     and `offprompt keys` then name that file alone, never a `NAME=` read from the value."""
@@ -89,12 +91,13 @@ class JournalEntry:
             client=request.client,
             request_id=request.id,
             destinations=tuple((d.kind, d.target, d.status) for d in outcome.destinations),
+            checked=outcome.checked,
             sink="file" if request.sink.kind == "file" else None,
         )
 
     def to_dict(self) -> dict[str, object]:
         """The entry as plain JSON types, in field order (what `fingerprints --json` prints);
-        `destinations` only when the write had some."""
+        `destinations` and `checked` only when the write had some."""
         out: dict[str, object] = {
             "at": self.at,
             "project": self.project,
@@ -109,6 +112,8 @@ class JournalEntry:
             out["destinations"] = [
                 {"kind": k, "target": t, "status": s} for k, t, s in self.destinations
             ]
+        if self.checked:
+            out["checked"] = dict(self.checked)
         if self.sink is not None:
             out["sink"] = self.sink
         return out
@@ -138,6 +143,7 @@ class JournalEntry:
             client=_str_or_none(data, "client"),
             request_id=_str(data, "request_id"),
             destinations=_destinations(data.get("destinations", [])),
+            checked=_checked(data.get("checked", {})),
             sink="file" if data.get("sink") == "file" else None,
         )
 
@@ -154,6 +160,17 @@ def _destinations(value: Any) -> tuple[tuple[str, str, str], ...]:
             raise ValueError("a journal destination has kind, target and status")
         out.append((str(fields[0]), str(fields[1]), str(fields[2])))
     return tuple(out)
+
+
+_STATUSES = frozenset({"ok", "rejected", "unreachable", "skipped"})
+
+
+def _checked(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and v in _STATUSES for k, v in value.items()
+    ):
+        raise ValueError("journal field 'checked' maps names to check statuses")
+    return tuple((str(k), str(v)) for k, v in value.items())
 
 
 def default_path(env: Mapping[str, str] | None = None) -> Path:

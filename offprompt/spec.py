@@ -135,6 +135,9 @@ class WriteOutcome:
     fingerprint: str | None = None
     destinations: tuple[DestinationResult, ...] = ()
     """One per `also` entry, in its order (DESIGN §13)."""
+    checked: tuple[tuple[str, str], ...] = ()
+    """(name, `ok`|`rejected`|`unreachable`|`skipped`) for each name the page supplied, in
+    request order (DESIGN §16); never an account or anything else of a provider's answer."""
     mask_problem: str | None = None
     """Set when the project is masked (DESIGN §15) and the write could not bring its mask
     entry up to date: what to tell the person. Never holds a value."""

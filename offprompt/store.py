@@ -22,7 +22,7 @@ import asyncio
 import hashlib
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +64,9 @@ class Delivery:
     """The one attempt to open the browser, once started: every path awaits this same task."""
     dialog_timer: asyncio.Task[None] | None = field(default=None, repr=False)
     """Opens the browser when the dialog gets no answer and the page no visit in time."""
+    held: Mapping[str, str] | None = field(default=None, repr=False)
+    """The values of a submit a provider refused (DESIGN §16), kept for the "Write anyway"
+    post of the page's current nonce; dropped by the next post and when the request closes."""
 
     def page_served(self) -> None:
         """The page server answered a GET of the page: a browser has it."""
@@ -72,6 +75,7 @@ class Delivery:
     def forget(self) -> None:
         """The request closed: drop what must not outlive it."""
         self.seal_key = None
+        self.held = None
 
 
 @dataclass(eq=False, kw_only=True)
@@ -224,6 +228,12 @@ class RequestStore:
         request.claimed = True
         self._notify(request)
         return True
+
+    def renew_nonce(self, request: RequestRecord) -> str:
+        """A fresh form nonce for `request`, which the old one no longer matches (the "Write
+        anyway" form of a refused key, DESIGN §16)."""
+        request.nonce = new_nonce()
+        return request.nonce
 
     def release(self, request: RequestRecord) -> None:
         """Give back a claim after a failed write: the request stays open for a retry.

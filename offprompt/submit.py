@@ -6,20 +6,26 @@ The page, the CLI and the tools call `Submitter.submit`; nothing else turns valu
 import asyncio
 import base64
 import logging
+import os
 import secrets
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from offprompt import sinks
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
-from offprompt.errors import OffpromptError, RequestClosed, ValidationFailed
+from offprompt.errors import CheckRejected, OffpromptError, RequestClosed, ValidationFailed
 from offprompt.journal import MASK_RECORD, Journal, JournalEntry
 from offprompt.offloop import run_off_loop
 from offprompt.spec import DestinationResult, GenerateSpec, SecretSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
+
+if TYPE_CHECKING:
+    from offprompt.provider_check import Verdict
+
+OnChecked = Callable[[Mapping[str, "Verdict"]], None]
 
 __all__ = ["MAX_VALUE_BYTES", "Submitter"]
 
@@ -106,14 +112,23 @@ class Submitter:
         allow_tracked: bool = False,
         fp_key: bytes | None = None,
         also: Collection[int] = (),
+        check: bool = False,
+        anyway: bool = False,
+        on_checked: OnChecked | None = None,
     ) -> WriteOutcome:
         """Validate `fields`, write them, send them to the ticked `also` destinations (indices
         in `also`), and close `request` as written.
 
+        `check`: ask each supplied value's provider first (DESIGN §16; off under
+        OFFPROMPT_CHECK=off), in parallel, before anything is written; `on_checked` gets the
+        verdicts (their texts are for the page only). A `rejected` one raises CheckRejected
+        unless `anyway`. The outcome's `checked` holds the statuses of the supplied names.
+
         Raises RequestClosed when the request is not open, ValidationFailed with every field's
-        reasons, or the sink's error (TrackedFile, UnsafeValue, WriteError); after any failure
-        the request stays open so the person can fix it and submit again. Destinations run
-        only after the local write succeeded, and their failures are reported, never raised.
+        reasons, CheckRejected, or the sink's error (TrackedFile, UnsafeValue, WriteError);
+        after any failure the request stays open so the person can fix it and submit again.
+        Destinations run only after the local write succeeded, and their failures are
+        reported, never raised.
         """
         if fp_key is not None and len(fp_key) != 32:
             raise ValueError("a fingerprint key is exactly 32 bytes")
@@ -121,7 +136,12 @@ class Submitter:
             raise RequestClosed(request.id)
         try:
             outcome, written = await self._write(
-                request, fields, allow_tracked=allow_tracked, fp_key=fp_key, also=frozenset(also)
+                request,
+                fields,
+                allow_tracked=allow_tracked,
+                fp_key=fp_key,
+                also=frozenset(also),
+                check=(check, anyway, on_checked),
             )
         except BaseException:
             self._store.release(request)
@@ -162,9 +182,11 @@ class Submitter:
         allow_tracked: bool,
         fp_key: bytes | None,
         also: frozenset[int],
+        check: tuple[bool, bool, OnChecked | None] = (False, False, None),
     ) -> tuple[WriteOutcome, dict[str, str]]:
         """The outcome, and the values the write made true (not the kept ones), for `also`."""
         values, supplied, server_made = self._values(request, fields, also)
+        checked = await self._check(request, values, supplied, *check)
         # In offloop's bounded daemon threads, so a destination on a hung file system holds
         # neither the exit nor more threads; when none is free, a ProjectError before a byte is
         # written. A write cut short by the exit leaves the file as it was (atomic.replace).
@@ -194,8 +216,40 @@ class Submitter:
             kept=kept,
             file_keys=tuple(result.file_keys),
             fingerprint=fp,
+            checked=checked,
         )
         return outcome, {n: v for n, v in values.items() if n not in kept}
+
+    async def _check(
+        self,
+        request: RequestRecord,
+        values: Mapping[str, str],
+        supplied: tuple[str, ...],
+        wanted: bool,
+        anyway: bool,
+        on_checked: OnChecked | None,
+    ) -> tuple[tuple[str, str], ...]:
+        """The supplied values' verdicts from their providers (DESIGN §16), or all `skipped`.
+
+        File sinks are never checked (one file, no credential); raises CheckRejected when a
+        provider refused one and the person has not said to write it anyway.
+        """
+        if not supplied:
+            return ()
+        env = self._env if self._env is not None else os.environ
+        from offprompt import provider_check
+
+        verdicts: Mapping[str, Verdict]
+        if wanted and request.sink.kind != "file" and provider_check.enabled(env):
+            probes = provider_check.plan(request.secrets, values, supplied)
+            verdicts = await provider_check.run(probes, env)
+        else:
+            verdicts = {name: provider_check.SKIPPED for name in supplied}
+        if not anyway and any(v.status == "rejected" for v in verdicts.values()):
+            raise CheckRejected(dict(verdicts))
+        if on_checked is not None:
+            on_checked(verdicts)
+        return tuple((name, verdicts[name].status) for name in supplied)
 
     async def _send(
         self,

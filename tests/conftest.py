@@ -21,7 +21,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Give each test its own HOME and state dirs, and no OFFPROMPT_* or BROWSER from outside."""
+    """Give each test its own HOME and state dirs, no OFFPROMPT_* or BROWSER from outside, and
+    provider checks off."""
     home = tmp_path_factory.mktemp("home")
     for name in list(os.environ):
         if name.startswith("OFFPROMPT_") or name in {"BROWSER", "CLAUDE_PROJECT_DIR"}:
@@ -31,6 +32,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("OFFPROMPT_STATE_DIR", str(home / "state"))
+    # No test asks a real provider about a key (DESIGN §16): those that test the check give
+    # their own environment, with fake providers on loopback.
+    monkeypatch.setenv("OFFPROMPT_CHECK", "off")
     return home
 
 

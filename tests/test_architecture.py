@@ -212,6 +212,18 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
         "the one path from a submit to the sinks knows nothing of the doors or the page",
     ),
     (
+        "offprompt.provider_check",
+        (
+            *CORE_AND_DOORS,
+            "offprompt.page",
+            "offprompt.store",
+            "offprompt.submit",
+            "offprompt.sinks",
+            "subprocess",
+        ),
+        "a provider check sends one request and says what came back: it writes nothing",
+    ),
+    (
         "offprompt.page",
         (*CORE_AND_DOORS, "subprocess", *SINK_WRITERS, "offprompt.sinks.destinations"),
         "the page never writes files or runs programs itself (a submit writes through submit)",
@@ -363,7 +375,7 @@ def test_a_page_write_through_the_sinks_is_caught(source: str) -> None:
 
 
 THIRD_PARTY = {
-    "aiohttp": ("offprompt.page", "offprompt.tunnel"),
+    "aiohttp": ("offprompt.page", "offprompt.tunnel", "offprompt.provider_check"),
     "cryptography": ("offprompt.crypto",),
     "click": (
         "offprompt.cli",
@@ -378,7 +390,8 @@ THIRD_PARTY = {
 
 
 def test_each_runtime_dependency_is_used_by_its_own_rooms_only() -> None:
-    """aiohttp by the page server (and the tunnel's probe), cryptography by crypto, click by the
+    """aiohttp by the page server (and the tunnel's probe and the provider checks' one request per
+    key), cryptography by crypto, click by the
     command line, python-dotenv by the sinks, platformdirs where state and caches live: so what
     an import costs stays with the room that needs it."""
     wrong = [

@@ -20,6 +20,10 @@
   var busy = false;
   var done = false;
   var sent = false;
+  // DESIGN §16: the "Check with the provider first" box, and "Write anyway" after a 409.
+  var checkBox = document.getElementById("check");
+  var anywayButton = document.getElementById("anyway");
+  var anyway = false;
 
   function setFormError(text) {
     formError.textContent = text || "";
@@ -37,6 +41,8 @@
     });
     var notice = form.querySelector(".notice");
     if (notice) notice.remove();
+    form.querySelectorAll("p.verdict").forEach(function (p) { p.remove(); });
+    if (anywayButton) anywayButton.hidden = true;
   }
 
   function showErrors(errors) {
@@ -52,6 +58,19 @@
       if (!first) first = area;
     });
     return first;
+  }
+
+  // Each provider's verdict under its field: "Works — account acme", "… refused this key".
+  function showVerdicts(checked, texts) {
+    Object.keys(checked).forEach(function (name) {
+      var area = form.elements[name];
+      if (!area || checked[name] === "skipped" || !texts[name]) return;
+      var p = el("p", "verdict " + checked[name], texts[name]);
+      p.id = "k-" + name;
+      p.setAttribute("role", "status");
+      p.setAttribute("data-check", checked[name]);
+      area.closest(".field").appendChild(p);
+    });
   }
 
   // What this page can tell before sending: empty required fields, enforced rules failing.
@@ -155,6 +174,8 @@
     body.append("nonce", form.elements.nonce.value);
     pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
     if (allowTracked) body.append("allow_tracked", "1");
+    if (checkBox && checkBox.checked) body.append("check", "1");
+    if (anyway) body.append("anyway", "1");
     body.append("fp_key", fpKey);
     also.forEach(function (i) { body.append("also." + i, "1"); });
     return body;
@@ -205,7 +226,8 @@
     var token = form.getAttribute("action").split("/").pop();
     var nonce = form.elements.nonce.value;
     var sealed = await globalThis.offpromptSeal(sealing.point, token, nonce,
-      { values: named, allow_tracked: allowTracked, fp_key: fpKey, also: also });
+      { values: named, allow_tracked: allowTracked, fp_key: fpKey, also: also,
+        check: Boolean(checkBox && checkBox.checked), anyway: anyway });
     var body = new URLSearchParams();
     body.append("nonce", nonce);
     body.append("sealed", sealed);
@@ -270,6 +292,11 @@
         setFormError(data.error || (first ? "" : "Some values were not accepted."));
         if (data.tracked) document.getElementById("allow-tracked").focus();
         else if (first) first.focus();
+      } else if (response.status === 409 && data.nonce) {
+        form.elements.nonce.value = data.nonce;
+        showVerdicts(data.checked || {}, data.verdicts || {});
+        setFormError(data.error);
+        if (anywayButton) anywayButton.hidden = false;
       } else if (response.status === 410) {
         finish(closedView("Closed", data.error || "This request is closed."));
       } else {
@@ -280,11 +307,19 @@
       setFormError("offprompt could not be reached, so nothing was written. Is the agent still " +
         "running? What you typed is still here: try again.");
     } finally {
+      anyway = false;
       busy = false;
       submitButton.disabled = Boolean(sealing && !sealing.ready) || done;
       form.removeAttribute("aria-busy");
     }
   });
+
+  if (anywayButton) {
+    anywayButton.addEventListener("click", function () {
+      anyway = true;
+      form.requestSubmit();
+    });
+  }
 
   // -- the request's state: time left, the agent cancelling, another tab writing ------------
   var CLOSED = {

@@ -43,7 +43,7 @@ MAX_SEALED: Final = 64 * 1024  # a POST body is capped at 64 KiB anyway
 
 _B64U: Final = re.compile(r"[A-Za-z0-9_-]*")
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
-_FIELDS: Final = frozenset({"values", "allow_tracked", "fp_key", "also"})
+_FIELDS: Final = frozenset({"values", "allow_tracked", "fp_key", "also", "check", "anyway"})
 _MAX_ALSO_INDEX: Final = 63
 
 
@@ -59,13 +59,16 @@ class SealError(Exception):
 
 @dataclass(frozen=True)
 class Opened:
-    """What a seal held: the values by name, the tracked-file override, the page's fp_key and
-    the ticked `also` destinations by index (absent: none ticked, DESIGN §13)."""
+    """What a seal held: the values by name, the tracked-file override, the page's fp_key,
+    the ticked `also` destinations by index (absent: none ticked, DESIGN §13), and the
+    provider check's box and "Write anyway" (absent: false, DESIGN §16)."""
 
     values: Mapping[str, str] = field(repr=False)
     allow_tracked: bool
     fp_key: str | None = field(default=None, repr=False)
     also: tuple[int, ...] = ()
+    check: bool = False
+    anyway: bool = False
 
 
 def b64u_encode(data: bytes) -> str:
@@ -191,8 +194,16 @@ def _parse(clear: bytes) -> Opened:
         type(i) is int and 0 <= i <= _MAX_ALSO_INDEX for i in also
     ):
         raise ValueError("also is a list of indices")
+    check, anyway = data.get("check", False), data.get("anyway", False)
+    if not isinstance(check, bool) or not isinstance(anyway, bool):
+        raise ValueError("check and anyway are booleans")
     return Opened(
-        values=dict(values), allow_tracked=allow, fp_key=fp_key, also=tuple(sorted(set(also)))
+        values=dict(values),
+        allow_tracked=allow,
+        fp_key=fp_key,
+        also=tuple(sorted(set(also))),
+        check=check,
+        anyway=anyway,
     )
 
 
@@ -202,6 +213,8 @@ def plaintext(
     allow_tracked: bool = False,
     fp_key: str | None = None,
     also: Sequence[int] | None = None,
+    check: bool | None = None,
+    anyway: bool | None = None,
 ) -> bytes:
     """The v1 plaintext JSON a page seals."""
     data: dict[str, Any] = {"values": dict(values), "allow_tracked": allow_tracked}
@@ -209,6 +222,10 @@ def plaintext(
         data["fp_key"] = fp_key
     if also is not None:
         data["also"] = list(also)
+    if check is not None:
+        data["check"] = check
+    if anyway is not None:
+        data["anyway"] = anyway
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
-from offprompt.page.text import esc, prose
+from offprompt.page.text import esc, prose, visible
 from offprompt.spec import SecretSpec
 
 if TYPE_CHECKING:
@@ -63,11 +63,19 @@ def field_view(spec: SecretSpec, *, present: bool, file_sink: bool) -> FieldView
     )
 
 
+_SCRIPT_KEYS: Final = ("ref", "provider", "provider_name", "credential", "noun", "url", "rules")
+
+
 def page_data(views: Sequence[FieldView], *, file_sink: bool, dest: str) -> dict[str, Any]:
     """What the page's script reads: registry fields and hints, enforced names, sink kind, dest."""
     from offprompt import registry
 
     data = registry.page_data({v.spec.name: v.field for v in views})
+    # rules.js reads only these of a field; the label, placeholder and format are in the HTML.
+    data["fields"] = {
+        name: None if f is None else {k: f[k] for k in _SCRIPT_KEYS}
+        for name, f in data["fields"].items()
+    }
     # rules.js reads a hint's link (its last column) only for a field of the same provider;
     # blanking the others changes no verdict and keeps the page small.
     mine = {v.field.provider_id for v in views if v.field is not None}
@@ -174,8 +182,25 @@ def _blanks(vid: str, bid: str, name: str) -> str:
     )
 
 
-def field_html(view: FieldView, *, errors: Sequence[str], dest: str) -> str:
-    """The markup of one field: label row, textarea, tools, caption, note, rules and errors."""
+def _verdict(kid: str, verdict: tuple[str, str] | None) -> str:
+    if verdict is None or verdict[0] == "skipped":
+        return ""  # web/page.js adds it when a verdict arrives
+    status, text = verdict
+    return (
+        f'<p class="verdict {status}" id="{kid}" role="status" data-check="{status}">'
+        f"{esc(visible(text))}</p>"
+    )
+
+
+def field_html(
+    view: FieldView,
+    *,
+    errors: Sequence[str],
+    dest: str,
+    verdict: tuple[str, str] | None = None,
+) -> str:
+    """The markup of one field: label row, textarea, tools, caption, note, rules, errors and
+    the provider's `(status, text)` verdict (DESIGN §16; the script fills it too)."""
     spec = view.spec
     name = esc(spec.name)
     vid, cid, nid, bid, rid, eid = (f"{p}-{name}" for p in ("v", "c", "n", "b", "r", "e"))
@@ -193,6 +218,7 @@ def field_html(view: FieldView, *, errors: Sequence[str], dest: str) -> str:
     if rules:
         described.append(rid)
     described.append(eid)
+    kid = f"k-{name}"  # a role=status line: read out when the verdict arrives
     classes = "value" + (" masked" if view.masked else "")
     attrs = [
         f'id="{vid}"',
@@ -252,6 +278,7 @@ def field_html(view: FieldView, *, errors: Sequence[str], dest: str) -> str:
             note,
             rules,
             f'<ul class="errors" id="{eid}"{"" if errors else " hidden"}>{error_items}</ul>',
+            _verdict(kid, verdict),
             "</div>",
         ]
     )

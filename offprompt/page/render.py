@@ -21,6 +21,7 @@ from offprompt.spec import ReasonAuthor, WriteOutcome
 from offprompt.store import RequestRecord
 
 __all__ = [
+    "Anyway",
     "FormState",
     "fingerprint_emoji",
     "outcome_json",
@@ -52,13 +53,26 @@ _SEAL_STATUS: Final = (
 
 
 @dataclass(frozen=True)
+class Anyway:
+    """The "Write anyway" form of a submit a provider refused (DESIGN §16): the fresh nonce and
+    the choices the refused post made; the values stay in the process."""
+
+    nonce: str = field(repr=False)
+    allow_tracked: bool = False
+    also: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class FormState:
-    """What a re-rendered form says after a refused POST; never holds a value."""
+    """What a re-rendered form says after a refused POST; never holds a value. `verdicts`:
+    each checked name's `(status, text)` from its provider (DESIGN §16)."""
 
     errors: Mapping[str, Sequence[str]] = field(default_factory=dict)
     form_error: str | None = None
     tracked: bool = False
     retype: bool = False
+    verdicts: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    anyway: Anyway | None = None
 
 
 def _home_relative(path: Path) -> str:
@@ -214,6 +228,50 @@ def _tracked(dest: str, *, show: bool) -> str:
     )
 
 
+def _check_box(views: Sequence[FieldView], file_sink: bool) -> str:
+    """ "Check with the provider first" (DESIGN §16), ticked, when a field's provider has a check;
+    a post without `check=1` checks nothing."""
+    from offprompt import provider_check
+
+    if file_sink or not any(provider_check.checkable(v.field) for v in views):
+        return ""
+    return (
+        '<div class="provider-check" id="provider-check"><label class="check">'
+        '<input type="checkbox" name="check" value="1" id="check" checked> Check with the '
+        "provider first</label>"
+        '<p class="hint">Each key goes once to its own provider\'s API to see that it works, '
+        "before anything is written.</p></div>"
+    )
+
+
+def _anyway(request: RequestRecord, state: FormState) -> str:
+    """The second form of a 409: the same choices, the fresh nonce, `anyway=1`; no value."""
+    held = state.anyway
+    if held is None:
+        return ""
+    refused = [(n, text) for n, (status, text) in state.verdicts.items() if status == "rejected"]
+    items = "".join(
+        f'<li><span class="key">{esc(n)}</span>: {esc(visible(text))}</li>' for n, text in refused
+    )
+    hidden = [
+        f'<input type="hidden" name="nonce" value="{esc(held.nonce)}">',
+        '<input type="hidden" name="anyway" value="1">',
+        '<input type="hidden" name="check" value="1">',
+    ]
+    if held.allow_tracked:
+        hidden.append('<input type="hidden" name="allow_tracked" value="1">')
+    hidden += [f'<input type="hidden" name="also.{i}" value="1">' for i in held.also]
+    return (
+        f'<form method="post" action="/r/{esc(request.token)}" id="anyway-form" '
+        'class="anyway warn" accept-charset="utf-8">'
+        '<h2 id="anyway-h">The provider refused a key</h2>'
+        f'<ul class="refused" id="refused">{items}</ul>'
+        "<p>Nothing was written. Put in the right key above, or, if you are sure this one is "
+        "right (a key made a moment ago, a provider having trouble), write what you sent:</p>"
+        f'{"".join(hidden)}<button type="submit" id="write-anyway">Write anyway</button></form>'
+    )
+
+
 def _submit_text(request: RequestRecord, dest: str) -> str:
     if request.sink.kind == "none":
         return "Send"
@@ -254,19 +312,30 @@ def render_form(
             "never sends values back: put them in again.</p>"
         )
     parts.append(_fill_bar())
-    parts += [field_html(v, errors=state.errors.get(v.spec.name, ()), dest=dest) for v in views]
+    parts += [
+        field_html(
+            v,
+            errors=state.errors.get(v.spec.name, ()),
+            dest=dest,
+            verdict=state.verdicts.get(v.spec.name),
+        )
+        for v in views
+    ]
     parts.append(_tracked(dest, show=tracked))
+    parts.append(_check_box(views, file_sink))
     if remote:
         parts.append(_SEAL_STATUS)
     parts += [
         '<div class="actions">',
         f'<button type="submit" id="submit"{" disabled" if remote else ""}>'
         f'<span id="submit-text">{_submit_text(request, dest)}</span></button>',
+        '<button type="button" id="anyway" hidden>Write anyway</button>',
         '<span class="kbd js-only" id="kbd">or <kbd>Ctrl</kbd>+<kbd>Enter</kbd></span>',
         f'<p class="form-error" id="form-error" role="alert"{"" if error else " hidden"}>'
         f"{esc(error)}</p>",
         "</div>",
         "</form>",
+        _anyway(request, state),
         f'<p class="expiry" id="expiry">This link expires in {minutes(expires_in)}.</p>',
     ]
     data = page_data(views, file_sink=file_sink, dest=dest)
@@ -282,9 +351,16 @@ def render_form(
     return assets.document(title, "\n".join(parts), csp_nonce=csp_nonce, tail=tail)
 
 
-def render_written(outcome: WriteOutcome, *, csp_nonce: str, dialog_host: str | None = None) -> str:
-    """The Written page (no script needed): receipts per key and the server's four emoji."""
-    section = written_section(outcome, dialog_host=dialog_host)
+def render_written(
+    outcome: WriteOutcome,
+    *,
+    csp_nonce: str,
+    dialog_host: str | None = None,
+    verdicts: Mapping[str, tuple[str, str]] | None = None,
+) -> str:
+    """The Written page (no script needed): receipts per key, each provider's verdict (DESIGN
+    §16) and the server's four emoji."""
+    section = written_section(outcome, dialog_host=dialog_host, verdicts=verdicts)
     return assets.document("offprompt: written", section, csp_nonce=csp_nonce)
 
 

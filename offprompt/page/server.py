@@ -16,6 +16,7 @@ from aiohttp.typedefs import Handler
 from offprompt import sinks
 from offprompt.crypto.tokens import parse_fp_key, same
 from offprompt.errors import (
+    CheckRejected,
     OffpromptError,
     Refusal,
     RequestClosed,
@@ -273,16 +274,34 @@ async def _submit(request: web.Request) -> web.StreamResponse:
                 request, req, 422, "The page sent a malformed fingerprint key. Reload it."
             )
     fields = {s.name: form[s.name] for s in req.secrets if s.name in form}
+    # "Write anyway" (DESIGN §16): the refused submit's values, under any posted again. Any
+    # other post with this nonce drops them.
+    held, req.delivery.held = req.delivery.held, None
+    anyway = form.get("anyway") == "1"
+    if anyway and held:
+        fields = {**held, **{k: v for k, v in fields.items() if v.strip(" \t\r\n")}}
     allow_tracked = form.get("allow_tracked") == "1"
     # A destination runs only when its box came back ticked: a post of the values alone
     # (or a script that knows nothing of them) sends to the sink only (DESIGN §13).
     also = [i for i in range(len(req.also)) if form.get(f"also.{i}") == "1"]
+    verdicts: dict[str, tuple[str, str]] = {}
     try:
         outcome = await request.app[SUBMITTER].submit(
-            req, fields, allow_tracked=allow_tracked, fp_key=fp_key, also=also
+            req,
+            fields,
+            allow_tracked=allow_tracked,
+            fp_key=fp_key,
+            also=also,
+            check=anyway or form.get("check") == "1",
+            anyway=anyway,
+            on_checked=lambda found: verdicts.update(
+                (n, (v.status, v.text)) for n, v in found.items()
+            ),
         )
     except RequestClosed:
         raise _closed(req) from None
+    except CheckRejected as exc:
+        return await _refused(request, req, exc, fields, allow_tracked=allow_tracked, also=also)
     except ValidationFailed as exc:
         _log.info("page: request %s: 422 (%s)", req.id, ", ".join(exc.errors))
         return await _failed(request, req, 422, errors=exc.errors)
@@ -302,8 +321,45 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     # A 2026-07-28 dialog still on screen keeps the agent waiting until the person confirms it.
     host = display_name(req.client) if req.delivery.dialog else None
     if request[WANTS_JSON]:
-        return _json(render.outcome_json(outcome, dialog_host=host))
-    return _html(render.render_written(outcome, csp_nonce=request[CSP_NONCE], dialog_host=host))
+        return _json(render.outcome_json(outcome, dialog_host=host, verdicts=verdicts))
+    return _html(
+        render.render_written(
+            outcome, csp_nonce=request[CSP_NONCE], dialog_host=host, verdicts=verdicts
+        )
+    )
+
+
+async def _refused(
+    request: web.Request,
+    req: RequestRecord,
+    exc: CheckRejected,
+    fields: dict[str, str],
+    *,
+    allow_tracked: bool,
+    also: list[int],
+) -> web.Response:
+    """409: a provider refused a key, nothing was written (DESIGN §16). The values stay in this
+    process for the fresh nonce's "Write anyway" post; the answer holds verdicts, never a value."""
+    req.delivery.held = fields
+    nonce = request.app[STORE].renew_nonce(req)
+    verdicts = {n: (v.status, v.text) for n, v in exc.verdicts.items()}
+    refused = [n for n, (status, _) in verdicts.items() if status == "rejected"]
+    _log.info("page: request %s: 409 (provider refused %s)", req.id, ", ".join(refused))
+    if request[WANTS_JSON]:
+        return _json(
+            {
+                "error": "Nothing was written: the provider refused "
+                + ", ".join(refused)
+                + ". Change it, or write it anyway.",
+                "checked": {n: status for n, (status, _) in verdicts.items()},
+                "verdicts": {n: text for n, (_, text) in verdicts.items()},
+                "nonce": nonce,
+            },
+            409,
+        )
+    anyway = render.Anyway(nonce=nonce, allow_tracked=allow_tracked, also=tuple(also))
+    state = render.FormState(verdicts=verdicts, anyway=anyway, retype=True)
+    return await _form(request, req, status=409, state=state)
 
 
 def _unseal(req: RequestRecord, form: dict[str, str]) -> dict[str, str]:
@@ -332,6 +388,10 @@ def _unseal(req: RequestRecord, form: dict[str, str]) -> dict[str, str]:
         fields["fp_key"] = opened.fp_key
     for i in opened.also:
         fields[f"also.{i}"] = "1"
+    if opened.check:
+        fields["check"] = "1"
+    if opened.anyway:
+        fields["anyway"] = "1"
     return fields
 
 

@@ -3,6 +3,7 @@
 The same section is served as the no-script page and inside the JSON answer to the page's script.
 """
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from offprompt.crypto.fingerprint import EMOJI
@@ -38,7 +39,21 @@ def _tags(outcome: WriteOutcome, name: str) -> list[tuple[str, str]]:
     return [(tag, why) for tag, why in _RECEIPT if name in groups[tag]]
 
 
-def _receipt(outcome: WriteOutcome) -> str:
+Verdicts = Mapping[str, tuple[str, str]]
+"""Each checked name's `(status, text)` from its provider (DESIGN §16); the text may name the
+account, so it is shown on the page and in the page's JSON only."""
+
+
+def _check(verdicts: Verdicts, name: str) -> str:
+    status, text = verdicts.get(name, ("skipped", ""))
+    if status == "skipped" or not text:
+        return ""
+    if status == "rejected":
+        text += " (written anyway)"
+    return f'<span class="verdict {status}" data-check="{status}">{esc(visible(text))}</span>'
+
+
+def _receipt(outcome: WriteOutcome, verdicts: Verdicts) -> str:
     rows = []
     for name in outcome.names:
         tags = _tags(outcome, name)
@@ -46,7 +61,8 @@ def _receipt(outcome: WriteOutcome) -> str:
         why = "; ".join(w for _, w in tags)
         rows.append(
             f'<li data-name="{esc(name)}"><span class="key">{esc(name)}</span>'
-            f'<span class="tags">{label}</span><span class="why">{esc(why)}</span></li>'
+            f'<span class="tags">{label}</span><span class="why">{esc(why)}</span>'
+            f"{_check(verdicts, name)}</li>"
         )
     return f'<ul class="receipt" id="receipt">{"".join(rows)}</ul>'
 
@@ -106,9 +122,12 @@ def _destinations(outcome: WriteOutcome) -> str:
     )
 
 
-def written_section(outcome: WriteOutcome, *, dialog_host: str | None = None) -> str:
+def written_section(
+    outcome: WriteOutcome, *, dialog_host: str | None = None, verdicts: Verdicts | None = None
+) -> str:
     """The `<section id="written">` of the Written view. `dialog_host`: the agent whose
-    dialog may still be waiting for the person, who is then sent back to it."""
+    dialog may still be waiting for the person, who is then sent back to it; `verdicts`: what
+    each key's provider said of it."""
     dest = f'<code dir="ltr">{esc(visible(outcome.file))}</code>'
     written = len(outcome.names) - len(outcome.kept)
     if not outcome.file:
@@ -127,7 +146,7 @@ def written_section(outcome: WriteOutcome, *, dialog_host: str | None = None) ->
             _go_back(dialog_host) if dialog_host is not None else "",
             _fingerprint(outcome),
             '<h2 id="receipt-h">Each key</h2>',
-            _receipt(outcome),
+            _receipt(outcome, verdicts or {}),
             _destinations(outcome),
             f'<p class="muted">Nothing here shows a value. {close}</p>',
             "</section>",
@@ -135,8 +154,11 @@ def written_section(outcome: WriteOutcome, *, dialog_host: str | None = None) ->
     )
 
 
-def outcome_json(outcome: WriteOutcome, *, dialog_host: str | None = None) -> dict[str, Any]:
-    """The JSON answer to a successful submit: names, file, fingerprint and the view; no value."""
+def outcome_json(
+    outcome: WriteOutcome, *, dialog_host: str | None = None, verdicts: Verdicts | None = None
+) -> dict[str, Any]:
+    """The JSON answer to a successful submit: names, file, fingerprint, each provider check's
+    status and the view; no value."""
     return {
         "status": "written",
         "file": outcome.file,
@@ -148,5 +170,6 @@ def outcome_json(outcome: WriteOutcome, *, dialog_host: str | None = None) -> di
         "fingerprint": outcome.fingerprint,
         "emoji": [list(pair) for pair in fingerprint_emoji(outcome.fingerprint)],
         "destinations": [d.to_dict() for d in outcome.destinations],
-        "html": written_section(outcome, dialog_host=dialog_host),
+        "checked": dict(outcome.checked),
+        "html": written_section(outcome, dialog_host=dialog_host, verdicts=verdicts),
     }

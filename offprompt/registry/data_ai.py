@@ -11,6 +11,7 @@ from offprompt.registry.kit import (
     ALNUM,
     B64URL,
     TOKEN,
+    ask,
     cred,
     fill,
     fmt,
@@ -33,6 +34,12 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             prefix("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-", text="starts with sk-"),
             length(40, 400),
             B64URL,
+            check=ask(
+                "https://api.openai.com/v1/models",
+                "https://platform.openai.com/docs/api-reference/models/list",
+                # 403 is "country, region, or territory not supported", not a bad key
+                account="header:openai-organization", rejected=(401,),
+            ),
         ),
         cred(
             "org_id", "Organization ID", "OPENAI_ORG_ID OPENAI_ORGANIZATION OPENAI_ORGANIZATION_ID",
@@ -52,6 +59,13 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "API key", "ANTHROPIC_API_KEY CLAUDE_API_KEY",
             "https://console.anthropic.com/settings/keys", "sk-ant-api03-…",
             fill("sk-ant-api03-", 108), prefix("sk-ant-"), length(40, 300), B64URL,
+            check=ask(
+                "https://api.anthropic.com/v1/models",
+                "https://platform.claude.com/docs/en/api/models",
+                auth="header:x-api-key", headers=(("anthropic-version", "2023-06-01"),),
+                # 403 permission_error: a working key this workspace may not use here
+                account="header:anthropic-organization-id", rejected=(401,),
+            ),
         ),
         hosts="api.anthropic.com",
     ),
@@ -62,6 +76,13 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "GEMINI_API_KEY GOOGLE_GENERATIVE_AI_API_KEY GOOGLE_AI_API_KEY",
             "https://aistudio.google.com/app/apikey", "AIza…",
             fill("AIza", 39), prefix("AIza"), length(30, 100), B64URL,
+            check=ask(
+                "https://generativelanguage.googleapis.com/v1beta/models",
+                "https://ai.google.dev/api/rest/v1beta/models/list",
+                # a bad key is 400 INVALID_ARGUMENT (API_KEY_INVALID); 403 PERMISSION_DENIED is a
+                # key without the Generative Language API
+                auth="header:x-goog-api-key", rejected=(400, 401, 403),
+            ),
         ),
         hosts="generativelanguage.googleapis.com",
     ),
@@ -71,6 +92,11 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "API key", "MISTRAL_API_KEY",
             "https://console.mistral.ai/api-keys", "32 letters and digits",
             fill("", 32), length(20, 128), TOKEN,
+            check=ask(
+                "https://api.mistral.ai/v1/models",
+                "https://docs.mistral.ai/api/#tag/models",
+                rejected=(401,),
+            ),
         ),
         hosts="api.mistral.ai",
     ),
@@ -90,6 +116,11 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "API key", "GROQ_API_KEY",
             "https://console.groq.com/keys", "gsk_…",
             fill("gsk_", 56), prefix("gsk_"), length(30, 200), B64URL,
+            check=ask(
+                "https://api.groq.com/openai/v1/models",
+                "https://console.groq.com/docs/api-reference#models",
+                rejected=(401,),
+            ),
         ),
         hosts="api.groq.com",
     ),
@@ -99,6 +130,11 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "token", "Access token", "HF_TOKEN HUGGING_FACE_HUB_TOKEN HUGGINGFACEHUB_API_TOKEN",
             "https://huggingface.co/settings/tokens", "hf_…",
             fill("hf_", 37), prefix("hf_"), length(20, 200), B64URL,
+            check=ask(
+                "https://huggingface.co/api/whoami-v2",
+                "https://huggingface.co/docs/hub/api#get-apiwhoami-v2",
+                account="json:name", rejected=(401,),
+            ),
         ),
         # Inference Endpoints are per endpoint (*.endpoints.huggingface.cloud)
         hosts="huggingface.co router.huggingface.co api-inference.huggingface.co",
@@ -109,6 +145,11 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_token", "API token", "REPLICATE_API_TOKEN REPLICATE_API_KEY",
             "https://replicate.com/account/api-tokens", "r8_…",
             fill("r8_", 40), prefix("r8_"), length(20, 200), B64URL,
+            check=ask(
+                "https://api.replicate.com/v1/account",
+                "https://replicate.com/docs/reference/http#account.get",
+                account="json:username", rejected=(401,),
+            ),
         ),
         hosts="api.replicate.com",
     ),
@@ -136,6 +177,12 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "API key", "OPENROUTER_API_KEY",
             "https://openrouter.ai/settings/keys", "sk-or-v1-…",
             fill("sk-or-v1-", 73, "0123abcd"), prefix("sk-or-"), length(30, 200), B64URL,
+            # no account: the answer's `label` is the key itself, shortened
+            check=ask(
+                "https://openrouter.ai/api/v1/key",
+                "https://openrouter.ai/docs/api/api-reference/api-keys/get-current-key",
+                rejected=(401,),
+            ),
         ),
         hosts="openrouter.ai",
     ),

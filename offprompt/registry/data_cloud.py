@@ -14,6 +14,7 @@ from offprompt.registry.kit import (
     B64URL,
     HEX,
     TOKEN,
+    ask,
     chars,
     cred,
     either,
@@ -130,6 +131,12 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_token", "API token", "CLOUDFLARE_API_TOKEN CF_API_TOKEN",
             "https://dash.cloudflare.com/profile/api-tokens", "40 letters, digits, - and _",
             fill("", 40), length(20, 200), TOKEN,
+            # user tokens (the link above); an account-owned token verifies only under its account
+            check=ask(
+                "https://api.cloudflare.com/client/v4/user/tokens/verify",
+                "https://developers.cloudflare.com/api/resources/user/subresources/tokens/methods/verify/",
+                ok_field="success", rejected=(401,),
+            ),
         ),
         cred(
             "account_id", "Account ID", "CLOUDFLARE_ACCOUNT_ID CF_ACCOUNT_ID",
@@ -156,6 +163,11 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "token", "Access token", "VERCEL_TOKEN VERCEL_API_TOKEN VERCEL_ACCESS_TOKEN",
             "https://vercel.com/account/settings/tokens", "24 letters and digits",
             fill("", 24), length(16, 200), TOKEN,
+            check=ask(
+                "https://api.vercel.com/v2/user",
+                "https://vercel.com/docs/rest-api/user/get-the-user",
+                account="json:user.username",
+            ),
         ),
         cred(
             "blob_token", "Blob read-write token", "BLOB_READ_WRITE_TOKEN",
@@ -191,6 +203,14 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
                 text="starts with github_pat_ or ghp_ (or is an older 40-hex-digit token)",
             ),
             length(30, 255), B64URL,
+            check=ask(
+                "https://api.github.com/user",
+                "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
+                headers=(("Accept", "application/vnd.github+json"),
+                         ("X-GitHub-Api-Version", "2022-11-28")),
+                # 403 is a rate limit or a policy, not a bad token
+                account="json:login", rejected=(401,),
+            ),
         ),
         cred(
             "client_id", "OAuth client ID", "GITHUB_CLIENT_ID GITHUB_ID AUTH_GITHUB_ID",
@@ -342,8 +362,36 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "Personal API key", "LINEAR_API_KEY LINEAR_TOKEN",
             "https://linear.app/settings/account/security", "lin_api_…",
             fill("lin_api_", 48), prefix("lin_api_"), length(20, 200), B64URL,
+            # a personal key goes bare in Authorization (OAuth tokens take "Bearer")
+            check=ask(
+                "https://api.linear.app/graphql",
+                "https://linear.app/developers/graphql",
+                auth="header:Authorization", headers=(("Content-Type", "application/json"),),
+                body='{"query":"{ viewer { organization { name } } }"}',
+                account="json:data.viewer.organization.name", rejected=(401,),
+            ),
         ),
         hosts="api.linear.app",
+    ),
+    provider(
+        "notion", "Notion", "cloud", "notion.so notion.com",
+        cred(
+            "api_key", "Integration secret",
+            "NOTION_API_KEY NOTION_TOKEN NOTION_SECRET NOTION_INTEGRATION_TOKEN",
+            "https://www.notion.so/profile/integrations", "ntn_…",
+            fill("ntn_", 50),
+            # ntn_ since late 2024; secret_ is the older form, too plain a word to name Notion
+            either(prefix("ntn_"), prefix("secret_", distinctive=False),
+                   text="starts with ntn_ (or secret_ for an older one)"),
+            length(40, 100), B64URL,
+            check=ask(
+                "https://api.notion.com/v1/users/me",
+                "https://developers.notion.com/reference/get-self",
+                headers=(("Notion-Version", "2022-06-28"),),
+                account="json:bot.workspace_name", rejected=(401,),
+            ),
+        ),
+        hosts="api.notion.com",
     ),
     provider(
         "atlassian", "Atlassian (Jira, Confluence)", "cloud", "atlassian.com",

@@ -13,6 +13,7 @@ from offprompt.registry.kit import (
     HEX,
     NO_BLANK,
     TOKEN,
+    ask,
     chars,
     cred,
     fill,
@@ -25,6 +26,16 @@ from offprompt.registry.model import Provider
 
 _UUID: Final = fmt("uuid", "a UUID like 123e4567-e89b-12d3-a456-426614174000")
 _EXAMPLE_UUID: Final = "00000000-0000-4000-8000-000000000000"
+# Bot and user tokens alike; Slack answers 200 with ok: false (invalid_auth, token_revoked…) for
+# a bad one.
+_SLACK_AUTH_TEST: Final = ask(
+    "https://slack.com/api/auth.test",
+    "https://docs.slack.dev/reference/methods/auth.test",
+    headers=(("Content-Type", "application/json; charset=utf-8"),),
+    body="{}",
+    ok_field="ok",
+    account="json:team",
+)
 
 # A table, laid out by hand: one credential per block, related arguments on one line.
 # fmt: off
@@ -35,6 +46,13 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "API key", "RESEND_API_KEY RESEND_KEY",
             "https://resend.com/api-keys", "re_…",
             fill("re_", 36), prefix("re_"), length(10, 200), B64URL,
+            # a key that does not exist: 400 "API key is invalid" (403 invalid_api_key before);
+            # 401 restricted_api_key is a sending-only key, so Resend knows it
+            check=ask(
+                "https://api.resend.com/domains",
+                "https://resend.com/docs/api-reference/errors",
+                rejected=(400, 403), accepted=(401,),
+            ),
         ),
         hosts="api.resend.com",
     ),
@@ -44,6 +62,12 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "API key", "SENDGRID_API_KEY SENDGRID_KEY",
             "https://app.sendgrid.com/settings/api_keys", "SG.…",
             fill("SG.", 69), prefix("SG."), length(30, 200), TOKEN,
+            # every key may list its own scopes; 403 is a permission, not a bad key
+            check=ask(
+                "https://api.sendgrid.com/v3/scopes",
+                "https://www.twilio.com/docs/sendgrid/api-reference/api-key-permissions/retrieve-a-list-of-scopes-for-which-this-user-has-access",
+                rejected=(401,),
+            ),
         ),
         hosts="api.sendgrid.com",
     ),
@@ -53,6 +77,13 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "server_token", "Server API token",
             "POSTMARK_SERVER_TOKEN POSTMARK_API_TOKEN POSTMARK_SERVER_API_TOKEN POSTMARK_API_KEY",
             "https://account.postmarkapp.com/servers", "a UUID", _EXAMPLE_UUID, _UUID,
+            check=ask(
+                "https://api.postmarkapp.com/server",
+                "https://postmarkapp.com/developer/api/server-api",
+                auth="header:X-Postmark-Server-Token", headers=(("Accept", "application/json"),),
+                # a 403 comes from a network filter in front of the API, not from Postmark
+                account="json:Name", rejected=(401,),
+            ),
         ),
         cred(
             "account_token", "Account API token",
@@ -67,6 +98,13 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "api_key", "API key", "MAILGUN_API_KEY MAILGUN_KEY",
             "https://app.mailgun.com/settings/api_security", "32 hex digits, a dash, …",
             fill("", 32, "0123abcd") + "-0123abcd-0123abcd", length(20, 200), TOKEN,
+            # API keys are global (EU domains share them), so the US host answers for every key;
+            # 403 is "valid credentials but access denied" (a domain sending key)
+            check=ask(
+                "https://api.mailgun.net/v3/domains",
+                "https://documentation.mailgun.com/docs/mailgun/api-reference/api-overview",
+                auth="basic", user="api", rejected=(401,), accepted=(403,),
+            ),
         ),
         cred(
             "signing_key", "Webhook signing key", "MAILGUN_WEBHOOK_SIGNING_KEY MAILGUN_SIGNING_KEY",
@@ -93,6 +131,11 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "auth_token", "Auth token", "TWILIO_AUTH_TOKEN TWILIO_TOKEN",
             "https://console.twilio.com/", "32 hex digits",
             fill("", 32, "0123abcd"), length(20, 64), ALNUM,
+            check=ask(
+                "https://api.twilio.com/2010-04-01/Accounts.json",
+                "https://www.twilio.com/docs/iam/api/account#read-multiple-account-resources",
+                auth="basic", user_from="account_sid", account="json:accounts.0.friendly_name",
+            ),
         ),
         cred(
             "api_key_sid", "API key SID", "TWILIO_API_KEY TWILIO_API_KEY_SID",
@@ -114,11 +157,13 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             "bot_token", "Bot token", "SLACK_BOT_TOKEN",
             "https://api.slack.com/apps", "xoxb-…",
             fill("xoxb-", 57, "0123-abc"), prefix("xoxb-"), length(20, 255), TOKEN,
+            check=_SLACK_AUTH_TEST,
         ),
         cred(
             "user_token", "User token", "SLACK_USER_TOKEN",
             "https://api.slack.com/apps", "xoxp-…",
             fill("xoxp-", 76, "0123-abc"), prefix("xoxp-"), length(20, 255), TOKEN,
+            check=_SLACK_AUTH_TEST,
         ),
         cred(
             "app_token", "App-level token", "SLACK_APP_TOKEN",

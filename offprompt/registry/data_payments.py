@@ -7,7 +7,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from offprompt.registry.kit import ALNUM, B64URL, HEX, TOKEN, cred, fill, length, prefix, provider
+from offprompt.registry.kit import (
+    ALNUM,
+    B64URL,
+    HEX,
+    TOKEN,
+    ask,
+    cred,
+    fill,
+    length,
+    prefix,
+    provider,
+)
 from offprompt.registry.model import Provider
 
 # A table, laid out by hand: one credential per block, related arguments on one line.
@@ -23,6 +34,12 @@ PROVIDERS: Final[tuple[Provider, ...]] = (
             prefix("sk_live_", "sk_test_", "rk_live_", "rk_test_",
                    text="starts with sk_live_ or sk_test_ (rk_ for a restricted key)"),
             length(20, 255), B64URL,
+            check=ask(
+                "https://api.stripe.com/v1/account",
+                "https://docs.stripe.com/api/accounts/retrieve",
+                # 403: "the API key doesn't have permissions" (a restricted key), so Stripe knows it
+                account="json:id", rejected=(401,), accepted=(403,),
+            ),
         ),
         cred(
             "publishable_key", "Publishable key",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from offprompt.registry.model import Category, Credential, Offer, Provider, Rule
+from offprompt.registry.model import Category, Check, Credential, Offer, Provider, Rule
 
 Ranges = tuple[tuple[int, int], ...]
 
@@ -98,8 +98,10 @@ def cred(
     *rules: Rule,
     secret: bool = True,
     format: str = "text",
+    check: Check | None = None,
 ) -> Credential:
-    """A credential; `names` is space-separated (the conventional env names, unprefixed)."""
+    """A credential; `names` is space-separated (the conventional env names, unprefixed);
+    `check` how its provider is asked whether a value works (`ask`)."""
     return Credential(
         key=key,
         label=label,
@@ -110,6 +112,41 @@ def cred(
         rules=rules,
         secret=secret,
         format=format,
+        check=check,
+    )
+
+
+def ask(
+    url: str,
+    doc: str,
+    *,
+    auth: str = "bearer",
+    account: str = "",
+    rejected: tuple[int, ...] = (401, 403),
+    accepted: tuple[int, ...] = (),
+    ok_field: str = "",
+    headers: tuple[tuple[str, str], ...] = (),
+    body: str = "",
+    user: str = "",
+    user_from: str = "",
+) -> Check:
+    """A provider check (DESIGN §16) of `url` (`https://host/path`), as `doc` documents it."""
+    if not url.startswith("https://"):
+        raise ValueError(f"a check goes over HTTPS: {url}")
+    host, _, path = url.removeprefix("https://").partition("/")
+    return Check(
+        host=host,
+        path="/" + path,
+        doc=doc,
+        auth=auth,
+        account=account,
+        rejected=rejected,
+        accepted=accepted,
+        ok_field=ok_field,
+        headers=headers,
+        body=body,
+        user=user,
+        user_from=user_from,
     )
 
 

@@ -62,8 +62,42 @@ class Format(NamedTuple):
     multiline: bool = False
 
 
+class Check(NamedTuple):
+    """How offprompt asks the provider whether a value works (DESIGN §16), from its API reference.
+
+    One request to `https://{host}{path}` (`host` one of the provider's `hosts`): a GET, or a POST
+    of the fixed JSON `body` (a read-only GraphQL query), with `headers` and the value placed by
+    `auth`: `bearer` (`Authorization: Bearer <value>`), `basic` (HTTP basic auth: `user` as the
+    user name and the value as the password; with `user_from`, the user name is the value of
+    that credential of the same provider submitted beside it, else the check is skipped; with
+    neither, the value is the user name and the password is empty) or `header:<Name>` (the
+    value alone in that header).
+
+    A 2xx answer is `ok` unless its JSON `ok_field` is false; a status in `rejected` is
+    `rejected`, one in `accepted` proves the key as 2xx would (a send-only key refused a
+    listing); anything else is `unreachable`. `account` names the field that says whose key it
+    is: `json:a.b.0.c` (a path into the JSON answer) or `header:<name>`. `doc` is the page of the
+    provider's API reference all of this comes from.
+    """
+
+    host: str
+    path: str
+    doc: str
+    auth: str = "bearer"
+    account: str = ""
+    rejected: tuple[int, ...] = (401, 403)
+    accepted: tuple[int, ...] = ()
+    ok_field: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+    body: str = ""
+    user: str = ""
+    user_from: str = ""
+
+
 class Credential(NamedTuple):
-    """One value a provider issues, as projects name it and where the person makes it."""
+    """One value a provider issues, as projects name it and where the person makes it.
+
+    `check`: how the provider is asked whether a value works (DESIGN §16), or None."""
 
     key: str
     label: str
@@ -74,6 +108,7 @@ class Credential(NamedTuple):
     rules: tuple[Rule, ...] = ()
     secret: bool = True
     format: str = "text"
+    check: Check | None = None
 
 
 class Offer(NamedTuple):

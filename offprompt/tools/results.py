@@ -79,6 +79,8 @@ def build(
     out["sink"] = sink
     if outcome is not None and status == "written" and request.also:
         out["destinations"] = [d.to_dict() for d in outcome.destinations]
+    if outcome is not None and status == "written" and outcome.checked:
+        out["checked"] = dict(outcome.checked)
     first = None
     if status == "written" and outcome is not None:
         first = outcome.headline()

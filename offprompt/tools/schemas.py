@@ -7,6 +7,7 @@ from typing import Any, get_args
 
 from offprompt.collect.request import MAX_NAME_LENGTH, NAME_PATTERN
 from offprompt.collect.schema import request_schema
+from offprompt.provider_check import Status as CheckStatus
 from offprompt.spec import RequestStatus, SendStatus, SinkKind
 from offprompt.status import MAX_NAMES as STATUS_MAX_NAMES
 from offprompt.status import KeyCheck, KeyStatus
@@ -77,6 +78,15 @@ def result_output() -> dict[str, Any]:
                 },
             },
             "destinations": {"type": "array", "items": _destination_result()},
+            "checked": {
+                "type": "object",
+                "description": "What each key's provider said of it before the write "
+                "(rejected: written anyway by the person).",
+                "additionalProperties": {
+                    "type": "string",
+                    "enum": list(get_args(CheckStatus)),
+                },
+            },
         },
     }
 

@@ -147,9 +147,9 @@ def test_read_ignores_unknown_keys(tmp_path: Path) -> None:
 
 def test_entry_has_exactly_the_contract_fields() -> None:
     """An entry carries the eight fields `offprompt fingerprints --json` documents, in order,
-    `destinations` (DESIGN §13) only when the write had some, and `sink` only for a file sink's
-    write (DESIGN §12 names such a file alone)."""
-    fields = [*FIELDS, "destinations", "sink"]
+    `destinations` (DESIGN §13) and `checked` (§16) only when the write had some, and `sink`
+    only for a file sink's write (DESIGN §12 names such a file alone)."""
+    fields = [*FIELDS, "destinations", "checked", "sink"]
     assert fields == [f.name for f in dataclasses.fields(JournalEntry)]
     assert FIELDS == list(json.loads(entry().to_json()))
     sent = entry(destinations=(("github", "acme/web", "sent"),))
@@ -157,6 +157,18 @@ def test_entry_has_exactly_the_contract_fields() -> None:
     whole = entry(sink="file")
     assert [*FIELDS, "sink"] == list(json.loads(whole.to_json()))
     assert whole == JournalEntry.from_json(whole.to_json())
+    checked = entry(checked=(("STRIPE_KEY", "rejected"), ("OPENAI_API_KEY", "ok")))
+    line = json.loads(checked.to_json())
+    assert [*FIELDS, "checked"] == list(line)
+    assert {"STRIPE_KEY": "rejected", "OPENAI_API_KEY": "ok"} == line["checked"]
+    assert checked == JournalEntry.from_json(checked.to_json())
+
+
+@pytest.mark.parametrize("bad", [[], {"A": "fine"}, {"A": 1}])
+def test_a_checked_field_that_is_not_names_to_statuses_is_a_corrupt_line(bad: object) -> None:
+    """`checked` holds only the four §16 statuses: anything else makes the line unreadable."""
+    with pytest.raises(ValueError, match="checked"):
+        JournalEntry.from_json(json.dumps({**entry().to_dict(), "checked": bad}))
 
 
 def test_destinations_round_trip_with_kind_target_and_status_only() -> None:

@@ -1,0 +1,317 @@
+"""Asking the provider whether a key works before it is written (DESIGN §16): which values may be
+sent where, one HTTPS request each, in parallel, and the verdict the page shows.
+
+A value goes only to one of its own provider's API hosts, in the place that provider documents,
+and only when it passes that credential's shape rules; nothing of an answer is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal
+from urllib.parse import urlsplit
+
+from offprompt import __version__
+
+if TYPE_CHECKING:
+    import aiohttp
+
+    from offprompt.registry.model import Check
+    from offprompt.registry.results import Field
+    from offprompt.spec import SecretSpec
+
+__all__ = [
+    "LIMIT_SECONDS",
+    "SKIPPED",
+    "Probe",
+    "Status",
+    "Verdict",
+    "bases",
+    "checkable",
+    "enabled",
+    "plan",
+    "run",
+]
+
+Status = Literal["ok", "rejected", "unreachable", "skipped"]
+
+LIMIT_SECONDS: Final = 5.0
+"""The longest all checks of one submit may take together."""
+
+MAX_ANSWER: Final = 64 * 1024
+"""The most of an answer read, and only when it must be (an ok field or an account name)."""
+
+MAX_ACCOUNT: Final = 64
+"""The longest account name shown on the page."""
+
+_log = logging.getLogger("offprompt")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One name's verdict; `text` is for the page only (it may name the account)."""
+
+    status: Status
+    text: str = field(default="", repr=False)
+
+
+SKIPPED: Final = Verdict("skipped")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One planned request: the value, its provider's name and check, and the basic-auth user
+    name taken from the credential submitted beside it (`Check.user_from`)."""
+
+    provider: str
+    check: Check
+    value: str = field(repr=False)
+    user: str = field(default="", repr=False)
+
+
+def enabled(env: Mapping[str, str]) -> bool:
+    """False under `OFFPROMPT_CHECK=off`: no check is sent from this process."""
+    return env.get("OFFPROMPT_CHECK", "").strip().lower() != "off"
+
+
+def bases(env: Mapping[str, str]) -> dict[str, str]:
+    """`OFFPROMPT_CHECK_BASE=host=URL[,host=URL…]` as `{host: "scheme://netloc"}` (tests, mirrors).
+
+    An entry that is not `host=http(s)://netloc` is ignored with a warning: that host's checks go
+    where its provider documents, as without the variable.
+    """
+    out: dict[str, str] = {}
+    for entry in env.get("OFFPROMPT_CHECK_BASE", "").split(","):
+        if not entry.strip():
+            continue
+        host, _, url = entry.strip().partition("=")
+        parts = urlsplit(url.strip())
+        if not host or parts.scheme not in ("http", "https") or not parts.netloc:
+            _log.warning("OFFPROMPT_CHECK_BASE: ignored an entry that is not host=URL")
+            continue
+        out[host.strip().lower()] = f"{parts.scheme}://{parts.netloc}"
+    return out
+
+
+def _sendable(text: str) -> bool:
+    """Printable ASCII without spaces: what can go in a header as it is, changed by nothing."""
+    return bool(text) and all("!" <= c <= "~" for c in text)
+
+
+def _shaped(field: Field, value: str) -> bool:
+    """Whether `value` is shaped like `field`'s credential and like no other one."""
+    from offprompt import registry
+
+    if not _sendable(value):
+        return False
+    verdict = registry.check(field, value)
+    return verdict.ok and verdict.hint is None
+
+
+def _field(secret: SecretSpec) -> Field | None:
+    from offprompt import registry
+
+    try:
+        return registry.resolve(secret.name, secret.provider, secret.format)
+    except ValueError:  # RegistryError: refused when the request was made; never here
+        return None
+
+
+def _check_of(field: Field | None) -> Check | None:
+    from offprompt import registry
+
+    if field is None or field.provider_id is None:
+        return None
+    provider = registry.provider(field.provider_id)
+    if provider is None:
+        return None
+    for credential in provider.credentials:
+        if credential.key == field.credential:
+            if credential.check is not None and credential.check.host in provider.hosts:
+                return credential.check
+            return None
+    return None  # an offered format (a Neon URL) has no check
+
+
+def checkable(field: Field | None) -> bool:
+    """Whether values of `field` can be checked with their provider (the page's checkbox)."""
+    return field is not None and field.secret and _check_of(field) is not None
+
+
+def plan(
+    secrets: Sequence[SecretSpec], values: Mapping[str, str], names: Iterable[str]
+) -> dict[str, Probe | None]:
+    """For each of `names` (values the person supplied), the request to send, or None (skipped).
+
+    Skipped: no check for its credential, not a secret, or a value that fails its rules or
+    looks like another credential's; a basic-auth check whose user name comes from a sibling
+    credential that was not supplied beside it, or fails its own rules.
+    """
+    fields = {s.name: _field(s) for s in secrets}
+    out: dict[str, Probe | None] = {}
+    for name in names:
+        f = fields.get(name)
+        check = _check_of(f)
+        value = values.get(name, "")
+        if f is None or check is None or not f.secret or not _shaped(f, value):
+            out[name] = None
+            continue
+        user = check.user
+        if check.user_from:
+            sibling = [
+                n
+                for n, g in fields.items()
+                if g is not None
+                and g.provider_id == f.provider_id
+                and g.credential == check.user_from
+                and n in values
+                and _shaped(g, values[n])  # may be `secret: false` (Twilio's Account SID)
+            ]
+            if len(sibling) != 1:
+                out[name] = None
+                continue
+            user = values[sibling[0]]
+        if check.auth == "basic" and ":" in user:
+            out[name] = None
+            continue
+        out[name] = Probe(provider=f.provider_name or "", check=check, value=value, user=user)
+    return out
+
+
+def _request(probe: Probe, base: str | None) -> tuple[str, str, dict[str, str], bytes | None]:
+    """Method, URL, headers and body of one check."""
+    check = probe.check
+    url = (base or f"https://{check.host}") + check.path
+    headers = {"User-Agent": f"offprompt/{__version__}", "Accept": "application/json"}
+    headers.update(dict(check.headers))
+    if check.auth == "bearer":
+        headers["Authorization"] = f"Bearer {probe.value}"
+    elif check.auth == "basic":
+        pair = f"{probe.user}:{probe.value}" if probe.user else f"{probe.value}:"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("ascii")).decode()
+    else:
+        headers[check.auth.removeprefix("header:")] = probe.value
+    body = check.body.encode("utf-8") if check.body else None
+    return ("POST" if body is not None else "GET"), url, headers, body
+
+
+async def _answer(response: aiohttp.ClientResponse) -> Any:
+    """The JSON answer, at most MAX_ANSWER bytes of it, or None."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_chunked(8192):
+        size += len(chunk)
+        if size > MAX_ANSWER:
+            return None
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _walk(data: Any, path: str) -> Any:
+    for step in path.split("."):
+        if isinstance(data, dict):
+            data = data.get(step)
+        elif isinstance(data, list) and step.isdigit() and int(step) < len(data):
+            data = data[int(step)]
+        else:
+            return None
+    return data
+
+
+def _account(raw: Any, value: str) -> str:
+    """An account name fit to show: text, printable, at most MAX_ACCOUNT characters, and never
+    one that holds the value or part of it (a provider that echoes a key's label)."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        return ""
+    text = "".join(c for c in str(raw).strip() if c.isprintable())[:MAX_ACCOUNT]
+    if not text or text in value or value in text or _shares(text, value):
+        return ""
+    return text
+
+
+def _shares(text: str, value: str, span: int = 8) -> bool:
+    """Whether `text` holds any `span` characters running as they do in `value`."""
+    return any(text[i : i + span] in value for i in range(len(text) - span + 1))
+
+
+async def _one(session: aiohttp.ClientSession, probe: Probe, base: str | None) -> Verdict:
+    import aiohttp
+
+    check = probe.check
+    method, url, headers, body = _request(probe, base)
+    name = probe.provider
+    unreachable = Verdict("unreachable", f"Could not reach {name}")
+    try:
+        async with session.request(
+            method, url, headers=headers, data=body, allow_redirects=False
+        ) as response:
+            status = response.status
+            if status in check.rejected:
+                return Verdict("rejected", f"{name} refused this key ({status})")
+            if not (200 <= status < 300 or status in check.accepted):
+                return unreachable  # 3xx (never followed), 429, 5xx, anything undocumented
+            data: Any = None
+            wants_body = 200 <= status < 300 and (
+                check.ok_field or check.account.startswith("json:")
+            )
+            if wants_body:
+                data = await _answer(response)
+            if check.ok_field and 200 <= status < 300:
+                flag = _walk(data, check.ok_field)
+                if flag is False:
+                    return Verdict("rejected", f"{name} refused this key ({check.ok_field}: false)")
+                if flag is not True:
+                    return unreachable
+            account = ""
+            if 200 <= status < 300 and check.account.startswith("json:"):
+                account = _account(_walk(data, check.account.removeprefix("json:")), probe.value)
+            elif 200 <= status < 300 and check.account.startswith("header:"):
+                raw = response.headers.get(check.account.removeprefix("header:"), "")
+                account = _account(raw, probe.value)
+            return Verdict("ok", f"Works — account {account}" if account else "Works")
+    except (TimeoutError, aiohttp.ClientError, OSError, ValueError) as exc:
+        # No answer (DNS, TLS, reset, timeout, a malformed one) is no verdict; the class only.
+        _log.debug("check: %s unreachable (%s)", name, type(exc).__name__)
+        return unreachable
+
+
+async def run(probes: Mapping[str, Probe | None], env: Mapping[str, str]) -> dict[str, Verdict]:
+    """Every probe's verdict, sent in parallel, all within LIMIT_SECONDS; None is `skipped`."""
+    todo = {name: p for name, p in probes.items() if p is not None}
+    out: dict[str, Verdict] = {name: SKIPPED for name in probes}
+    if not todo:
+        return out
+    import aiohttp
+
+    where = bases(env)
+    timeout = aiohttp.ClientTimeout(total=LIMIT_SECONDS)
+    async with aiohttp.ClientSession(
+        timeout=timeout, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False
+    ) as session:
+        tasks = {
+            name: asyncio.ensure_future(_one(session, p, where.get(p.check.host)))
+            for name, p in todo.items()
+        }
+        done, pending = await asyncio.wait(tasks.values(), timeout=LIMIT_SECONDS + 0.5)
+        for task in pending:
+            task.cancel()
+        for name, task in tasks.items():
+            p = todo[name]
+            if task in done and not task.cancelled() and task.exception() is None:
+                out[name] = task.result()
+            else:
+                out[name] = Verdict("unreachable", f"Could not reach {p.provider}")
+        if pending:
+            await asyncio.wait(pending)
+    for name, verdict in out.items():
+        if name in todo:
+            _log.info("check: %s %s", name, verdict.status)
+    return out
