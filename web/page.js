@@ -243,6 +243,9 @@
     busy = true;
     submitButton.disabled = true;
     form.setAttribute("aria-busy", "true");
+    var label = document.getElementById("submit-text");
+    var text = label.innerHTML;
+    if (checkBox && checkBox.checked) label.textContent = "Checking with the providers…";
     try {
       var pairs = values();
       var madeHere = page.generatedHere();
@@ -307,6 +310,7 @@
       setFormError("offprompt could not be reached, so nothing was written. Is the agent still " +
         "running? What you typed is still here: try again.");
     } finally {
+      if (!done) label.innerHTML = text;
       anyway = false;
       busy = false;
       submitButton.disabled = Boolean(sealing && !sealing.ready) || done;
