@@ -4,6 +4,7 @@ loopback that record what they receive (`OFFPROMPT_CHECK_BASE`), through the rea
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import re
@@ -23,6 +24,7 @@ from helpers import assert_no_part
 from offprompt.crypto.seal import SealKey, plaintext, seal
 from offprompt.journal import Journal
 from offprompt.page.server import create_app
+from offprompt.registry import PROVIDERS
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.submit import Submitter
@@ -329,6 +331,15 @@ async def test_checks_of_one_submit_run_in_parallel(providers: Any, page: Any, c
     assert {"OPENAI_API_KEY": "ok", "STRIPE_SECRET_KEY": "ok"} == data["checked"]
     assert time.monotonic() - start < 5.5
     assert "Works — account acct_1" in data["html"]
+    # Each provider got its own key, once, and nothing of the other's.
+    assert [f"Bearer {fields['OPENAI_API_KEY']}"] == [
+        s.headers["Authorization"] for s in openai.seen
+    ]
+    assert [f"Bearer {fields['STRIPE_SECRET_KEY']}"] == [
+        s.headers["Authorization"] for s in stripe.seen
+    ]
+    for fake, other in ((openai, "STRIPE_SECRET_KEY"), (stripe, "OPENAI_API_KEY")):
+        assert all(fields[other] not in repr(s) for s in fake.seen)
 
 
 @pytest.mark.parametrize(
@@ -376,8 +387,6 @@ async def test_basic_auth_takes_the_user_name_from_the_credential_beside_it(
 ) -> None:
     """Twilio's auth token goes as the basic-auth password of the Account SID submitted with it;
     without that SID on the same page nothing is sent."""
-    import base64
-
     twilio = await providers(body={"accounts": [{"friendly_name": "Shop"}]})
     p = await page(("api.twilio.com", twilio))
     sid = "AC" + "0123456789abcdef" * 2
@@ -457,3 +466,56 @@ async def test_no_log_line_holds_the_value_or_the_answer(
     assert_no_part(canary, caplog.text)
     assert "acme" not in caplog.text
     assert "check: OPENAI_API_KEY rejected" in caplog.text
+
+
+def _answer_naming(account: str, name: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """A 2xx body and headers that carry `name` where `account` says the provider puts it."""
+    if account.startswith("header:"):
+        return {}, {account.removeprefix("header:"): name}
+    body: Any = name
+    for step in reversed(account.removeprefix("json:").split(".") if account else []):
+        body = [body] if step.isdigit() else {step: body}
+    return (body if isinstance(body, dict) else {}), {}
+
+
+CHECKED = [(p, c) for p in PROVIDERS for c in p.credentials if c.check is not None]
+
+
+@pytest.mark.parametrize(
+    ("provider", "credential"), CHECKED, ids=[f"{p.id}/{c.key}" for p, c in CHECKED]
+)
+async def test_each_check_sends_the_value_once_in_its_documented_place(
+    providers: Any, page: Any, provider: Any, credential: Any
+) -> None:
+    """Every check of the registry, against a fake of its host: one request, to its path, with
+    the value where the provider's reference puts it, the documented headers and body; a 2xx
+    naming the account is `ok` with that account on the page."""
+    check = credential.check
+    body, headers = _answer_naming(check.account, "Shop Team")
+    if check.ok_field:
+        body[check.ok_field] = True
+    fake = await providers(body=body, headers=headers)
+    p = await page((check.host, fake))
+    value = credential.example
+    specs = [SecretSpec("THE_KEY", provider=f"{provider.id}/{credential.key}")]
+    fields = {"THE_KEY": value, "check": "1"}
+    user = check.user
+    if check.user_from:
+        [sibling] = [c for c in provider.credentials if c.key == check.user_from]
+        specs.append(SecretSpec("THE_USER", provider=f"{provider.id}/{sibling.key}"))
+        fields["THE_USER"] = user = sibling.example
+    data = await (await p.post(p.request(*specs), fields)).json()
+    assert "ok" == data["checked"]["THE_KEY"], data
+    [seen] = fake.seen
+    assert (seen.method, seen.path) == ("POST" if check.body else "GET", check.path)
+    if check.auth == "bearer":
+        assert f"Bearer {value}" == seen.headers["Authorization"]
+    elif check.auth == "basic":
+        pair = f"{user}:{value}" if user else f"{value}:"
+        assert "Basic " + base64.b64encode(pair.encode()).decode() == seen.headers["Authorization"]
+    else:
+        assert value == seen.headers[check.auth.removeprefix("header:")]
+    for name, expected in check.headers:
+        assert expected == seen.headers[name]
+    assert check.body.encode() == seen.body
+    assert ("Works — account Shop Team" in data["html"]) is bool(check.account)
