@@ -112,7 +112,13 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
     machine = Machine.current()
     rows = [("LOCAL TIME", "PROJECT", "FILE", "NAMES", "FINGERPRINT", "CLIENT")]
     for e in entries:
-        names = ", ".join(n + (" (kept)" if n in e.kept else "") for n in e.names)
+        refused = {n for n, status in e.checked if status == "rejected"}
+        names = ", ".join(
+            n
+            + (" (kept)" if n in e.kept else "")
+            + (" (refused by its provider)" if n in refused else "")
+            for n in e.names
+        )
         rows.append(
             (
                 local_time(e.at),

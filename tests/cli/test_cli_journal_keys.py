@@ -131,6 +131,18 @@ def test_fingerprints_marks_kept_names_and_missing_fingerprints(run: Run, projec
     assert line.split()[-2:] == ["-", "-"]
 
 
+def test_fingerprints_marks_a_key_its_provider_refused(run: Run, project: Path) -> None:
+    """A key written with "Write anyway" after its provider refused it says so (DESIGN §16);
+    `--json` carries the statuses as `checked`."""
+    record(project, 0, names=("A", "B"), checked=(("A", "rejected"), ("B", "ok")))
+
+    line = run("fingerprints").stdout.splitlines()[1]
+
+    assert "A (refused by its provider), B " in line
+    [item] = json.loads(run("fingerprints", "--json").stdout)
+    assert {"A": "rejected", "B": "ok"} == item["checked"]
+
+
 def test_fingerprints_for_one_project(run: Run, project: Path, tmp_path: Path) -> None:
     """--project keeps the writes into that folder only."""
     other = tmp_path / "other"
