@@ -58,6 +58,7 @@ ENV_VARS = (
     "OFFPROMPT_AWAIT_SECONDS",
     "OFFPROMPT_ELICIT_WAIT_MS",
     "OFFPROMPT_LOG",
+    "OFFPROMPT_CHECK",  # `off` must reach the server: the person's way to send no key anywhere
 )
 
 # Codex may end a tool call after `tool_timeout_sec` (documented default 60 s; 0.169 was seen
