@@ -39,8 +39,9 @@ __all__ = ["Delivery", "RequestRecord", "RequestStore"]
 
 @dataclass(eq=False)
 class Delivery:
-    """The ladder's state of one request. Holds no value; `forget` drops the seal key when the
-    request closes, and the rest outlives the close (the Written page still reads `dialog`)."""
+    """The ladder's state of one request. Holds no value but `held` (a refused submit's, for
+    "Write anyway"); `forget` drops it and the seal key when the request closes, and the rest
+    outlives the close (the Written page still reads `dialog`)."""
 
     page_opened: bool = False
     """A GET of the page was served: a browser has it, whoever opened it."""

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 OnChecked = Callable[[Mapping[str, "Verdict"]], None]
 
-__all__ = ["MAX_VALUE_BYTES", "Submitter"]
+__all__ = ["MAX_VALUE_BYTES", "Submitter", "is_blank"]
 
 MAX_VALUE_BYTES: Final = 16 * 1024
 """The longest value accepted, in UTF-8 bytes."""
@@ -42,7 +42,7 @@ _BLANKS: Final = " \t\r\n"
 _log = logging.getLogger("offprompt")
 
 
-def _is_blank(value: str) -> bool:
+def is_blank(value: str) -> bool:
     """Whether `value` holds nothing but spaces, tabs and line breaks (or nothing at all).
 
     Such a field was left empty, not filled: no key is a few blanks. Every other value is
@@ -98,8 +98,9 @@ class Submitter:
     def __init__(
         self, store: RequestStore, journal: Journal, env: Mapping[str, str] | None = None
     ) -> None:
-        """`env`: the environment the `also` programs run with (PATH, their tokens); default
-        the process environment when they run."""
+        """`env`: the environment the `also` programs run with (PATH, their tokens) and the
+        provider checks read (`OFFPROMPT_CHECK`, `OFFPROMPT_CHECK_BASE`); default the process
+        environment when they run."""
         self._store = store
         self._journal = journal
         self._env = env
@@ -220,6 +221,13 @@ class Submitter:
         )
         return outcome, {n: v for n, v in values.items() if n not in kept}
 
+    @property
+    def checks_on(self) -> bool:
+        """False under `OFFPROMPT_CHECK=off`: no provider is asked, and the page offers no box."""
+        from offprompt import provider_check
+
+        return provider_check.enabled(self._env if self._env is not None else os.environ)
+
     async def _check(
         self,
         request: RequestRecord,
@@ -236,12 +244,12 @@ class Submitter:
         """
         if not supplied:
             return ()
-        env = self._env if self._env is not None else os.environ
         from offprompt import provider_check
 
         verdicts: Mapping[str, Verdict]
-        if wanted and request.sink.kind != "file" and provider_check.enabled(env):
+        if wanted and request.sink.kind != "file" and self.checks_on:
             probes = provider_check.plan(request.secrets, values, supplied)
+            env = self._env if self._env is not None else os.environ
             verdicts = await provider_check.run(probes, env)
         else:
             verdicts = {name: provider_check.SKIPPED for name in supplied}
@@ -293,7 +301,7 @@ class Submitter:
         for secret in request.secrets:
             raw = fields.get(secret.name)
             value = raw if isinstance(raw, str) else ""
-            if not _is_blank(value):
+            if not is_blank(value):
                 problems = _check_one(value) or _registry_problems(secret, value)
                 if problems:
                     errors[secret.name] = problems

@@ -287,8 +287,10 @@ def render_form(
     expires_in: float,
     target_problem: str | None = None,
     state: FormState | None = None,
+    checks: bool = True,
 ) -> str:
-    """The collection page for an open request."""
+    """The collection page for an open request; `checks`: provider checks are on for this
+    process (no "Check with the provider first" box under `OFFPROMPT_CHECK=off`)."""
     state = state or FormState()
     dest = visible(target.display if target else request.display)
     present = target.present if target else frozenset()
@@ -322,7 +324,8 @@ def render_form(
         for v in views
     ]
     parts.append(_tracked(dest, show=tracked))
-    parts.append(_check_box(views, file_sink))
+    if checks:
+        parts.append(_check_box(views, file_sink))
     if remote:
         parts.append(_SEAL_STATUS)
     parts += [

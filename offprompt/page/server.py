@@ -36,7 +36,7 @@ from offprompt.page.guards import (
 )
 from offprompt.page.loopback import PageSettings
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.submit import Submitter, is_blank
 
 __all__ = ["MAX_BODY", "create_app", "protocol_logger"]
 
@@ -217,6 +217,7 @@ async def _form(
         expires_in=request.app[STORE].expires_in(req),
         target_problem=problem,
         state=state,
+        checks=request.app[SUBMITTER].checks_on,
     )
     return _html(body, status)
 
@@ -279,7 +280,7 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     held, req.delivery.held = req.delivery.held, None
     anyway = form.get("anyway") == "1"
     if anyway and held:
-        fields = {**held, **{k: v for k, v in fields.items() if v.strip(" \t\r\n")}}
+        fields = {**held, **{k: v for k, v in fields.items() if not is_blank(v)}}
     allow_tracked = form.get("allow_tracked") == "1"
     # A destination runs only when its box came back ticked: a post of the values alone
     # (or a script that knows nothing of them) sends to the sink only (DESIGN §13).

@@ -361,6 +361,40 @@ async def test_no_check_sends_nothing(
     assert {"OPENAI_API_KEY": openai_key(canary)} == p.env()
 
 
+async def test_the_page_offers_the_box_only_when_checks_are_on(page: Any) -> None:
+    """A key with a check gets the ticked box; under OFFPROMPT_CHECK=off the page shows none,
+    so it never offers what the process will not do."""
+    for env, shown in (({}, True), ({"OFFPROMPT_CHECK": "off"}, False)):
+        p = await page(**env)
+        html = await (await p.client.get(f"/r/{p.request(OPENAI).token}")).text()
+        assert shown is ('name="check" value="1" id="check" checked' in html)
+
+
+async def test_a_check_that_fails_inside_offprompt_holds_nothing_and_says_no_value(
+    providers: Any,
+    page: Any,
+    canary: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A fault of our own while checking (here an error that quotes the value) is `unreachable`:
+    the key is written, nothing is sent, and the log names the fault's class only."""
+    from offprompt import provider_check
+
+    def broken(probe: provider_check.Probe, base: str | None) -> Any:
+        raise RuntimeError(f"could not build a request for {probe.value}")
+
+    monkeypatch.setattr(provider_check, "_request", broken)
+    openai = await providers(status=401)
+    p = await page(("api.openai.com", openai))
+    req = p.request(OPENAI)
+    data = await (await p.post(req, {"OPENAI_API_KEY": openai_key(canary), "check": "1"})).json()
+    assert {"OPENAI_API_KEY": "unreachable"} == data["checked"]
+    assert ([], {"OPENAI_API_KEY": openai_key(canary)}) == (openai.seen, p.env())
+    assert "check: OPENAI_API_KEY failed (RuntimeError)" in caplog.text
+    assert_no_part(canary, caplog.text)
+
+
 async def test_a_key_shaped_like_another_providers_is_sent_to_neither(
     providers: Any, page: Any, canary: str
 ) -> None:
