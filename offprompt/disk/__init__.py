@@ -1,5 +1,6 @@
-"""The small disk helpers every writer shares: why an OS call failed, in words a person reads;
-how a temporary name is cut to fit beside its file; making a rename durable.
+"""The one way offprompt touches a disk (DESIGN §2): why an OS call failed, in words a person reads;
+how a temporary name is cut to fit beside its file; making a rename durable. Imports nothing of
+offprompt: its submodules walk a project by descriptors and run git.
 """
 
 from __future__ import annotations
