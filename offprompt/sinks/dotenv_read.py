@@ -52,6 +52,16 @@ _SIMPLE: Final = re.compile(
 )
 
 
+# The plainest line, `KEY=value` with no blank, quote, `#` or backslash anywhere: a strict part
+# of `_SIMPLE`'s lines (its `key` and `bare` groups), so these pairs are what it would give. Up
+# to 4096 such lines at a time, so the deadline is still read between runs.
+_PLAIN: Final = r"([^\s=#'\"\\][^\s=#'\"\\]*)=([^\s#'\"\\]*)\n"
+_PLAIN_RUN: Final = re.compile(f"(?:{_PLAIN}){{1,4096}}")
+_PLAIN_PAIR: Final = re.compile(_PLAIN)
+# Lines that start with `=`: statements python-dotenv skips (`_SIMPLE`'s `skip`), one bad line each.
+_SKIP_RUN: Final = re.compile(r"(?:=[^\n]*\n){1,4096}")
+
+
 class TooSlow(Exception):
     """The text was not read by the deadline `read` was given (python-dotenv's own parser is
     slow on some shapes: a quote left open at the top of 16 MiB takes it most of a minute).
@@ -76,28 +86,79 @@ def read(text: str, deadline: float | None = None) -> Read:
     """`text` read as python-dotenv reads a file holding it; one pass, linear in its size.
     TooSlow when `time.monotonic()` passes `deadline` before the end."""
     lf = text.replace("\r\n", "\n").replace("\r", "\n")
-    statements: list[tuple[str, str | None, int]] = []
+    blocks = pem_blocks(lf)
+    last: dict[str, str | None] = {}
     bad: list[int] = []
-    for key, value, line in _statements(lf, deadline):
+    # (key, first line) of every statement, needed only to tell which start inside a PEM block.
+    placed: list[tuple[str, int]] = []
+    for item in _statements(lf, deadline):
+        if isinstance(item, _Run):
+            last.update(item.pairs)
+            if blocks:
+                placed.extend((k, item.line + i) for i, (k, _) in enumerate(item.pairs))
+            continue
+        key, value, line = item
         if key is None:
             bad.append(line)
         else:
-            statements.append((key, value, line))
-    last: dict[str, str | None] = {}
-    for key, value, _ in statements:
-        last[key] = value
+            last[key] = value
+            if blocks:
+                placed.append((key, line))
     values = {k: v for k, v in last.items() if v is not None}
-    keys, opaque = shown_keys(((k, line) for k, _, line in statements), lf, values)
+    if blocks:
+        keys, opaque = _shown(placed, blocks, values)
+    elif any(_SHOWN_NAME.fullmatch(k) is None for k in last):
+        # No block: every statement counts, and `last` holds each statement's key once.
+        keys, opaque = (), True
+    else:
+        keys, opaque = tuple(values), False
     return Read(values, keys, opaque, tuple(bad))
 
 
-def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str | None, str | None, int]]:
+@dataclass(frozen=True)
+class _Run:
+    """Consecutive lines of the plainest shape, `KEY=value` and nothing else, from `line` on:
+    their (key, value) pairs, read by one `findall` instead of a regex match a line."""
+
+    pairs: list[tuple[str, str]] = field(repr=False)
+    line: int
+
+
+def _statements(
+    lf: str, deadline: float | None
+) -> Iterable[tuple[str | None, str | None, int] | _Run]:
     """(key, value or None, first line) of every statement with a key, and (None, None, first
-    line) of every statement python-dotenv skips, in file order."""
+    line) of every statement python-dotenv skips, in file order; runs of plain lines as a _Run."""
     pos = len(_BOM) if lf.startswith(_BOM) else 0  # python-dotenv drops a leading BOM
     line = passes = 1
     size = len(lf)
+    # Past the last quote, no quoted value python-dotenv reads before it can reach further.
+    quotes_end = max(lf.rfind("'"), lf.rfind('"')) + 1
+    plain_next = True
     while pos < size:
+        first = lf[pos]
+        # Runs of the two commonest shapes at C speed; the first character says which to try.
+        run = (
+            _PLAIN_RUN.match(lf, pos)
+            if plain_next and (first.isalpha() or first == "_")
+            else _SKIP_RUN.match(lf, pos)
+            if first == "="
+            else None
+        )
+        if run is None:
+            plain_next = False  # tried again after a line of the plain shape
+        else:
+            if first == "=":
+                count = lf.count("\n", pos, run.end())
+                yield from ((None, None, n) for n in range(line, line + count))
+            else:
+                pairs = _PLAIN_PAIR.findall(lf, pos, run.end())
+                count = len(pairs)
+                yield _Run(pairs, line)
+            pos, line = run.end(), line + count
+            if deadline is not None and time.monotonic() > deadline:
+                raise TooSlow
+            continue
         # Counted in passes, not lines: a pass may take several lines, so a line number could
         # step over every multiple of the period and the clock never be read.
         passes += 1
@@ -115,6 +176,7 @@ def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str | None, s
                     value = m["double"]
                 elif "=" in lf[m.end("key") : end]:
                     value = m["bare"] or ""
+                    plain_next = True
                 else:
                     value = None
                 yield key, value, line
@@ -129,8 +191,10 @@ def _statements(lf: str, deadline: float | None) -> Iterable[tuple[str | None, s
         stop = _next_simple(lf, end + 1)
         chunk = lf[pos:stop]
         bindings = _bindings(chunk, deadline)
+        # A statement python-dotenv skipped alone may be a quoted value that the rest closes;
+        # with no quote in the rest, none can, and it is skipped in the whole text too.
         clean = stop == size or (
-            all(not b.error for b in bindings)
+            (stop >= quotes_end or all(not b.error for b in bindings))
             and bool(bindings)
             and bindings[-1].original.string.endswith("\n")
         )
@@ -188,7 +252,13 @@ def shown_keys(
     a key, `abc…==` read as `NAME=`), and no name of it is shown. Else the keys of `values`
     that some statement outside the blocks assigns, in `values`' order.
     """
-    blocks = pem_blocks(lf)
+    return _shown(statements, pem_blocks(lf), values)
+
+
+def _shown(
+    statements: Iterable[tuple[str, int]], blocks: list[tuple[int, int]], values: dict[str, str]
+) -> tuple[tuple[str, ...], bool]:
+    """`shown_keys` with the text's PEM blocks already found."""
     named: set[str] = set()
     reach, b = -1, 0
     for key, first in statements:  # in file order, so `first` grows

@@ -99,6 +99,14 @@ def test_reads_the_grammar_texts_as_python_dotenv(text: str, folder: Path) -> No
         "A=1\nF='x\n",
         "export  \nA=1\n",
         "A=1\r\nB='2'\r\n",
+        # with no quote after it, a quote left open is skipped as python-dotenv skips it
+        "F='x\nA=1\n=y\nB=2\n",
+        'K="m\nA=1\nexport B=2\n',
+        "F='x\nA=1\nG=\"y\nB=2\n",
+        "F='x\nA=1\nG=\"y\nB=2\"\nC=3\n",
+        "F='x' junk\nA=1\n'\n",
+        "=a\n=b\nA=1\nB\n=c",
+        "A=1\nB=2",
     ],
 )
 def test_a_value_spanning_simple_lines_reads_as_python_dotenv(text: str, folder: Path) -> None:
@@ -117,11 +125,12 @@ def test_a_value_spanning_simple_lines_reads_as_python_dotenv(text: str, folder:
     ],
 )
 def test_linear_in_size(line: bytes) -> None:
-    """16 MiB of one shape is read in a few seconds: no shape makes it quadratic."""
+    """16 MiB of one shape is read in a few seconds: no shape makes it quadratic. Timed in this
+    process's own CPU time, so other work on the machine does not count against it."""
     text = (line * ((16 << 20) // len(line))).decode()
-    start = time.monotonic()
+    start = time.process_time()
     dotenv_read.read(text)
-    assert time.monotonic() - start < 10  # DESIGN §12: a 16 MiB target within 10 s
+    assert time.process_time() - start < 10  # DESIGN §12: a 16 MiB target within 10 s
 
 
 def test_the_deadline_is_kept_however_the_lines_alternate() -> None:
