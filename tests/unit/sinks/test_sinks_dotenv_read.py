@@ -103,7 +103,7 @@ def test_reads_the_grammar_texts_as_python_dotenv(text: str, folder: Path) -> No
         "F='x\nA=1\n=y\nB=2\n",
         'K="m\nA=1\nexport B=2\n',
         "F='x\nA=1\nG=\"y\nB=2\n",
-        "F='x\nA=1\nG=\"y\nB=2\"\nC=3\n",
+        'F=\'x\nA=1\nG="y\nB=2"\nC=3\n',
         "F='x' junk\nA=1\n'\n",
         "=a\n=b\nA=1\nB\n=c",
         "A=1\nB=2",
@@ -141,3 +141,32 @@ def test_the_deadline_is_kept_however_the_lines_alternate() -> None:
     with pytest.raises(dotenv_read.TooSlow):
         dotenv_read.read(text, deadline=time.monotonic() - 1)
     assert dotenv_read.read(text).keys  # without a deadline it reads to the end
+
+
+# Lines that open a quote and lines the runs read, so a quote left open meets runs after it,
+# with and without a quote further on.
+RUNS_AND_OPEN_QUOTES = [
+    "A=1",
+    "B=x=y",
+    "=x",
+    "=",
+    "F='x",
+    'G="y',
+    "x'",
+    'y"',
+    "C='a'",
+    "D",
+    "  E=2",
+]
+
+
+@PROPERTY
+@given(
+    lines=st.lists(st.sampled_from(RUNS_AND_OPEN_QUOTES), max_size=30),
+    end=st.sampled_from(["", "\n"]),
+)
+def test_runs_after_a_quote_left_open_read_as_python_dotenv(
+    lines: list[str], end: str, folder: Path
+) -> None:
+    """The runs read in one call, and a quote left open before them, agree with python-dotenv."""
+    check("\n".join(lines) + end, folder)
