@@ -14,18 +14,11 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from offprompt import sinks
-from offprompt.crypto.tokens import parse_fp_key, same
-from offprompt.errors import (
-    CheckRejected,
-    OffpromptError,
-    Refusal,
-    RequestClosed,
-    TrackedFile,
-    UnsafeValue,
-    ValidationFailed,
-)
+from offprompt.crypto.tokens import same
+from offprompt.errors import CheckRejected, OffpromptError, Refusal, ValidationFailed
 from offprompt.offloop import run_off_loop
 from offprompt.page import render
+from offprompt.page.answers import answer_for, kind
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
 from offprompt.page.guards import (
@@ -35,14 +28,13 @@ from offprompt.page.guards import (
     prefers_json,
 )
 from offprompt.page.loopback import PageSettings
+from offprompt.page.submission import BadSubmission, Submission, read_submission
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter, is_blank
+from offprompt.submit import Submitter
 
 __all__ = ["MAX_BODY", "create_app", "protocol_logger"]
 
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
-# A wrong nonce and a seal that does not open get this same answer (DESIGN §5).
-_NOT_THIS_PAGE: Final = "This form is out of date or was not made by this page. Reload it."
 
 _log = logging.getLogger("offprompt")
 
@@ -157,19 +149,10 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the handler boundary: log the kind only, answer without detail
-        _log.error("page: %s %s failed (%s)", request.method, route.name or "-", _kind(exc))
+        _log.error("page: %s %s failed (%s)", request.method, route.name or "-", kind(exc))
         response = _render_refusal(request, _refuse(500))
     _harden(response, nonce, sealed=request.get(SEALED_PAGE, False))
     return response
-
-
-def _kind(exc: BaseException) -> str:
-    # The type and where it came from, never str(exc): a message could quote anything.
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    where = f" at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
-    return f"{type(exc).__name__}{where}"
 
 
 # -- handlers ----------------------------------------------------------------------------------
@@ -252,72 +235,35 @@ async def _status(request: web.Request) -> web.StreamResponse:
 
 
 async def _submit(request: web.Request) -> web.StreamResponse:
-    """POST /r/<token>: guards, nonce, then the Submitter; answers HTML or JSON."""
+    """POST /r/<token>: the post read into one Submission, the Submitter writes it, and any
+    error answered by its row in `answers.ANSWERS`; answers HTML or JSON."""
     req = _lookup(request)
     if req.status != "awaiting":
         raise _closed(req)
     try:
-        form = await read_form(request)
-    except FormUnreadable as exc:
-        raise _refuse(exc.status) from None
-    if not same(form.get("nonce", ""), req.nonce):
-        _log.warning("page: request %s: refused a POST with a wrong nonce", req.id)
-        raise _refuse(403, _NOT_THIS_PAGE)
-    if req.remote:
-        form = _unseal(req, form)
-    fp_key: bytes | None = None
-    if form.get("fp_key"):
-        fp_key = parse_fp_key(form["fp_key"])
-        if fp_key is None:
-            # Made by a page script with a bug; a key of our own would show the person a
-            # fingerprint that can never match the one their page computed.
-            return await _failed(
-                request, req, 422, "The page sent a malformed fingerprint key. Reload it."
-            )
-    fields = {s.name: form[s.name] for s in req.secrets if s.name in form}
+        posted = read_submission(await read_form(request), req)
+    except (FormUnreadable, BadSubmission) as exc:
+        return await _answer(request, req, exc, None)
     # "Write anyway" (DESIGN §16): the refused submit's values, under any posted again. Any
     # other post with this nonce drops them.
     held, req.delivery.held = req.delivery.held, None
-    anyway = form.get("anyway") == "1"
-    if anyway and held:
-        fields = {**held, **{k: v for k, v in fields.items() if not is_blank(v)}}
-    allow_tracked = form.get("allow_tracked") == "1"
-    # A destination runs only when its box came back ticked: a post of the values alone
-    # (or a script that knows nothing of them) sends to the sink only (DESIGN §13).
-    also = [i for i in range(len(req.also)) if form.get(f"also.{i}") == "1"]
+    posted = posted.confirming(held)
     verdicts: dict[str, tuple[str, str]] = {}
     try:
         outcome = await request.app[SUBMITTER].submit(
             req,
-            fields,
-            allow_tracked=allow_tracked,
-            fp_key=fp_key,
-            also=also,
-            check=anyway or form.get("check") == "1",
-            anyway=anyway,
+            posted.values,
+            allow_tracked=posted.allow_tracked,
+            fp_key=posted.fp_key,
+            also=posted.also,
+            check=posted.check,
+            anyway=posted.anyway,
             on_checked=lambda found: verdicts.update(
                 (n, (v.status, v.text)) for n, v in found.items()
             ),
         )
-    except RequestClosed:
-        raise _closed(req) from None
-    except CheckRejected as exc:
-        return await _refused(request, req, exc, fields, allow_tracked=allow_tracked, also=also)
-    except ValidationFailed as exc:
-        _log.info("page: request %s: 422 (%s)", req.id, ", ".join(exc.errors))
-        return await _failed(request, req, 422, errors=exc.errors)
-    except TrackedFile as exc:
-        _log.info("page: request %s: 422 (tracked by git)", req.id)
-        return await _failed(request, req, 422, str(exc), tracked=True)
-    except UnsafeValue as exc:
-        _log.info("page: request %s: 422 (unsafe value)", req.id)
-        return await _failed(request, req, 422, str(exc))
-    except OffpromptError as exc:  # WriteError, RefusedRequest, ProjectError: value-free text
-        _log.warning("page: request %s: 500, nothing written (%s)", req.id, type(exc).__name__)
-        return await _failed(request, req, 500, f"Nothing was written: {exc}")
     except Exception as exc:  # the handler boundary; the request stays open for a retry
-        _log.error("page: request %s: 500, write failed (%s)", req.id, _kind(exc))
-        return await _failed(request, req, 500, _DEFAULTS[500][1] + " Try again.")
+        return await _answer(request, req, exc, posted)
     _log.info("page: request %s: written %s to %s", req.id, ", ".join(outcome.names), outcome.file)
     # A 2026-07-28 dialog still on screen keeps the agent waiting until the person confirms it.
     host = display_name(req.client) if req.delivery.dialog else None
@@ -330,22 +276,42 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     )
 
 
+async def _answer(
+    request: web.Request, req: RequestRecord, exc: Exception, posted: Submission | None
+) -> web.Response:
+    """A submit that wrote nothing, answered by its error's row (DESIGN §6, §16)."""
+    answer = answer_for(exc)
+    note = answer.logged(exc)
+    if note:
+        _log.log(answer.level, "page: request %s: %s", req.id, note)
+    match answer.shape:
+        case "closed":
+            raise _closed(req) from None
+        case "message":
+            raise _refuse(answer.status_of(exc), answer.says(exc)) from None
+        case "check" if isinstance(exc, CheckRejected) and posted is not None:
+            return await _refused(request, req, exc, posted)
+        case _:
+            errors = exc.errors if isinstance(exc, ValidationFailed) else None
+            return await _failed(
+                request,
+                req,
+                answer.status_of(exc),
+                answer.says(exc),
+                errors=errors,
+                tracked=answer.tracked,
+            )
+
+
 async def _refused(
-    request: web.Request,
-    req: RequestRecord,
-    exc: CheckRejected,
-    fields: dict[str, str],
-    *,
-    allow_tracked: bool,
-    also: list[int],
+    request: web.Request, req: RequestRecord, exc: CheckRejected, posted: Submission
 ) -> web.Response:
     """409: a provider refused a key, nothing was written (DESIGN §16). The values stay in this
     process for the fresh nonce's "Write anyway" post; the answer holds verdicts, never a value."""
-    req.delivery.held = fields
+    req.delivery.held = posted.values
     nonce = request.app[STORE].renew_nonce(req)
     verdicts = {n: (v.status, v.text) for n, v in exc.verdicts.items()}
     refused = [n for n, (status, _) in verdicts.items() if status == "rejected"]
-    _log.info("page: request %s: 409 (provider refused %s)", req.id, ", ".join(refused))
     if request[WANTS_JSON]:
         return _json(
             {
@@ -358,42 +324,9 @@ async def _refused(
             },
             409,
         )
-    anyway = render.Anyway(nonce=nonce, allow_tracked=allow_tracked, also=tuple(also))
+    anyway = render.Anyway(nonce=nonce, allow_tracked=posted.allow_tracked, also=posted.also)
     state = render.FormState(verdicts=verdicts, anyway=anyway, retype=True)
     return await _form(request, req, status=409, state=state)
-
-
-def _unseal(req: RequestRecord, form: dict[str, str]) -> dict[str, str]:
-    """A remote POST's fields as a plain POST would carry them, from its seal (DESIGN §5).
-
-    The values crossed a tunnel, so only `nonce` and `sealed` may be sent (else 400); a seal
-    that does not open is refused exactly like a wrong nonce (403).
-    """
-    if set(form) != {"nonce", "sealed"}:
-        _log.warning("page: request %s: refused an unsealed POST for a remote request", req.id)
-        raise _refuse(400, "Values for a remote request must be sealed by the page. Reload it.")
-    from offprompt.crypto.seal import SealError
-
-    key = req.delivery.seal_key  # the collect core made it; None once the request closed
-    try:
-        if key is None:
-            raise SealError
-        opened = key.open(form["sealed"], token=req.token, nonce=req.nonce)
-    except SealError:
-        _log.warning("page: request %s: refused a seal that does not open", req.id)
-        raise _refuse(403, _NOT_THIS_PAGE) from None
-    fields = {s.name: opened.values[s.name] for s in req.secrets if s.name in opened.values}
-    if opened.allow_tracked:
-        fields["allow_tracked"] = "1"
-    if opened.fp_key is not None:
-        fields["fp_key"] = opened.fp_key
-    for i in opened.also:
-        fields[f"also.{i}"] = "1"
-    if opened.check:
-        fields["check"] = "1"
-    if opened.anyway:
-        fields["anyway"] = "1"
-    return fields
 
 
 async def _failed(
