@@ -17,7 +17,7 @@ from click.testing import Result
 from dotenv import dotenv_values
 from helpers import tool_or_skip
 
-from offprompt.agents.mask_entry import extract
+from offprompt.agents.mask.claude_entry import extract
 from offprompt.journal import Journal, default_path
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
