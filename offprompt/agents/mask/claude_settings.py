@@ -367,7 +367,9 @@ class Mask:
                 return files.Edit(text, "absent")
             return files.Edit(None if jsonc.is_empty(new) else new, "removed")
 
-        files.update(local, shown, transform)
+        # Claude Code's folder goes too when the file was all it held, as the guard's remove
+        # prunes it: the mask alone (`init --mask --no-guard`) would otherwise leave it empty.
+        files.update(local, shown, transform, local.parent)
 
     # -- what init, remove and the writes call ---------------------------------------------------
 
