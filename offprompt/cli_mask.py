@@ -5,6 +5,7 @@ mask (agents/mask/), which says what it did; this reads the journal the masks ma
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -26,7 +27,7 @@ def record_path(machine: Machine) -> Path:
     return default_path(machine.environ).parent / MASK_RECORD
 
 
-def check_machine(machine: Machine, agents: tuple[Agent, ...] = AGENTS) -> None:
+def check_machine(machine: Machine, agents: Iterable[Agent] = AGENTS) -> None:
     """Exit 1, before anything is changed, when one of the agents' masks cannot run here."""
     for agent in agents:
         why = agent.mask.unready(machine) if agent.mask is not None else None
