@@ -1,7 +1,8 @@
 """The seam between `offprompt init`/`remove`/`agents` and each agent's config files.
 
 One `Agent` per host (claude_code.py, codex.py, …); the values they return are frozen dataclasses,
-among them the guard's hook file (`GuardFile`), which guard_install.py edits.
+among them the guard's hook file (`GuardFile`), which guard_install.py edits; `Agent.mask` names
+the host's mask (agents/mask/interface.py), None where it has none.
 """
 
 from __future__ import annotations
