@@ -4,15 +4,26 @@ byte. Derived from the agents' list, so a new host with a mask is covered by bei
 """
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
 from cli_helpers import snapshot
 
 from offprompt import agents
-from offprompt.agents import Agent, Machine
-from offprompt.agents.mask import MASK_RECORD, HostMask, MaskPlace, keep, masks
+from offprompt.agents import Agent, Machine, doctor
+from offprompt.agents.mask import (
+    MASK_RECORD,
+    HostMask,
+    MaskKind,
+    MaskPlace,
+    MaskState,
+    Said,
+    Written,
+    keep,
+    masks,
+)
+from offprompt.agents.zed import Zed
 
 MASKED = [a for a in agents.AGENTS if a.mask is not None]
 
@@ -106,3 +117,64 @@ def test_remove_without_a_mask_fails_nothing_and_changes_nothing(
     before = snapshot(home, project)
     assert _mask_of(agent).remove(place).ok
     assert before == snapshot(home, project)
+
+
+class _FakeMask(HostMask):
+    """A host's mask that says what it is told: the doctor must take it as it takes the others."""
+
+    agent = "zed"
+    kind: MaskKind = "masked"
+
+    def __init__(self, state: MaskState | None) -> None:
+        self.state = state
+
+    def install(
+        self, place: MaskPlace, written: Callable[[], Written], no_guard: bool = False
+    ) -> Said:
+        return Said(True, ())
+
+    def remove(self, place: MaskPlace) -> Said:
+        return Said(True, ())
+
+    def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> None:
+        return None
+
+    def check(self, place: MaskPlace) -> MaskState | None:
+        return self.state
+
+
+@pytest.mark.parametrize(
+    ("state", "protection", "why"),
+    [
+        (None, "nothing", "{unguarded}"),
+        (MaskState("masked", True, "masked by fake"), "masked", "masked by fake"),
+        (
+            MaskState("masked", False, "fake is gone"),
+            "nothing",
+            "{unguarded}; the mask does not hold: fake is gone",
+        ),
+        (MaskState("denied", True, "denied by fake"), "nothing", "denied by fake; {unguarded}"),
+    ],
+    ids=["none", "holds", "does not hold", "denied"],
+)
+def test_the_doctor_takes_any_hosts_mask_through_the_interface(
+    project: Path,
+    home: Path,
+    machine: Machine,
+    state: MaskState | None,
+    protection: str,
+    why: str,
+) -> None:
+    """A host that gains a mask needs no change in the doctor: what its mask's check says is
+    what `offprompt agents` says."""
+
+    class Masked(Zed):
+        mask = _FakeMask(state)
+
+    (report,) = doctor.examine(
+        [Masked()], machine, Path(os.path.realpath(project)), mask_record=home / MASK_RECORD
+    )
+    assert (protection, why.format(unguarded=Zed.unguarded)) == (
+        report.protection,
+        report.protection_why,
+    )
