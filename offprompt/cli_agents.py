@@ -256,8 +256,8 @@ def init(
         raise click.UsageError("--mask is for one project; leave out --global.")
     server = _server(command, scope, machine)
     agents = _chosen(agent_names, machine)
-    if mask and any(a.name == "claude-code" for a in agents):
-        cli_mask.check_machine(machine)
+    if mask:
+        cli_mask.check_machine(machine, agents)
     changes = []
     for agent in agents:
         here = _scope_for(agent, scope, machine, folder)

@@ -11,6 +11,7 @@ import click
 
 from offprompt.agents import AGENTS, NAMES, Machine, doctor, guard_install
 from offprompt.cli_agents import project_option
+from offprompt.cli_mask import record_path
 
 __all__ = ["agents"]
 
@@ -58,7 +59,7 @@ def agents(project: Path | None, as_json: bool) -> None:
     """
     machine = Machine.current()
     folder = (project or Path.cwd()).resolve()
-    reports = doctor.examine(AGENTS, machine, folder)
+    reports = doctor.examine(AGENTS, machine, folder, mask_record=record_path(machine))
     if as_json:
         click.echo(json.dumps([_report_json(r) for r in reports], indent=2, ensure_ascii=False))
     else:

@@ -1,6 +1,7 @@
 """Agents' config files: declaring the offprompt server for `init`, taking it out for `remove`,
 and finding where it is declared for `agents` (interface.py, one module per agent), and adding
-or taking out the guard's hook (guard_install.py). Imports nothing from the protocol or the page.
+or taking out the guard's hook (guard_install.py), and each host's mask (mask/, which its agent
+names). Imports nothing from the protocol, the page or the write.
 """
 
 from __future__ import annotations

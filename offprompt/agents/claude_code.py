@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import ClassVar
 
 from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
@@ -23,6 +24,8 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
+from offprompt.agents.mask.claude_code import ClaudeCodeMask
+from offprompt.agents.mask.interface import HostMask
 
 # The personal settings file Claude Code keeps in the project (never meant to be committed).
 LOCAL_SETTINGS = ".claude/settings.local.json"
@@ -73,6 +76,7 @@ class ClaudeCode(JsonAgent):
     section = "mcpServers"
     project_file = ".mcp.json"
     project_note = "Claude Code asks you to approve it the next time it starts in this project"
+    mask: ClassVar[HostMask | None] = ClaudeCodeMask()
 
     def location(self, scope: Scope, machine: Machine, project: Path | None) -> Location:
         if scope == "local":

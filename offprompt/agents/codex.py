@@ -10,7 +10,7 @@ import copy
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from offprompt.agents import files
 from offprompt.agents.hook_wrapper import HOST_LIMIT
@@ -30,6 +30,8 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import at_least, declared_command
+from offprompt.agents.mask.codex import CodexMask
+from offprompt.agents.mask.interface import HostMask
 from offprompt.configedit import jsonc, tomltable
 from offprompt.errors import ConfigError
 
@@ -73,6 +75,21 @@ _COMMENTS = (
 )
 
 
+def codex_home(machine: Machine) -> Path:
+    """Codex's home folder: $CODEX_HOME, else ~/.codex."""
+    return machine.env_path("CODEX_HOME") or machine.home / ".codex"
+
+
+def user_config(machine: Machine) -> Path:
+    """The person's Codex config, for every project."""
+    return codex_home(machine) / "config.toml"
+
+
+def project_config(project: Path) -> Path:
+    """The project's Codex config, which Codex reads once the person trusts the project."""
+    return project / ".codex" / "config.toml"
+
+
 class Codex(Agent):
     """Entry: `command`, `args`, `tool_timeout_sec = 600` and `env_vars = [...]` as above.
 
@@ -83,6 +100,8 @@ class Codex(Agent):
 
     name = "codex"
     title = "Codex"
+    # Codex masks no file: its mask denies them (agents/mask/codex.py).
+    mask: ClassVar[HostMask | None] = CodexMask(project_config, user_config)
     project_note = "Codex reads it once you trust this project"
 
     # Codex runs a hook only after the person reviewed and trusted it (its /hooks screen).
@@ -106,20 +125,20 @@ class Codex(Agent):
         )
 
     def _home(self, machine: Machine) -> Path:
-        return machine.env_path("CODEX_HOME") or machine.home / ".codex"
+        return codex_home(machine)
 
     def presence(self, machine: Machine) -> Presence:
         return found_by(machine, ("codex",), (self._home(machine),))
 
     def location(self, scope: Scope, machine: Machine, project: Path | None) -> Location:
         if scope == "user":
-            return Location(scope, self._home(machine) / "config.toml")
+            return Location(scope, user_config(machine))
         if scope == "local":
             # Codex's config layers are system, user and the project's .codex/ (0.169).
             return Location(scope, None, self.no_local)
         if project is None:
             return Location(scope, None, "no project folder was given")
-        return Location(scope, project / ".codex" / "config.toml")
+        return Location(scope, project_config(project))
 
     def entry(self, server: ServerCommand, existing: Mapping[str, object] | None) -> dict[str, Any]:
         names = existing.get("env_vars") if existing is not None else None
@@ -148,7 +167,7 @@ class Codex(Agent):
 
         def transform(text: str | None) -> files.Edit:
             before = text or ""
-            data = load(before, shown)
+            data = files.toml_object(before, shown)
             current = _entry(data, shown)
             desired = self.entry(server, current)
             if current is not None and all(
@@ -179,7 +198,7 @@ class Codex(Agent):
         def transform(text: str | None) -> files.Edit:
             if text is None:
                 return files.Edit(text, "absent")
-            data = load(text, shown)
+            data = files.toml_object(text, shown)
             if _entry(data, shown) is None:
                 return files.Edit(text, "absent")
             try:
@@ -213,20 +232,10 @@ class Codex(Agent):
         text = files.read_text(loc.path, shown)
         if text is None:
             return None
-        entry = _entry(load(text, shown), shown)
+        entry = _entry(files.toml_object(text, shown), shown)
         if entry is None:
             return None
         return Declaration(self.name, scope, loc.path, declared_command(entry))
-
-
-def load(text: str, shown: str) -> dict[str, Any]:
-    """The TOML text of `shown` (a Codex config), or ConfigError saying it is not valid."""
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(
-            f"{shown} is not valid TOML ({e}); fix it, then run this again. Nothing was changed."
-        ) from None
 
 
 def _load_or_empty(text: str) -> dict[str, Any]:

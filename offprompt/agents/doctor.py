@@ -21,6 +21,7 @@ from typing import Literal
 from offprompt.agents import files, guard_install
 from offprompt.agents.host_waits import Hook, HostWaits, Wait
 from offprompt.agents.interface import SCOPES, SERVER_NAME, Agent, Machine, Presence, Scope
+from offprompt.agents.mask.interface import MaskPlace, MaskState
 from offprompt.agents.version_check import TIMEOUT, Check, Probe, run_checks
 from offprompt.configedit import jsonc
 from offprompt.errors import ConfigError
@@ -96,8 +97,10 @@ def examine(
     folder: Path,
     *,
     timeout: float = TIMEOUT,
+    mask_record: Path | None = None,
 ) -> list[AgentReport]:
-    """The doctor's facts for each of `agents`, for the project `folder` and the user configs."""
+    """The doctor's facts for each of `agents`, for the project `folder` and the user configs;
+    with `mask_record` (mask.json, beside the journal) also what each agent's mask does there."""
     # $HOME holds user configs, not a project's: a .mcp.json there is not a project declaration.
     at_home = folder == machine.home.resolve()
     scopes = tuple(s for s in SCOPES if s == "user" or not at_home)
@@ -144,10 +147,9 @@ def examine(
         servers = tuple(f for f in findings if f.kind == "server")
         guards = tuple(f for f in findings if f.kind == "guard")
         protection, why = _protection(agent, guards, machine)
-        if agent.name == "claude-code" and not at_home:
-            protection, why = _masked(folder, machine, protection, why)
-        if agent.name == "codex" and not at_home:
-            why = _denied(folder, machine) + why
+        if agent.mask is not None and mask_record is not None and not at_home:
+            place = MaskPlace(folder, machine, mask_record)
+            protection, why = _with_mask(agent.mask.check(place), protection, why)
         reports.append(
             AgentReport(agent, presence, servers, guards, tuple(_unique(problems)), protection, why)
         )
@@ -311,39 +313,16 @@ def _unique(items: Iterable[str]) -> list[str]:
 # --- what keeps the values from the model ------------------------------------------------------
 
 
-def _masked(
-    folder: Path, machine: Machine, protection: Protection, why: str
-) -> tuple[Protection, str]:
-    """The mask (DESIGN §15) over what the guard gives: `masked` when it holds, and both said."""
-    from offprompt.agents import mask
-    from offprompt.journal import MASK_RECORD, default_path
-
-    record = default_path(machine.environ).parent / MASK_RECORD
-    found = mask.check(record, folder, machine.which, machine.platform, machine.shown)
+def _with_mask(found: MaskState | None, protection: Protection, why: str) -> tuple[Protection, str]:
+    """The mask (DESIGN §15) over what the guard gives: a mask that holds makes it `masked`,
+    both said; a denial (Codex masks no file) is said before the guard's line, never `masked`."""
     if found is None:
         return protection, why
-    holds, where = found
-    if holds:
-        return "masked", f"{where}; {why}" if protection == "guarded" else where
-    return protection, f"{why}; the mask does not hold: {where}"
-
-
-def _denied(folder: Path, machine: Machine) -> str:
-    """What Codex's permissions profile (codex_mask.py) denies here, said before the guard's
-    line: Codex masks no file, so a denial is what it has, never `masked`."""
-    from offprompt.agents import codex_mask
-
-    try:
-        names = codex_mask.denied(folder)
-    except ConfigError as e:
-        return f"not denied: {e}; "
-    if names is None:
-        return ""
-    shown = machine.shown(codex_mask.config_path(folder))
-    return (
-        f"denied, not masked: {len(names)} files unreadable to Codex's sandboxed commands by"
-        f" {shown} (once this project is trusted); "
-    )
+    if found.kind == "denied":
+        return protection, f"{found.why}; {why}"
+    if found.holds:
+        return "masked", f"{found.why}; {why}" if protection == "guarded" else found.why
+    return protection, f"{why}; the mask does not hold: {found.why}"
 
 
 def _protection(

@@ -10,6 +10,7 @@ import contextlib
 import os
 import stat
 import time
+import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from offprompt.agents.interface import ConfigChange
 from offprompt.configedit import jsonc
 from offprompt.errors import ConfigError
 
-__all__ = ["MAX_BYTES", "Edit", "json_object", "read_text", "update"]
+__all__ = ["MAX_BYTES", "Edit", "json_object", "read_text", "toml_object", "update"]
 
 # A config file this large is not a config file; refusing keeps a wrong path from loading a disk.
 MAX_BYTES = 32 * 1024 * 1024
@@ -92,6 +93,16 @@ def json_object(text: str, shown: str) -> dict[str, Any]:
     if not isinstance(root, dict):
         raise ConfigError(f"{shown} does not hold a JSON object; nothing was changed.")
     return root
+
+
+def toml_object(text: str, shown: str) -> dict[str, Any]:
+    """The TOML text of the file `shown` (a Codex config), or ConfigError saying it is not valid."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(
+            f"{shown} is not valid TOML ({e}); fix it, then run this again. Nothing was changed."
+        ) from None
 
 
 def read_text(path: Path, shown: str) -> str | None:

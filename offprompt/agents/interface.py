@@ -1,22 +1,25 @@
 """The seam between `offprompt init`/`remove`/`agents` and each agent's config files.
 
 One `Agent` per host (claude_code.py, codex.py, …); the values they return are frozen dataclasses,
-among them the guard's hook file (`GuardFile`), which guard_install.py edits.
+among them the guard's hook file (`GuardFile`), which guard_install.py edits; `Agent.mask` names
+the host's mask (agents/mask/interface.py), None where it has none.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
-import sys
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from offprompt.agents.hook_wrapper import Answer
+from offprompt.agents.machine import Machine
+
+if TYPE_CHECKING:
+    # Annotations only: the masks' package runs the hosts, whose settings go through files.py,
+    # which takes this module's types.
+    from offprompt.agents.mask.interface import HostMask
 
 __all__ = [
     "SCOPES",
@@ -61,55 +64,6 @@ class ServerCommand:
 
     def __str__(self) -> str:
         return shlex.join(self.argv())
-
-
-@dataclass(frozen=True)
-class Machine:
-    """What the agents look at: HOME, the environment (PATH, XDG_*, CODEX_HOME…) and the OS.
-
-    Passed in rather than read from globals, so tests give each run its own fake machine.
-    """
-
-    home: Path
-    environ: Mapping[str, str] = field(repr=False)
-    platform: str  # sys.platform: "linux", "darwin", "win32"
-
-    @classmethod
-    def current(cls) -> Machine:
-        return cls(home=Path.home(), environ=dict(os.environ), platform=sys.platform)
-
-    def which(self, name: str) -> str | None:
-        """The program `name` on this machine's PATH, or None."""
-        return shutil.which(name, path=self.environ.get("PATH", os.defpath))
-
-    def env_path(self, name: str) -> Path | None:
-        """The environment variable `name` as an absolute path, or None when unset or relative."""
-        value = self.environ.get(name, "").strip()
-        if not value:
-            return None
-        path = Path(value).expanduser()
-        return path if path.is_absolute() else None
-
-    def config_home(self) -> Path:
-        """Where Linux programs keep user settings: $XDG_CONFIG_HOME, else ~/.config."""
-        return self.env_path("XDG_CONFIG_HOME") or self.home / ".config"
-
-    def app_data(self) -> Path:
-        """Where desktop apps keep user data: %APPDATA%, ~/Library/Application Support, or
-        the XDG config home (Electron's rule, which VS Code follows)."""
-        if self.platform == "win32":
-            return self.env_path("APPDATA") or self.home / "AppData" / "Roaming"
-        if self.platform == "darwin":
-            return self.home / "Library" / "Application Support"
-        return self.config_home()
-
-    def shown(self, path: Path) -> str:
-        """`path` for a person: `~/…` under HOME, else as it is."""
-        try:
-            rest = path.relative_to(self.home)
-        except ValueError:
-            return str(path)
-        return "~" if rest == Path() else f"~{os.sep}{rest}"
 
 
 @dataclass(frozen=True)
@@ -264,6 +218,8 @@ class Agent(ABC):
     # Why the agent has no personal scope for a project (its `location("local")` says so, and
     # init falls back to the user config); "" for an agent that has one.
     no_local_reason: ClassVar[str] = ""
+    # The host's mask (DESIGN §15, agents/mask/), or None for a host offprompt cannot mask.
+    mask: ClassVar[HostMask | None] = None
 
     @property
     def no_local(self) -> str:

@@ -8,7 +8,7 @@ Codex has one such means: a permissions profile (`default_permissions` naming a
 the model runs. Codex's credential masking (the network proxy's credential broker) swaps only
 environment variables for stand-ins: the same value read from a file comes through (measured
 below), so for a `.env` there is denial, never a mask: what init --mask writes
-(offprompt/agents/codex_mask.py), tested last below.
+(offprompt/agents/mask/codex.py), tested last below.
 """
 
 from __future__ import annotations

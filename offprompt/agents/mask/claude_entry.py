@@ -4,7 +4,8 @@ bytes of each value offprompt wrote there, and the API hosts its proxy may put t
 Pure: text in, JSON-ready data out. Claude Code 2.1.328 compiles `extract` as a JavaScript
 `RegExp(extract, "gd")` (no `m`, no `s`: `^` is the file's start only) and replaces the span of
 group 1 of every match with a stand-in; a group 1 that is undefined on a match is an error, an
-empty one is skipped. tests/agents/test_mask_entry.py runs the pattern in node the same way.
+empty one is skipped. tests/agents/mask/test_claude_code_mask.py runs the pattern in node the
+same way.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The mask (DESIGN §15) in Claude Code's settings: `init --mask` turns it on for a project, every
-later write keeps its entries exact (`keep`), `remove --mask` takes out what they added.
+"""The mask's edits in Claude Code's settings (DESIGN §15), and mask.json, what they added:
+`Mask` turns it on and off for a project, `keep_entry` keeps a file's entry exact after a write,
+`check` says whether it holds (agents/mask/claude_code.py is the host's mask built on them).
 
 Claude Code 2.1.328 honours credentials and TLS termination only from the user settings
 (`~/.claude/settings.json`, or `$CLAUDE_CONFIG_DIR/settings.json`), so the entries go there; the
@@ -21,23 +22,20 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from offprompt.agents import codex_mask, files
-from offprompt.agents.mask_entry import entry, hosts_for
+from offprompt.agents import files
+from offprompt.agents.mask.claude_entry import entry, hosts_for
 from offprompt.configedit import jsonc, jsonc_edit
 from offprompt.errors import ConfigError
-from offprompt.journal import MASK_RECORD
 
 __all__ = [
-    "RECORD_NAME",
     "Mask",
     "check",
-    "keep",
+    "keep_entry",
     "local_settings",
     "missing_programs",
     "user_settings",
 ]
 
-RECORD_NAME = MASK_RECORD
 _LOCAL = (".claude", "settings.local.json")
 _TLS = ("sandbox", "network", "tlsTerminate")
 _FILES = ("sandbox", "credentials", "files")
@@ -369,7 +367,9 @@ class Mask:
                 return files.Edit(text, "absent")
             return files.Edit(None if jsonc.is_empty(new) else new, "removed")
 
-        files.update(local, shown, transform)
+        # Claude Code's folder goes too when the file was all it held, as the guard's remove
+        # prunes it: the mask alone (`init --mask --no-guard`) would otherwise leave it empty.
+        files.update(local, shown, transform, local.parent)
 
     # -- what init, remove and the writes call ---------------------------------------------------
 
@@ -432,44 +432,18 @@ class Mask:
         ]
 
 
-def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: bool) -> str | None:
-    """After a write of `names` to `file` in `project`: bring the file's mask entry up to date
-    when the project is masked. None when done (or not masked), else what went wrong, for the
-    write's result (the file is written; its values are then not masked)."""
+def keep_entry(record: Path, project: Path, file: Path, names: Iterable[str], whole: bool) -> None:
+    """After a write of `names` to `file` in `project` (a real path): bring the file's entry up
+    to date when the project is masked. ConfigError, OSError or ValueError when it cannot."""
     key = _key(project)
-    try:
-        _keep_codex(Path(key), file, record)
-        data = _read_record(record)
-        mine = data["projects"].get(key)
-        if mine is None:
-            return None
-        path = os.path.realpath(file)
-        old = mine["files"].get(path)
-        merged = None if whole else tuple(sorted(set(old or ()) | set(names)))
-        if path in mine["files"] and (old is None if merged is None else tuple(old) == merged):
-            return None
-        settings = Path(mine["settings"])
-        Mask(record, settings, str(settings)).turn_on(Path(key), {path: merged})
-    except (ConfigError, OSError, ValueError) as e:
-        # A ConfigError names files and what is wrong with them, never a value.
-        why = str(e) if isinstance(e, ConfigError) else type(e).__name__
-        return (
-            f"The values are written, but the mask could not be brought up to date for them"
-            f" ({why}): until `offprompt init --mask` runs again, the agent's sandboxed"
-            " commands may read them."
-        )
-    return None
-
-
-def _keep_codex(project: Path, file: Path, record: Path) -> None:
-    """Codex's denial (codex_mask.py) made to cover a file just written, where init put it."""
-    config = codex_mask.config_path(project)
-    try:
-        text = config.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return  # no config (or none of ours that could be read): nothing of the mask there
-    if f"[permissions.{codex_mask.PROFILE}" not in text:
-        return  # a config without our profile, valid or not, is not ours to judge
-    rel = Path(os.path.realpath(file)).relative_to(project).as_posix()
-    home = os.environ.get("CODEX_HOME", "").strip()
-    codex_mask.add(project, rel, Path(home) if home else Path.home() / ".codex")
+    data = _read_record(record)
+    mine = data["projects"].get(key)
+    if mine is None:
+        return
+    path = os.path.realpath(file)
+    old = mine["files"].get(path)
+    merged = None if whole else tuple(sorted(set(old or ()) | set(names)))
+    if path in mine["files"] and (old is None if merged is None else tuple(old) == merged):
+        return
+    settings = Path(mine["settings"])
+    Mask(record, settings, str(settings)).turn_on(Path(key), {path: merged})

@@ -17,7 +17,7 @@ from click.testing import Result
 from dotenv import dotenv_values
 from helpers import tool_or_skip
 
-from offprompt.agents.mask_entry import extract
+from offprompt.agents.mask.claude_entry import extract
 from offprompt.journal import Journal, default_path
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
@@ -301,6 +301,23 @@ def test_remove_mask_keeps_another_projects_mask(
     (left,) = files_entries(home)
     assert os.path.realpath(other / ".env") == left["path"]
     assert {} == settings(home)["sandbox"]["network"]["tlsTerminate"]
+
+
+def test_remove_mask_without_the_guard_leaves_no_empty_claude_folder(
+    run: Run, project: Path, home: Path, sandbox_programs: None
+) -> None:
+    """`init --mask --no-guard` made .claude/ for settings.local.json alone: `remove --mask
+    --no-guard` takes the folder out with the file, as the guard's remove does."""
+    before = snapshot(project)
+    assert 0 == init_mask(run, project, "--no-guard").exit_code
+    assert (project / ".claude" / "settings.local.json").is_file()
+
+    result = run(
+        "remove", "--agent", "claude-code", "--mask", "--no-guard", "--project", str(project)
+    )
+
+    assert 0 == result.exit_code, result.output
+    assert before == snapshot(project)
 
 
 # -- the pattern, run as Claude Code runs it ------------------------------------------------------

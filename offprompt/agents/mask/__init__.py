@@ -1,0 +1,79 @@
+"""The mask (DESIGN §15): the agent's own sandbox keeps the values offprompt writes from the
+commands it runs. One interface (interface.py), one module per host that has a mask
+(claude_code.py, codex.py), each named by its agent's declaration (`Agent.mask`).
+
+`keep` is what a write calls in a masked project, `check` what `offprompt agents` reads for
+Claude Code. The hosts are found through the agents' list when called, not imported here: the
+agents' declarations import their masks, which import this package's interface.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from offprompt.agents.machine import Machine
+from offprompt.agents.mask.interface import (
+    MASK_RECORD,
+    HostMask,
+    MaskKind,
+    MaskPlace,
+    MaskState,
+    Said,
+    Written,
+)
+from offprompt.errors import ConfigError
+
+__all__ = [
+    "MASK_RECORD",
+    "HostMask",
+    "MaskKind",
+    "MaskPlace",
+    "MaskState",
+    "Said",
+    "Written",
+    "check",
+    "keep",
+    "masks",
+]
+
+
+def masks() -> tuple[HostMask, ...]:
+    """Each agent's mask, in the agents' order; the hosts without one are left out."""
+    from offprompt.agents import AGENTS
+
+    return tuple(agent.mask for agent in AGENTS if agent.mask is not None)
+
+
+def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: bool) -> str | None:
+    """After a write of `names` to `file` in `project`: bring each host's mask up to date where
+    the project has one (`record` is mask.json). None when done (or not masked), else what went
+    wrong, for the write's result (the file is written; its values are then not masked)."""
+    key = os.path.realpath(project)
+    chosen = tuple(names)
+    try:
+        place = MaskPlace(Path(key), Machine.current(), record)
+        # A denial first, then a mask: the order the writes have always kept them in.
+        for mask in sorted(masks(), key=lambda m: m.kind != "denied"):
+            mask.keep(place, file, chosen, whole)
+    except (ConfigError, OSError, ValueError, RuntimeError) as e:
+        # A ConfigError names files and what is wrong with them, never a value.
+        why = str(e) if isinstance(e, ConfigError) else type(e).__name__
+        return (
+            f"The values are written, but the mask could not be brought up to date for them"
+            f" ({why}): until `offprompt init --mask` runs again, the agent's sandboxed"
+            " commands may read them."
+        )
+    return None
+
+
+def check(
+    record: Path, project: Path, which: Any, platform: str, shown: Any = str
+) -> tuple[bool, str] | None:
+    """Claude Code's mask for `project`: None when it is not masked; else whether it holds here
+    and why not, or where it is."""
+    from offprompt.agents.mask import claude_settings
+
+    return claude_settings.check(record, project, which, platform, shown)

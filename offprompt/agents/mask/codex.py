@@ -1,0 +1,250 @@
+"""Codex's mask (DESIGN §15): Codex 0.169 masks environment variables only, not a
+file's bytes, so offprompt denies the files instead, with a permissions profile in the project's
+`.codex/config.toml` whose `deny` entries its bubblewrap sandbox enforces for every command:
+
+    default_permissions = "offprompt"
+    [permissions.offprompt]
+    description = "…"
+    extends = ":workspace"
+    [permissions.offprompt.filesystem.":workspace_roots"]
+    ".env" = "deny"
+
+Measured in real Codex 0.169 (tests/real_hosts/test_codex_mask.py): honoured from the project's
+file once the person trusts the project (a user-level profile would also loosen folders never
+trusted, so it goes nowhere else); a deny on a file not yet there mounts an empty one; a custom
+profile ignores `[sandbox_workspace_write] network_access`, so a person who had network on keeps
+it through `[permissions.offprompt.network] enabled = true`; a sandbox chosen on Codex's command
+line replaces the profile. The app the agent runs cannot read the file either: denied, not masked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from offprompt.agents import files
+from offprompt.agents.machine import Machine
+from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
+from offprompt.configedit import tomltable
+from offprompt.errors import ConfigError
+from offprompt.guard.protected import DOTENV_NAMES
+
+__all__ = ["PROFILE", "CodexMask"]
+
+PROFILE = "offprompt"
+_TOP = f'default_permissions = "{PROFILE}"'
+_DESCRIPTION = "offprompt: the values it writes are denied to every command (offprompt init --mask)"
+_ROOTS = ":workspace_roots"
+
+
+class CodexMask(HostMask):
+    """Codex's denial, in the config files the Codex agent declares (agents/codex.py):
+    `project_config` (the project's, where the profile goes) and `user_config` (the person's,
+    read for its network setting)."""
+
+    agent: ClassVar[str] = "codex"
+    kind: ClassVar[MaskKind] = "denied"
+
+    def __init__(
+        self, project_config: Callable[[Path], Path], user_config: Callable[[Machine], Path]
+    ) -> None:
+        self.project_config = project_config
+        self.user_config = user_config
+
+    def install(
+        self, place: MaskPlace, written: Callable[[], Written], no_guard: bool = False
+    ) -> Said:
+        project, machine = place.project, place.machine
+        path = self.project_config(project)
+        shown = machine.shown(path)
+        here = os.path.realpath(project)
+        rels = [Path(p).relative_to(here).as_posix() for p in written()]
+        try:
+            network = self.network_on(project, machine)
+            self.turn_on(project, rels, network, shown)
+        except (ConfigError, OSError) as e:
+            return Said(False, (f"codex: failed: the mask: {e}",))
+        return Said(
+            True,
+            (
+                f"codex: denied, not masked (Codex 0.169 masks no file): .env, the other usual"
+                f" dotenv names and every file offprompt writes here are unreadable to the"
+                f" commands its sandbox runs, your app's included, through a permissions profile"
+                f" in {shown}, once you trust this project in Codex (a --sandbox given on Codex's"
+                " command line replaces it)",
+            ),
+        )
+
+    def remove(self, place: MaskPlace) -> Said:
+        path = self.project_config(place.project)
+        shown = place.machine.shown(path)
+        try:
+            done = self.turn_off(place.project, shown)
+        except (ConfigError, OSError) as e:
+            return Said(False, (f"codex: failed: the mask: {e}",))
+        return Said(True, (f"codex: took the denial out of {shown}",) if done else ())
+
+    def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> None:
+        """The denial made to cover a file just written, where init put it."""
+        config = self.project_config(place.project)
+        try:
+            text = files.read_text(config, str(config))
+        except ConfigError:
+            return  # none of ours that could be read: nothing of the mask there
+        if text is None or f"[permissions.{PROFILE}" not in text:
+            return  # a config without our profile, valid or not, is not ours to judge
+        rel = Path(os.path.realpath(file)).relative_to(place.project).as_posix()
+        self.add(place.project, rel, place.machine)
+
+    def check(self, place: MaskPlace) -> MaskState | None:
+        """What the profile denies here, said before the guard's line: Codex masks no file, so
+        a denial is what it has, never `masked`."""
+        try:
+            names = self.denied(place.project)
+        except ConfigError as e:
+            return MaskState(self.kind, False, f"not denied: {e}")
+        if names is None:
+            return None
+        shown = place.machine.shown(self.project_config(place.project))
+        return MaskState(
+            self.kind,
+            True,
+            f"denied, not masked: {len(names)} files unreadable to Codex's sandboxed commands by"
+            f" {shown} (once this project is trusted)",
+        )
+
+    # -- the profile -----------------------------------------------------------------------------
+
+    def denied(self, project: Path) -> tuple[str, ...] | None:
+        """The paths (relative to the project) our profile denies, or None when it is not there
+        or not the one Codex uses. ConfigError when the file cannot be read."""
+        path = self.project_config(project)
+        text = files.read_text(path, str(path))
+        if text is None:
+            return None
+        data = files.toml_object(text, str(path))
+        mine = _ours(data)
+        if mine is None or data.get("default_permissions") != PROFILE:
+            return None
+        fs = mine.get("filesystem")
+        roots = fs.get(_ROOTS) if isinstance(fs, dict) else None
+        if not isinstance(roots, dict):
+            return ()
+        return tuple(sorted(k for k, v in roots.items() if v == "deny"))
+
+    def turn_on(self, project: Path, written: Iterable[str], network: bool, shown: str) -> None:
+        """Deny the usual dotenv names and `written` (paths relative to the project,
+        `/`-separated) to Codex's commands, keeping what the profile denied already.
+        ConfigError, nothing changed, when the project chose another profile."""
+        path = self.project_config(project)
+
+        def transform(text: str | None) -> files.Edit:
+            base = text or ""
+            data = files.toml_object(base, shown)
+            chosen = data.get("default_permissions")
+            if chosen not in (None, PROFILE):
+                raise ConfigError(
+                    f"{shown} already makes Codex use its permissions profile {chosen!r};"
+                    f' offprompt will not replace it. Add `".env" = "deny"` under its filesystem'
+                    f' ":workspace_roots" by hand, or take it out and run this again. Nothing was'
+                    " changed."
+                )
+            eol = "\r\n" if "\r\n" in base else "\n"
+            names = {*DOTENV_NAMES, *written, *_denied_in(data)}
+            new = tomltable.remove_table(base, ("permissions", PROFILE))
+            if chosen is None:
+                new = _TOP + eol + (eol if new.strip() else "") + new
+            # One blank line above the profile, which remove_table takes back out with it.
+            if new.strip():
+                new += eol if new.endswith(eol) else eol * 2
+            new += _block(names, network, eol)
+            got = files.toml_object(new, shown)
+            if got.get("default_permissions") != PROFILE or set(_denied_in(got)) != names:
+                raise ConfigError(f"offprompt could not edit {shown} safely; nothing was changed.")
+            return files.Edit(text, "unchanged") if new == text else files.Edit(new, "updated")
+
+        files.update(path, shown, transform)
+
+    def network_on(self, project: Path, machine: Machine) -> bool:
+        """Whether Codex's workspace sandbox has network for this project now (our profile's,
+        or `[sandbox_workspace_write] network_access` in the project's or the user's config), so
+        the profile keeps it: a custom profile ignores that setting."""
+        for path in (self.project_config(project), self.user_config(machine)):
+            try:
+                text = files.read_text(path, str(path))
+                data = files.toml_object(text or "", str(path))
+            except ConfigError:
+                continue
+            mine = _ours(data) or {}
+            net = mine.get("network")
+            if isinstance(net, dict) and net.get("enabled") is True:
+                return True
+            sww = data.get("sandbox_workspace_write")
+            if isinstance(sww, dict) and sww.get("network_access") is True:
+                return True
+        return False
+
+    def add(self, project: Path, rel: str, machine: Machine) -> bool:
+        """After a write of `rel` in a project Codex denies files in: deny it too. False when
+        the project has no profile of ours (nothing to keep). ConfigError."""
+        have = self.denied(project)
+        if have is None:
+            return False
+        if rel not in have:
+            path = self.project_config(project)
+            self.turn_on(project, [rel], self.network_on(project, machine), str(path))
+        return True
+
+    def turn_off(self, project: Path, shown: str) -> bool:
+        """Take our profile and the `default_permissions` line init put first back out; False
+        when there was nothing of ours."""
+        path = self.project_config(project)
+        removed = [False]
+
+        def transform(text: str | None) -> files.Edit:
+            if text is None or _ours(files.toml_object(text, shown)) is None:
+                return files.Edit(text, "absent")
+            eol = "\r\n" if "\r\n" in text else "\n"
+            new = tomltable.remove_table(text, ("permissions", PROFILE))
+            for top in (_TOP + eol + eol, _TOP + eol):
+                if new.startswith(top):
+                    new = new[len(top) :]
+                    break
+            removed[0] = True
+            return files.Edit(new if new.strip() else None, "removed")
+
+        files.update(path, shown, transform, path.parent)
+        return removed[0]
+
+
+def _quoted(key: str) -> str:
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _block(names: Iterable[str], network: bool, eol: str) -> str:
+    lines = [
+        f"[permissions.{PROFILE}]",
+        f"description = {_quoted(_DESCRIPTION)}",
+        'extends = ":workspace"',
+        "",
+        f'[permissions.{PROFILE}.filesystem."{_ROOTS}"]',
+        *(f'{_quoted(n)} = "deny"' for n in sorted(set(names))),
+    ]
+    if network:
+        lines += ["", f"[permissions.{PROFILE}.network]", "enabled = true"]
+    return eol.join(lines) + eol
+
+
+def _ours(data: dict[str, Any]) -> dict[str, Any] | None:
+    perms = data.get("permissions")
+    mine = perms.get(PROFILE) if isinstance(perms, dict) else None
+    return mine if isinstance(mine, dict) else None
+
+
+def _denied_in(data: dict[str, Any]) -> list[str]:
+    mine = _ours(data) or {}
+    fs = mine.get("filesystem")
+    roots = fs.get(_ROOTS) if isinstance(fs, dict) else None
+    return [k for k, v in roots.items() if v == "deny"] if isinstance(roots, dict) else []
