@@ -13,7 +13,7 @@ import re
 from offprompt import bashlex
 from offprompt.guard import expand
 from offprompt.guard.expand import UNKNOWN
-from offprompt.guard.parts import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
+from offprompt.guard.words import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
 
 __all__ = ["MAX_STEPS", "Command", "ShellSyntax", "TooBig", "Word", "scan"]
 

@@ -1,13 +1,15 @@
 """Running one `tools/call`: its context, the schema check, the progress heartbeat, and the
 2026-07-28 requestState opened on the way in and signed on the way out.
 
-Loaded when the first call arrives, never on the path to the first reply (DESIGN §2).
+Loaded when the first call arrives, never on the path to the first reply (DESIGN §2). The server
+hands itself in as a `Caller` (what a call needs of it), so this module never imports server.py:
+the arrow runs one way, server → calls.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from offprompt import schema
 from offprompt.errors import RpcError
@@ -18,12 +20,27 @@ if TYPE_CHECKING:
     from offprompt.mcp.declaration import Tool
     from offprompt.mcp.jsonrpc import JSON
     from offprompt.mcp.revisions import Era
-    from offprompt.mcp.server import Server
     from offprompt.mcp.state import StateSigner
 
 
+class Caller(Protocol):
+    """What a call needs of the server that runs it (server.Server is one)."""
+
+    progress_interval: float
+
+    @property
+    def signer(self) -> StateSigner: ...
+
+    @property
+    def legacy_ready(self) -> bool: ...
+
+    async def request_client(self, method: str, params: JSON, timeout: float) -> Any: ...
+
+    def notify(self, method: str, params: JSON) -> None: ...
+
+
 def context(
-    server: Server, name: str, era: Era, meta: JSON, token: str | int | None
+    server: Caller, name: str, era: Era, meta: JSON, token: str | int | None
 ) -> ToolContext:
     """The tool's view of its call: who asked, in which revision, and how to talk back."""
     return ToolContext(
@@ -57,7 +74,7 @@ def open_state(signer: StateSigner, params: JSON, ctx: ToolContext, arguments: J
             ctx.input_responses = {}
 
 
-async def run(server: Server, tool: Tool, arguments: JSON, ctx: ToolContext) -> JSON:
+async def run(server: Caller, tool: Tool, arguments: JSON, ctx: ToolContext) -> JSON:
     """The call's result as JSON: a refusal for arguments outside the schema, else the tool's."""
     problems = list(schema.errors(tool.input_schema, arguments))
     if problems:
@@ -98,7 +115,7 @@ async def _heartbeat(ctx: ToolContext, interval: float) -> None:
 class _Peer:
     """The `Peer` a tool context talks through."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Caller) -> None:
         self._server = server
 
     @property

@@ -27,10 +27,10 @@ HOOK_MODULES = [
     "offprompt.guard.expand",
     "offprompt.guard.grep",
     "offprompt.guard.hook",
-    "offprompt.guard.parts",
     "offprompt.guard.programs",
     "offprompt.guard.protected",
     "offprompt.guard.search",
+    "offprompt.guard.words",
 ]
 
 # Run as the `offprompt` console script runs it; prints what was loaded after start-up.
