@@ -88,11 +88,16 @@ def _open_dir(name: str, dir_fd: int | None) -> int:
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
     except OSError as e:
-        if e.errno in _SWAPPED:
-            with contextlib.suppress(OSError):
-                if stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
-                    raise Changed(errno.ELOOP, "a folder on the way became a link") from None
+        if e.errno in _SWAPPED and _is_link(name, dir_fd):
+            raise Changed(errno.ELOOP, "a folder on the way became a link") from None
         raise
+
+
+def _is_link(name: str, dir_fd: int | None) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 class Folder:
@@ -350,7 +355,8 @@ def write_new(
     By default the file must not exist and is never reached through a link (O_CREAT | O_EXCL |
     O_NOFOLLOW). `append` adds to the file instead, creating it if missing (one write() per
     piece: lines appended by two processes stay whole), and narrows a mode looser than `exact`;
-    `follow` lets a link lead to it. Raises OSError.
+    `follow` lets a link lead to it. Raises OSError; a file it created is removed again then
+    (an appended one is left as it is).
     """
     flags = os.O_WRONLY | os.O_CREAT | _CLOEXEC | getattr(os, "O_BINARY", 0)
     flags |= os.O_APPEND if append else os.O_EXCL
@@ -364,6 +370,11 @@ def write_new(
         _fchown(fd, owner)
         _write_all(fd, data)
         os.fsync(fd)
+    except BaseException:
+        if not append:  # the file is ours, made a moment ago: no torn file is left behind
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dir_fd)
+        raise
     finally:
         os.close(fd)
 

@@ -79,7 +79,10 @@ class LocalFileSink(Sink):
         exists = problem is not None and os.path.lexists(path)
         if folder is not None:
             with folder:
-                exists = folder.lstat(path.name) is not None
+                try:
+                    exists = folder.lstat(path.name) is not None
+                except OSError:  # as os.path.lexists answers it
+                    exists = False
                 if exists:
                     try:
                         present, problem = self.look(folder, path, shown, names)
