@@ -54,20 +54,36 @@ _SWAPPED: Final = frozenset({errno.ELOOP, errno.ENOTDIR, errno.EMLINK})
 
 
 class NotRegular(Exception):
-    """The file is not a regular file (a FIFO, a device, a folder, a link): never read."""
+    """The file is not a regular file (a FIFO, a device, a folder): never read.
+
+    Outside the error root on purpose: disk/ imports nothing of offprompt;
+    sinks.atomic and the CLI turn it into a WriteError or a message.
+    """
 
 
 class TooLarge(Exception):
-    """The file is larger than the reader's limit."""
+    """The file is larger than the reader's limit.
+
+    Outside the error root on purpose: disk/ imports nothing of offprompt;
+    sinks.atomic and the CLI turn it into a WriteError or a message.
+    """
 
 
 class NotCreated(OSError):
-    """A missing folder on the way could not be made (the OS's errno and words)."""
+    """A missing folder on the way could not be made (the OS's errno and words).
+
+    Outside the error root on purpose: disk/ imports nothing of offprompt;
+    sinks.atomic and the CLI turn it into a WriteError or a message.
+    """
 
 
 class Changed(OSError):
     """A part of the path that was a folder when the path was checked is a link now (or was
-    swapped for one): the walk stopped there, nothing was read or written beyond it."""
+    swapped for one): the walk stopped there, nothing was read or written beyond it.
+
+    Outside the error root on purpose: disk/ imports nothing of offprompt;
+    sinks.atomic and the CLI turn it into a WriteError or a message.
+    """
 
 
 def parts_of(relative: str | PurePath) -> tuple[str, ...]:
@@ -240,7 +256,8 @@ class Folder:
                 # Written first thing: a writer killed before its one write leaves an empty
                 # .gitignore, which holds nothing; no step depends on its owner or mode.
                 write_new(_STAGE_IGNORE, _IGNORE_ALL, dir_fd=sfd, mode=0o600, exact=None)
-                os.fsync(sfd)  # the .gitignore is on disk before the value is
+                with contextlib.suppress(OSError):  # best effort, as for any folder
+                    os.fsync(sfd)  # the .gitignore is on disk before the value is
                 write_new(temp, data, dir_fd=sfd, mode=0o600, exact=0o600, owner=owner)
                 os.rename(temp, name, src_dir_fd=sfd, dst_dir_fd=self.fd)
             except BaseException:

@@ -7,8 +7,9 @@
     python crash_writer.py PROJECT loop PREFIX    print "ready", then write PREFIX-0, PREFIX-1…
                                                   until killed from outside
 
-Every step of the write goes through `atomic.os` and `disk.walk.os` (mkdir, open, write, fsync, replace, unlink,
-rmdir…), so stopping before each call in turn visits every instant a crash can leave behind.
+Every step of the write goes through `atomic.os` and `disk.walk.os` (mkdir, open, write, fsync,
+rename, unlink, rmdir…), so stopping before each call in turn visits every instant a crash can
+leave behind.
 """
 
 import os
