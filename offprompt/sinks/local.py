@@ -94,7 +94,7 @@ class LocalFileSink(Sink):
             tracked, ignored, in_repo = g.tracked, g.ignored, g.in_git_repo
         except git.GitUnanswered as e:
             problem = problem or f"Could not tell whether {shown} is tracked by git ({e})."
-        why_not = _why_not_writable(path)
+        why_not = _why_not_writable(root, path)
         if why_not and problem is None:
             problem = f"{shown} cannot be written: {why_not}."
         return Target(
@@ -163,17 +163,27 @@ def _refuse_if_tracked(path: Path, shown: str) -> None:
         )
 
 
-def _why_not_writable(path: Path) -> str | None:
-    folder = path.parent
-    while not os.path.lexists(folder):
-        folder = folder.parent
-    if not folder.is_dir():
-        return "a part of its path is a file, not a folder"
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return "the file system is read-only"
-    except OSError:
-        pass
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return "no permission to write in its folder"
+def _why_not_writable(root: Path, path: Path) -> str | None:
+    """Why `path` (resolved, inside `root`) could not be written, judged on its nearest existing
+    folder, walked to from `root` like the write (a link on the way counts as no folder)."""
+    parts = path.parent.relative_to(root).parts
+    depth = len(parts)
+    while True:
+        try:
+            folder = walk.reach(root, parts[:depth])
+            break
+        except FileNotFoundError:
+            if depth == 0:  # the project folder itself is gone: the write says so
+                return None
+            depth -= 1
+        except (OSError, ValueError):
+            return "a part of its path is a file, not a folder"
+    with folder:
+        try:
+            if os.fstatvfs(folder.fd).f_flag & os.ST_RDONLY:
+                return "the file system is read-only"
+        except OSError:
+            pass
+        if not os.access(".", os.W_OK | os.X_OK, dir_fd=folder.fd):
+            return "no permission to write in its folder"
     return None
