@@ -246,26 +246,59 @@ def _wrong_usage(message: str) -> NoReturn:
 
 
 def _read_dotenv(file: Path) -> bytes:
-    from offprompt.sinks import atomic
+    """The bytes of `file`, found inside this folder's project the way `status` finds it and
+    read by a walk from the project's folder: a path outside it (`../other/.env`,
+    `/proc/self/environ`, a link out) is refused as `status` refuses it, a FIFO or a device at
+    once, without a read."""
+    from offprompt.disk import walk
+    from offprompt.errors import ProjectError, RefusedRequest, WriteError
+    from offprompt.sinks import atomic, paths
+    from offprompt.spec import SinkSpec
 
     if atomic.is_staged(file):
         fatal(f"{file} {atomic.STAGED_REFUSAL}.")
+    project = Path.cwd()
     try:
-        # Read at most one byte past the limit: `keys /dev/stdin < .env` works, `keys /dev/zero`
-        # stops instead of filling memory.
-        with file.open("rb") as f:
-            data = f.read(_MAX_DOTENV_BYTES + 1)
-    except FileNotFoundError:
+        root = paths.real_project(project)
+        target = paths.resolve_target(project, SinkSpec(kind="dotenv", path=str(file)))
+    except RefusedRequest as e:
+        if _is_folder_inside(project, file):
+            fatal(f"{file} is a folder; name the .env file inside it.")
+        _wrong_usage(str(e).replace("The sink path", "FILE", 1))
+    except ProjectError as e:
+        fatal(str(e))
+    try:
+        folder = atomic.reach_parent(root, target, str(file), unreadable=True)
+    except WriteError as e:
+        fatal(str(e).split("; offprompt never", 1)[0] + ".")
+    data = None
+    if folder is not None:
+        with folder:
+            try:
+                data = folder.read(target.name, _MAX_DOTENV_BYTES)
+            except walk.NotRegular:
+                fatal(f"{file} is not a regular file; name the .env file to read.")
+            except walk.TooLarge:
+                fatal(f"{file} is larger than 16 MiB; it is not a .env file.")
+            except OSError as e:
+                if e.errno == errno.ENAMETOOLONG:
+                    _wrong_usage(
+                        "FILE is a path longer than this file system allows; name another file."
+                    )
+                fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
+    if data is None:
         fatal(f"{file} does not exist; name the .env file to read (offprompt keys FILE).")
-    except IsADirectoryError:
-        fatal(f"{file} is a folder; name the .env file inside it.")
-    except OSError as e:
-        if e.errno == errno.ENAMETOOLONG:
-            _wrong_usage("FILE is a path longer than this file system allows; name another file.")
-        fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
-    if len(data) > _MAX_DOTENV_BYTES:
-        fatal(f"{file} is larger than 16 MiB; it is not a .env file.")
     return data
+
+
+def _is_folder_inside(project: Path, file: Path) -> bool:
+    """Whether `file` is a folder inside `project` (told apart for its own message)."""
+    try:
+        root = Path(os.path.realpath(project))
+        real = Path(os.path.realpath(project / file))
+        return real != root and real.is_relative_to(root) and real.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _provider_pairs(values: Sequence[str]) -> dict[str, str]:

@@ -175,8 +175,8 @@ def report(
             ) from None
         raise
     shown = paths.display(root, target)
-    exists = os.path.lexists(target)
-    held, held_names = _read(target, shown, journal=journal)
+    held, held_names = _read(root, target, shown, journal=journal)
+    exists = held is not None
     if isinstance(held, _WholeFile):
         # Never a name from inside a value (DESIGN §12): the file is the one thing named.
         state: KeyStatus = "set" if held.set else "empty"
@@ -260,15 +260,16 @@ class _WholeFile:
 
 
 def _read(
-    path: Path, shown: str, *, journal: Path | None = None, sinks: bool = True
+    root: Path, path: Path, shown: str, *, journal: Path | None = None, sinks: bool = True
 ) -> tuple[dict[str, str] | _WholeFile | None, tuple[str, ...]]:
-    """What python-dotenv reads from `path` (uninterpolated; None when there is no file), and
-    the key names it sets as offprompt shows them; a _WholeFile when `how_shown` says the file
-    is shown by its name alone."""
+    """What python-dotenv reads from `path` (resolved inside the real project folder `root`;
+    uninterpolated; None when there is no file), and the key names it sets as offprompt shows
+    them; a _WholeFile when `how_shown` says the file is shown by its name alone. Read by a walk
+    from `root`, so a folder swapped for a link out of the project is never read through."""
     from offprompt.sinks import atomic
 
     try:
-        data = atomic.read_existing(path, shown)
+        data = atomic.read_in(root, path, shown)
     except WriteError as e:
         # Its message ends on what a write would do; here only the reason matters.
         reason = str(e).split("; offprompt never", 1)[0]
@@ -279,6 +280,24 @@ def _read(
     if found.read is None:
         return _WholeFile(bool(data.strip())), ()
     return found.read.values, found.read.keys
+
+
+def _exists(root: Path, path: Path, shown: str) -> bool:
+    """Whether `path` (inside `root`) names an entry, walked to from `root`; True when the walk
+    cannot tell (a folder on the way changed), so the strict read that follows says why."""
+    from offprompt.sinks import atomic
+
+    try:
+        folder = atomic.reach_parent(root, path, shown, unreadable=True)
+    except WriteError:
+        return True
+    if folder is None:
+        return False
+    with folder:
+        try:
+            return folder.lstat(path.name) is not None
+        except OSError:
+            return True
 
 
 def _is_folder_inside(root: Path, path: str) -> bool:
@@ -304,7 +323,7 @@ def _example(
 
     for name in EXAMPLES:
         beside = target.parent / name
-        if not os.path.lexists(beside):
+        if not _exists(root, beside, name):
             continue
         shown = paths.display(root, beside)
         try:
@@ -315,7 +334,7 @@ def _example(
                 f"{shown} is not a file inside the project, so offprompt does not read it as "
                 "the example file; replace it with a file, or name the keys."
             ) from None
-        _, names = _read(real, shown, sinks=False)  # an example is no file sink's
+        _, names = _read(root, real, shown, sinks=False)  # an example is no file sink's
         values: dict[str, str] = {}
         held = git.committed(real, atomic.MAX_EXISTING_BYTES)
         if held is not None:

@@ -19,6 +19,7 @@ from typing import Any
 from offprompt import disk
 from offprompt.agents.interface import ConfigChange
 from offprompt.configedit import jsonc
+from offprompt.disk import walk
 from offprompt.errors import ConfigError
 
 __all__ = ["MAX_BYTES", "Edit", "json_object", "read_text", "toml_object", "update"]
@@ -266,28 +267,16 @@ def _replace(
     mode = stat.S_IMODE(st.st_mode) if st is not None else None
     owner = (st.st_uid, st.st_gid) if st is not None else _owner_for_new(target.parent)
     temp = target.parent / disk.config_temp_name(target.name)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        # A new file gets the mode the agent would give it (0666 minus the umask for most).
-        fd = os.open(temp, flags | getattr(os, "O_CLOEXEC", 0), new_mode)
+        # A new file gets the mode the agent would give it (0666 minus the umask for most), an
+        # existing one's mode is kept exactly.
+        walk.write_new(temp, data, mode=new_mode, exact=mode, owner=owner)
     except OSError as e:
         _remove_dirs(created)
         raise ConfigError(
             f"Could not write {shown} ({disk.reason(e)}); nothing was changed."
         ) from None
     try:
-        try:
-            if mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(fd, mode)
-            if owner is not None and hasattr(os, "fchown") and os.geteuid() == 0:
-                with contextlib.suppress(OSError):
-                    os.fchown(fd, *owner)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
         if _peek(target) != before:
             os.unlink(temp)
             return False

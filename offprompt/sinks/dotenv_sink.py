@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from offprompt import log
+from offprompt.disk import walk
 from offprompt.errors import WriteError
 from offprompt.sinks import atomic, dotenv, dotenv_quoting, verify
 from offprompt.sinks.interface import WriteResult
@@ -34,13 +35,16 @@ class DotenvSink(LocalFileSink):
         )
 
     def look(
-        self, path: Path, shown: str, names: Sequence[str]
+        self, folder: walk.Folder, path: Path, shown: str, names: Sequence[str]
     ) -> tuple[frozenset[str], str | None]:
-        old = dotenv.Parsed(_read_text(path, shown))  # read and parsed once for both answers
+        old = dotenv.Parsed(
+            _read_text(folder, path.name, shown)
+        )  # read and parsed once for both answers
         return _present(old, names), _problem(old, names, shown)
 
     def write_locked(
         self,
+        folder: walk.Folder,
         path: Path,
         shown: str,
         values: Mapping[str, str],
@@ -49,7 +53,7 @@ class DotenvSink(LocalFileSink):
     ) -> WriteResult:
         # The file is read once and each text parsed once, however many names are written: the
         # upsert, the three readers' checks and the result all use the same parses.
-        text = _read_text(path, shown)
+        text = _read_text(folder, path.name, shown)
         old = dotenv.Parsed(text)
         up = dotenv.upsert(text, values, keep_if_present, parsed=old)
         written = [n for n in values if n not in up.kept]
@@ -64,9 +68,9 @@ class DotenvSink(LocalFileSink):
             if why is not None:
                 raise WriteError(f"{why} Nothing was changed.")
             data = up.text.encode("utf-8")
-            atomic.replace(path, data, shown, owner)
+            atomic.replace(folder, path.name, data, shown, owner)
             # Read back what the file holds now; parsed again only if it is not what was written.
-            back = atomic.read_existing(path, shown)
+            back = atomic.read_existing(folder, path.name, shown)
             after = new if back == data else dotenv.Parsed(_decoded(back, shown))
         held = after.values
         read_back = {n: held[n] for n in written if n in held}
@@ -96,8 +100,8 @@ def _problem(old: dotenv.Parsed, names: Sequence[str], shown: str) -> str | None
     return verify.hidden(new_text, old.text, stand_in, shown, new=new, old=old)
 
 
-def _read_text(path: Path, shown: str) -> str:
-    return _decoded(atomic.read_existing(path, shown), shown)
+def _read_text(folder: walk.Folder, name: str, shown: str) -> str:
+    return _decoded(atomic.read_existing(folder, name, shown), shown)
 
 
 def _decoded(data: bytes | None, shown: str) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import stat
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from offprompt import log
+from offprompt.disk import walk
 from offprompt.errors import RefusedRequest, WriteError
 from offprompt.sinks import atomic
 from offprompt.sinks.interface import WriteResult
@@ -37,24 +37,29 @@ class FileSink(LocalFileSink):
         return f"The value of {', '.join(names)} is not valid Unicode text; nothing was written."
 
     def look(
-        self, path: Path, shown: str, names: Sequence[str]
+        self, folder: walk.Folder, path: Path, shown: str, names: Sequence[str]
     ) -> tuple[frozenset[str], str | None]:
-        return self.present(path, shown, names), None  # any bytes at all are one whole value
+        # any bytes at all are one whole value
+        return self.present(folder, path.name, shown, names), None
 
-    def present(self, path: Path, shown: str, names: Sequence[str]) -> frozenset[str]:
-        """All of `names` when the file holds anything, else none; WriteError if unreadable."""
+    def present(
+        self, folder: walk.Folder, name: str, shown: str, names: Sequence[str]
+    ) -> frozenset[str]:
+        """All of `names` when the file `name` in `folder` holds anything, else none; WriteError
+        if unreadable."""
         try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            return frozenset()
+            st = folder.lstat(name)
         except OSError as e:
             raise WriteError(f"{shown} cannot be inspected ({atomic.reason(e)}).") from None
+        if st is None:
+            return frozenset()
         if not stat.S_ISREG(st.st_mode):
             raise WriteError(f"{shown} is not a regular file; offprompt only replaces files.")
         return frozenset(names) if st.st_size > 0 else frozenset()
 
     def write_locked(
         self,
+        folder: walk.Folder,
         path: Path,
         shown: str,
         values: Mapping[str, str],
@@ -62,7 +67,7 @@ class FileSink(LocalFileSink):
         owner: tuple[int, int] | None,
     ) -> WriteResult:
         ((name, value),) = values.items()
-        present = bool(self.present(path, shown, (name,)))
+        present = bool(self.present(folder, path.name, shown, (name,)))
         if name in keep_if_present and present:
             return WriteResult(
                 path=path,
@@ -73,8 +78,8 @@ class FileSink(LocalFileSink):
                 file_keys=(),
                 read_back={},
             )
-        atomic.replace(path, value.encode("utf-8"), shown, owner)
-        data = atomic.read_existing(path, shown) or b""
+        atomic.replace(folder, path.name, value.encode("utf-8"), shown, owner)
+        data = atomic.read_existing(folder, path.name, shown) or b""
         try:
             read_back = {name: data.decode("utf-8")}
         except UnicodeDecodeError:

@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from offprompt import log
+from offprompt.disk import walk
 from offprompt.errors import RefusedRequest, TrackedFile, UnsafeValue, WriteError
 from offprompt.sinks import atomic, dotenv, git
 from offprompt.sinks.interface import Sink, Target, WriteResult
@@ -43,41 +44,57 @@ class LocalFileSink(Sink):
 
     @abstractmethod
     def look(
-        self, path: Path, shown: str, names: Sequence[str]
+        self, folder: walk.Folder, path: Path, shown: str, names: Sequence[str]
     ) -> tuple[frozenset[str], str | None]:
-        """Which of `names` the existing file at `path` already holds, and why it cannot take
-        them (None when it can), from one read; WriteError if it cannot be read."""
+        """Which of `names` the existing file at `path` (`path.name` in `folder`) already holds,
+        and why it cannot take them (None when it can), from one read; WriteError if it cannot
+        be read."""
 
     @abstractmethod
     def write_locked(
         self,
+        folder: walk.Folder,
         path: Path,
         shown: str,
         values: Mapping[str, str],
         keep_if_present: Collection[str],
         owner: tuple[int, int] | None,
     ) -> WriteResult:
-        """Write `values` to `path`, its folder existing and locked; raise WriteError to refuse."""
+        """Write `values` to `path` (`path.name` in `folder`, walked to and locked); raise
+        WriteError to refuse."""
 
     def inspect(self, project: Path, spec: SinkSpec, names: Sequence[str]) -> Target:
         self.check_takes(names)
         path = resolve_target(project, spec)
-        shown = display(real_project(project), path)
+        root = real_project(project)
+        shown = display(root, path)
         problem: str | None = None
         present: frozenset[str] = frozenset()
-        exists = os.path.lexists(path)
-        if exists:
-            try:
-                present, problem = self.look(path, shown, names)
-            except WriteError as e:
-                problem = str(e)
+        try:
+            # Walked to from the project, never by name: a folder swapped for a link out of the
+            # project since `resolve_target` stops the walk instead of leading there.
+            folder = atomic.reach_parent(root, path, shown, unreadable=True)
+        except WriteError as e:
+            folder, problem = None, str(e)
+        exists = problem is not None and os.path.lexists(path)
+        if folder is not None:
+            with folder:
+                try:
+                    exists = folder.lstat(path.name) is not None
+                except OSError:  # as os.path.lexists answers it
+                    exists = False
+                if exists:
+                    try:
+                        present, problem = self.look(folder, path, shown, names)
+                    except WriteError as e:
+                        problem = str(e)
         tracked = ignored = in_repo = False
         try:
             g = git.status(path)
             tracked, ignored, in_repo = g.tracked, g.ignored, g.in_git_repo
         except git.GitUnanswered as e:
             problem = problem or f"Could not tell whether {shown} is tracked by git ({e})."
-        why_not = _why_not_writable(path)
+        why_not = _why_not_writable(root, path)
         if why_not and problem is None:
             problem = f"{shown} cannot be written: {why_not}."
         return Target(
@@ -110,15 +127,17 @@ class LocalFileSink(Sink):
             raise UnsafeValue(self.unsafe_message(tuple(unsafe), shown))
         if not allow_tracked:
             _refuse_if_tracked(path, shown)
-        owner = _owner(path, root)
-        created = atomic.ensure_parents(path, root, shown, owner)
-        try:
-            with locked(path.parent, shown):
-                atomic.remove_stale_temps(path.parent)
-                result = self.write_locked(path, shown, values, keep_if_present, owner)
-        except BaseException:
-            atomic.remove_created(created)
-            raise
+        owner = walk.owner(root, path.relative_to(root).parts)
+        # Every folder from the project down is opened by descriptor, without following links;
+        # the lock, the read, the staging and the rename all happen relative to the last one.
+        with atomic.open_parents(root, path, shown, owner) as folder:
+            try:
+                with locked(folder, shown):
+                    atomic.remove_stale_temps(folder)
+                    result = self.write_locked(folder, path, shown, values, keep_if_present, owner)
+            except BaseException:
+                folder.remove_created()
+                raise
         log.get().debug(
             "wrote %s to %s (added %s, replaced %s, kept %s)",
             ", ".join(values),
@@ -144,32 +163,27 @@ def _refuse_if_tracked(path: Path, shown: str) -> None:
         )
 
 
-def _owner(path: Path, root: Path) -> tuple[int, int] | None:
-    """Who the file should belong to: its current owner, else its nearest existing folder's."""
-    probe = path
+def _why_not_writable(root: Path, path: Path) -> str | None:
+    """Why `path` (resolved, inside `root`) could not be written, judged on its nearest existing
+    folder, walked to from `root` like the write (a link on the way counts as no folder)."""
+    parts = path.parent.relative_to(root).parts
+    depth = len(parts)
     while True:
         try:
-            st = os.stat(probe)
-            return st.st_uid, st.st_gid
+            folder = walk.reach(root, parts[:depth])
+            break
         except FileNotFoundError:
-            if probe == root:
+            if depth == 0:  # the project folder itself is gone: the write says so
                 return None
-            probe = probe.parent
+            depth -= 1
+        except (OSError, ValueError):
+            return "a part of its path is a file, not a folder"
+    with folder:
+        try:
+            if os.fstatvfs(folder.fd).f_flag & os.ST_RDONLY:
+                return "the file system is read-only"
         except OSError:
-            return None
-
-
-def _why_not_writable(path: Path) -> str | None:
-    folder = path.parent
-    while not os.path.lexists(folder):
-        folder = folder.parent
-    if not folder.is_dir():
-        return "a part of its path is a file, not a folder"
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return "the file system is read-only"
-    except OSError:
-        pass
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return "no permission to write in its folder"
+            pass
+        if not os.access(".", os.W_OK | os.X_OK, dir_fd=folder.fd):
+            return "no permission to write in its folder"
     return None

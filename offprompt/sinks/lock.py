@@ -1,20 +1,21 @@
 """The lock held across read-modify-write of one destination, so concurrent writes lose nothing.
 
-An exclusive flock on the destination's folder, plus a lock between this process's threads.
+An exclusive flock on the destination's folder (the descriptor `disk.walk` reached it by), plus a
+lock between this process's threads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
-import os
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from offprompt import log
+from offprompt.disk import walk
 from offprompt.errors import WriteError
 
 __all__ = ["locked"]
@@ -31,28 +32,35 @@ TIMEOUT_SECONDS = 10.0
 # flock is per open file description, so two threads with their own descriptors exclude each
 # other on Linux and macOS; the in-process lock keeps that true where flock is missing
 # (Windows) or refused (some network file systems), in which case only this process is covered.
-_thread_locks: dict[str, threading.Lock] = {}
+_thread_locks: dict[tuple[int, int], threading.Lock] = {}
 _thread_locks_guard = threading.Lock()
 _FLOCK_UNSUPPORTED = {errno.ENOLCK, errno.EBADF, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOSYS}
 
 
-def _thread_lock(directory: Path) -> threading.Lock:
+def _thread_lock(folder: walk.Folder) -> threading.Lock:
+    # Keyed by the folder itself (device, inode), not by a name that may lead elsewhere.
+    key = folder.identity()
     with _thread_locks_guard:
-        return _thread_locks.setdefault(str(directory), threading.Lock())
+        return _thread_locks.setdefault(key, threading.Lock())
 
 
 @contextmanager
-def locked(directory: Path, display: str, timeout: float = TIMEOUT_SECONDS) -> Iterator[None]:
-    """Hold the write lock for files in `directory`; WriteError if it stays busy for `timeout` s."""
+def locked(folder: walk.Folder, display: str, timeout: float = TIMEOUT_SECONDS) -> Iterator[None]:
+    """Hold the write lock for files in `folder`; WriteError if it stays busy for `timeout` s."""
     busy = WriteError(
         f"Another write to {display} has been in progress for {timeout:g} s; nothing was"
         " changed. Try again."
     )
-    tlock = _thread_lock(directory)
+    try:
+        tlock = _thread_lock(folder)
+    except OSError as e:
+        raise WriteError(
+            f"Could not open the folder of {display}: {e.strerror}; nothing was changed."
+        ) from None
     if not tlock.acquire(timeout=timeout):
         raise busy
     try:
-        with _folder_lock(directory, display, time.monotonic() + timeout, busy):
+        with _folder_lock(folder, display, time.monotonic() + timeout, busy):
             yield
     finally:
         tlock.release()
@@ -62,7 +70,7 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
 
     @contextmanager
     def _folder_lock(
-        directory: Path, display: str, deadline: float, busy: WriteError
+        folder: walk.Folder, display: str, deadline: float, busy: WriteError
     ) -> Iterator[None]:
         yield
 
@@ -71,14 +79,9 @@ else:
 
     @contextmanager
     def _folder_lock(
-        directory: Path, display: str, deadline: float, busy: WriteError
+        folder: walk.Folder, display: str, deadline: float, busy: WriteError
     ) -> Iterator[None]:
-        try:
-            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        except OSError as e:
-            raise WriteError(
-                f"Could not open the folder of {display}: {e.strerror}; nothing was changed."
-            ) from None
+        fd = folder.fd
         try:
             delay = 0.002
             while True:
@@ -104,4 +107,5 @@ else:
                     break
             yield
         finally:
-            os.close(fd)  # releases the flock
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)  # the walk's descriptor stays open: unlock it

@@ -203,9 +203,12 @@ def test_keys_prints_names_only(
     assert canary not in result.stderr
 
 
-def test_keys_names_unreadable_lines_by_number_only(run: Run, project: Path, canary: str) -> None:
+def test_keys_names_unreadable_lines_by_number_only(
+    run: Run, project: Path, canary: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A line python-dotenv cannot read is reported by its number, never by its text."""
     (project / ".env").write_text(ENV.format(c=canary))
+    monkeypatch.chdir(project)
 
     result = run("keys", str(project / ".env"))
 
@@ -214,9 +217,10 @@ def test_keys_names_unreadable_lines_by_number_only(run: Run, project: Path, can
     assert canary not in result.stderr
 
 
-def test_keys_json(run: Run, project: Path, canary: str) -> None:
+def test_keys_json(run: Run, project: Path, canary: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """--json: a JSON array of names."""
     (project / "prod.env").write_text(f"A={canary}\nB={canary}\n")
+    monkeypatch.chdir(project)
 
     result = run("keys", "--json", str(project / "prod.env"))
 
@@ -233,11 +237,16 @@ def test_keys_json(run: Run, project: Path, canary: str) -> None:
     ],
 )
 def test_keys_errors_say_what_to_do(
-    make: Callable[[Path], object], says: str, run: Run, project: Path
+    make: Callable[[Path], object],
+    says: str,
+    run: Run,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A missing file, a folder or binary data: one `offprompt:` sentence and exit 1."""
     path = project / ".env"
     make(path)
+    monkeypatch.chdir(project)
 
     result = run("keys", str(path))
 
@@ -247,29 +256,61 @@ def test_keys_errors_say_what_to_do(
     assert "" == result.stdout
 
 
-def test_keys_on_an_empty_file_prints_nothing(run: Run, project: Path) -> None:
+def test_keys_on_an_empty_file_prints_nothing(
+    run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No keys, no output, exit 0."""
     (project / ".env").write_text("# nothing yet\n")
+    monkeypatch.chdir(project)
 
     result = run("keys", str(project / ".env"))
 
     assert (0, "") == (result.exit_code, result.stdout)
 
 
-def test_keys_reads_standard_input_and_bounds_endless_files(run: Run, project: Path) -> None:
-    """`keys /dev/stdin` works; an endless file stops at 16 MiB instead of filling memory."""
-    piped = subprocess.run(
-        [sys.executable, "-m", "offprompt", "keys", "/dev/stdin"],
-        input="A=1\nB=2\n",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    endless = run("keys", "/dev/zero")
+@pytest.mark.parametrize(
+    "outside", ["../other/.env", "/proc/self/environ", "/dev/stdin", "/dev/zero"]
+)
+def test_keys_refuses_a_path_outside_the_project_as_status_does(
+    outside: str, project: Path, canary: str
+) -> None:
+    """`keys` on a file outside this folder's project (beside it, the process's environment, a
+    device) is refused with status's words and exit 2, at once and without reading it."""
+    other = project.parent / "other"
+    other.mkdir()
+    (other / ".env").write_text(f"{canary}=1\n")
 
-    assert (0, ["A", "B"]) == (piped.returncode, piped.stdout.splitlines())
-    assert 1 == endless.exit_code
-    assert "is larger than 16 MiB" in endless.stderr
+    def offprompt(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "offprompt", *args],
+            cwd=project,
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, canary: "1"},
+        )
+
+    keys, status = offprompt("keys", outside), offprompt("status", outside)
+
+    assert (2, "") == (keys.returncode, keys.stdout)
+    assert keys.stderr == status.stderr
+    assert f"offprompt: FILE {outside!r} leads outside the project folder" in keys.stderr
+    assert canary not in keys.stderr
+
+
+def test_keys_refuses_a_fifo_in_the_project_at_once(
+    run: Run, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FIFO named as the .env is refused without a read (it would wait for a writer)."""
+    os.mkfifo(project / "pipe.env")
+    monkeypatch.chdir(project)
+
+    result = run("keys", "pipe.env")
+
+    assert 1 == result.exit_code
+    assert "offprompt: pipe.env is not a regular file" in result.stderr
 
 
 @pytest.mark.parametrize(

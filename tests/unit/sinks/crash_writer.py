@@ -7,8 +7,9 @@
     python crash_writer.py PROJECT loop PREFIX    print "ready", then write PREFIX-0, PREFIX-1…
                                                   until killed from outside
 
-Every step of the write goes through `atomic.os` (mkdir, open, write, fsync, replace, unlink,
-rmdir…), so stopping before each call in turn visits every instant a crash can leave behind.
+Every step of the write goes through `atomic.os` and `disk.walk.os` (mkdir, open, write, fsync,
+rename, unlink, rmdir…), so stopping before each call in turn visits every instant a crash can
+leave behind.
 """
 
 import os
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from offprompt import sinks
+from offprompt.disk import walk
 from offprompt.sinks import atomic
 
 
@@ -45,7 +47,7 @@ class _KillingOs:
 def main(project: Path, mode: str, arg: str, value: str | None) -> int:
     if mode == "at":
         shim = _KillingOs(int(arg))
-        atomic.os = shim  # type: ignore[assignment]
+        atomic.os = walk.os = shim  # type: ignore[assignment]
         sinks.write(project, sinks.SinkSpec(), {"API_KEY": value or ""})
         print(f"calls={shim.calls}", flush=True)
         return 0
