@@ -140,9 +140,10 @@ def keys(file: Path, as_json: bool) -> None:
     """Print the key names a .env file sets, one per line, never their values.
 
     FILE defaults to .env in the current folder; with no .env there yet, it
-    prints nothing and exits 0. This is how an agent (or a script) sees what a
-    .env holds without reading the secrets in it. Exit codes: 0 done, 1 error,
-    2 wrong usage.
+    prints nothing and exits 0. FILE must be a file inside this folder's project,
+    as for `offprompt status`. This is how an agent (or a script) sees what a .env
+    holds without reading the secrets in it. Exit codes: 0 done, 1 error, 2 wrong
+    usage.
     """
     from offprompt import status as key_status
     from offprompt.errors import Unreadable
