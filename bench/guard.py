@@ -180,7 +180,7 @@ def main() -> int:
         where = [
             sys.executable,
             "-c",
-            "from offprompt.journal import default_path as d; print(d())",
+            "from offprompt.statedir import journal_path as d; print(d())",
         ]
         journal = Path(
             subprocess.run(

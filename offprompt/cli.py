@@ -92,7 +92,7 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
     you. Values are never recorded, so they are never shown. The journal is
     journal.jsonl in $OFFPROMPT_STATE_DIR, else in your user state folder.
     """
-    from offprompt.journal import Journal
+    from offprompt.write.journal import Journal
 
     journal = Journal()
     entries = journal.read()

@@ -13,7 +13,7 @@ import click
 from offprompt.agents import AGENTS, Agent, Machine, get
 from offprompt.agents.mask import MASK_RECORD, MaskPlace, Said
 from offprompt.cli_base import fatal
-from offprompt.journal import Journal, default_path
+from offprompt.write.journal import Journal, default_path
 
 __all__ = ["MASKABLE", "check_machine", "record_path", "turn_off", "turn_on", "unmasked_line"]
 

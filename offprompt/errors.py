@@ -36,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from offprompt.provider_check import Verdict
+    from offprompt.spec import Verdict
 
 __all__ = [
     "CheckRejected",
@@ -145,7 +145,7 @@ class ValidationFailed(OffpromptError):
 
 class CheckRejected(OffpromptError):
     """A provider refused a submitted key (DESIGN §16): nothing was written. `verdicts` maps
-    each checked name to its `provider_check.Verdict`, whose texts are for the page only (they
+    each checked name to its `Verdict`, whose texts are for the page only (they
     may name an account); the message names keys only."""
 
     def __init__(self, verdicts: dict[str, Verdict]) -> None:

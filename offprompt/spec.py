@@ -4,8 +4,8 @@ Built by the tools layer (or the CLI) from arguments; read by the request store,
 sinks. Holds names and settings only, never a secret value.
 """
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+from dataclasses import dataclass, field
+from typing import ClassVar, Final, Literal
 
 # Each literal is defined once, here; the tools' schemas take their enums from these.
 Encoding = Literal["base64url", "base64", "hex"]
@@ -18,6 +18,9 @@ ReasonAuthor = Literal["agent", "person", "offprompt"]
 the terminal (`offprompt collect --reason`), or offprompt itself (no --reason given)."""
 SendStatus = Literal["sent", "failed", "skipped"]
 """What happened at one `also` destination."""
+CheckStatus = Literal["ok", "rejected", "unreachable", "skipped"]
+"""What asking a key's provider said of it (DESIGN §16): its verdict's status, as the page, the
+results' `checked` and the journal say it."""
 DialogAnswer = Literal["accept", "decline", "cancel", "timeout", "unsupported", "error"]
 """How a URL elicitation ended: the person's answer, or why there was none. The protocol layer
 reports it (`offprompt.mcp.tool`, for types only) and the ladder decides on it."""
@@ -112,6 +115,19 @@ class DestinationResult:
             "status": self.status,
             "detail": self.detail,
         }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One name's verdict from its provider (DESIGN §16); `text` is for the page only (it may
+    name the account)."""
+
+    status: CheckStatus
+    text: str = field(default="", repr=False)
+
+
+SKIPPED: Final = Verdict("skipped")
+"""Not asked: no check for its credential, checks off, or a file sink."""
 
 
 @dataclass(frozen=True)

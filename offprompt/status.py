@@ -223,8 +223,8 @@ def how_shown(
     cannot rule one out then), or when its text is no dotenv file (`Read.opaque`); else
     python-dotenv's reading, within `read_budget`. Unreadable when the text is not UTF-8 or is
     not read in time."""
-    from offprompt.journal import Journal
     from offprompt.sinks import dotenv_read
+    from offprompt.write.journal import Journal
 
     if sinks:
         try:

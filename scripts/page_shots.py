@@ -23,11 +23,11 @@ from typing import Any, TypeVar
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from offprompt.journal import Journal
 from offprompt.page import PageServer
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 T = TypeVar("T")
 ARGS = [

@@ -203,21 +203,23 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
     ),
     (
         "offprompt.store",
-        (*CORE_AND_DOORS, "offprompt.page", "offprompt.submit", "offprompt.sinks", "subprocess"),
+        (*CORE_AND_DOORS, "offprompt.page", "offprompt.write", "offprompt.sinks", "subprocess"),
         "the request store is bookkeeping: nothing above it, no I/O of its own",
     ),
     (
-        "offprompt.submit",
-        (*CORE_AND_DOORS, "offprompt.page"),
-        "the one path from a submit to the sinks knows nothing of the doors or the page",
+        "offprompt.write",
+        (*CORE_AND_DOORS, "offprompt.agents", "offprompt.page"),
+        "the one path from a submission to the sinks knows nothing of the doors, the protocol,"
+        " the tools or the page, and its steps come in through write.steps: it imports no"
+        " installer, not even lazily to keep the mask",
     ),
     (
-        "offprompt.provider_check",
+        "offprompt.write.provider",
         (
             *CORE_AND_DOORS,
             "offprompt.page",
             "offprompt.store",
-            "offprompt.submit",
+            "offprompt.write.submit",
             "offprompt.sinks",
             "subprocess",
         ),
@@ -230,7 +232,7 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
     ),
     (
         "offprompt.sinks",
-        (*CORE_AND_DOORS, "offprompt.page", "offprompt.store", "offprompt.submit", "aiohttp"),
+        (*CORE_AND_DOORS, "offprompt.page", "offprompt.store", "offprompt.write", "aiohttp"),
         "sinks never know about MCP or the page",
     ),
     (
@@ -240,8 +242,9 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
     ),
     (
         "offprompt.agents",
-        (*CORE_AND_DOORS, "offprompt.page", "offprompt.store", "offprompt.submit", "aiohttp"),
-        "the agents' config code never imports protocol or page code",
+        (*CORE_AND_DOORS, "offprompt.page", "offprompt.store", "offprompt.write", "aiohttp"),
+        "the agents' config code never imports protocol, page or write code (the mask's record"
+        " is found through offprompt.statedir; the Submitter is handed the mask keeper)",
     ),
     (
         "offprompt.guard",
@@ -252,6 +255,7 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
             "offprompt.page",
             "offprompt.sinks",
             "offprompt.registry",
+            "offprompt.write",
             "click",
             "aiohttp",
         ),
@@ -309,7 +313,7 @@ def test_a_forbidden_arrow_is_caught() -> None:
 
 # What the page may take from the sinks package itself: looking at a destination and checking
 # values, never `write`, `sink_for` or `KINDS` (a Sink object writes). Its writes go through
-# offprompt.submit, the one path from a submit to the sinks.
+# offprompt.write.submit, the one path from a submit to the sinks.
 PAGE_MAY_USE_OF_SINKS = frozenset({"Target", "inspect_target", "check_values", "display_of"})
 
 
@@ -345,7 +349,8 @@ def sinks_names_used(source: str) -> list[tuple[str, int]]:
 
 def test_the_page_never_reaches_the_sinks_write() -> None:
     """The page looks at a destination through the sinks package and writes only through
-    offprompt.submit: no module of it takes `write` (or a Sink, which writes) from the package."""
+    offprompt.write.submit: no module of it takes `write` (or a Sink, which writes) from the
+    package."""
     wrong = [
         f"{module}:{line} uses offprompt.sinks.{name}"
         for module, path in MODULES.items()
@@ -375,7 +380,7 @@ def test_a_page_write_through_the_sinks_is_caught(source: str) -> None:
 
 
 THIRD_PARTY = {
-    "aiohttp": ("offprompt.page", "offprompt.tunnel", "offprompt.provider_check"),
+    "aiohttp": ("offprompt.page", "offprompt.tunnel", "offprompt.write.provider"),
     "cryptography": ("offprompt.crypto",),
     "click": (
         "offprompt.cli",
@@ -385,7 +390,7 @@ THIRD_PARTY = {
         "offprompt.cli_mask",
     ),
     "dotenv": ("offprompt.sinks",),
-    "platformdirs": ("offprompt.journal", "offprompt.tunnel"),
+    "platformdirs": ("offprompt.statedir", "offprompt.tunnel"),
 }
 
 

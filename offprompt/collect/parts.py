@@ -10,13 +10,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from offprompt.collect.settings import Settings
     from offprompt.page.loopback import PageServer
     from offprompt.store import RequestStore
-    from offprompt.submit import Submitter
     from offprompt.tunnel import Tunnel
+    from offprompt.write.submit import Submitter
 
-__all__ = ["BrowserOpener", "Opener", "Parts"]
+__all__ = ["BrowserOpener", "Opener", "Parts", "keep_mask"]
 
 
 class Opener(Protocol):
@@ -37,6 +39,20 @@ class BrowserOpener:
         return await browser.open_url(url, env=self._env)
 
 
+def keep_mask(
+    record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
+) -> str | None:
+    """The Submitter's mask keeper (write.steps.MaskKeeper): `agents.mask.keep`, when the
+    project is masked (the record beside the journal exists, or Codex's project config does).
+    The agents are imported only then, so an unmasked project's write never loads them."""
+    codex = project / ".codex" / "config.toml"  # agents.codex.project_config
+    if not (record.exists() or codex.is_file()):
+        return None
+    from offprompt.agents import mask
+
+    return mask.keep(record, project, file, names, whole)
+
+
 @dataclass(frozen=True)
 class Parts:
     """Store, submitter, page server, tunnel and opener of one process."""
@@ -55,14 +71,16 @@ class Parts:
         opener: Opener | None = None,
     ) -> Parts:
         """The real parts for `settings`; `opener` may be replaced."""
-        from offprompt.journal import Journal
         from offprompt.page.loopback import PageServer
         from offprompt.store import RequestStore
-        from offprompt.submit import Submitter
         from offprompt.tunnel import Tunnel
+        from offprompt.write.journal import Journal
+        from offprompt.write.submit import Submitter
 
         store = RequestStore()
-        submitter = Submitter(store, Journal(settings.journal_path), env=settings.env)
+        submitter = Submitter(
+            store, Journal(settings.journal_path), env=settings.env, mask=keep_mask
+        )
         return cls(
             store=store,
             submitter=submitter,

@@ -31,8 +31,8 @@ checks again what an earlier owner decided, so a caller that skipped that owner 
    registry's rules as advice while the person types; it refuses nothing.
 7. The registry's rules, `offprompt.registry.check`: owns a value's shape (prefix, length,
    charset, format) for an entry whose provider or format was named (`SecretSpec.enforced`);
-   the submit applies it (`offprompt.submit`), a name-only match is advice.
-8. The submit, `offprompt.submit.Submitter.submit`: owns a value's own limits (required, at
+   the submit applies it (`offprompt.write.submit`), a name-only match is advice.
+8. The submit, `offprompt.write.submit.Submitter.submit`: owns a value's own limits (required, at
    most 16 KiB of UTF-8, no lone surrogate; blanks only is empty) and raises
    `ValidationFailed` with 7's failures.
 9. The writers: the dotenv serializer (`offprompt.sinks.dotenv_quoting.unsafe_reason`,

@@ -82,6 +82,6 @@ class Settings:
     @property
     def journal_path(self) -> Path:
         """Where writes are journaled (`OFFPROMPT_STATE_DIR`, else the user state dir)."""
-        from offprompt.journal import default_path
+        from offprompt.statedir import journal_path as default_path
 
         return default_path(self.env)

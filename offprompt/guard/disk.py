@@ -24,21 +24,21 @@ _STATE_DIR_VARS = ("XDG_STATE_HOME", "ANDROID_DATA", "ANDROID_ROOT")
 
 
 def journal_path(environ: Mapping[str, str]) -> str:
-    """The journal's path, as `offprompt.journal.default_path` finds it, without importing
+    """The journal's path, as `offprompt.statedir.journal_path` finds it, without importing
     platformdirs in the usual cases (OFFPROMPT_STATE_DIR set, or Linux with no XDG state dir)."""
     state = environ.get("OFFPROMPT_STATE_DIR", "").strip()
     if state:
         return os.path.join(os.path.expanduser(state), _JOURNAL)
     if sys.platform == "linux" and not any(environ.get(v) is not None for v in _STATE_DIR_VARS):
         return os.path.join(os.path.expanduser("~/.local/state"), "offprompt", _JOURNAL)
-    from offprompt.journal import default_path
+    from offprompt.statedir import journal_path as default_path
 
     return str(default_path(environ))
 
 
 def journal_files(environ: Mapping[str, str]) -> list[str]:
     """Every file a journal line says offprompt wrote (project joined with file). Reads the
-    lines itself rather than through offprompt.journal (dataclasses, datetime, pathlib), and
+    lines itself rather than through offprompt.write.journal (dataclasses, datetime, pathlib), and
     counts any line with a project and a file, more than the journal's reader would."""
     try:
         with open(journal_path(environ), "rb") as f:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from aiohttp import web
 
     from offprompt.store import RequestRecord, RequestStore
-    from offprompt.submit import Submitter
+    from offprompt.write.submit import Submitter
 
 __all__ = ["PageServer", "PageSettings"]
 

@@ -231,9 +231,9 @@ def _tracked(dest: str, *, show: bool) -> str:
 def _check_box(views: Sequence[FieldView], file_sink: bool) -> str:
     """ "Check with the provider first" (DESIGN §16), ticked, when a field's provider has a check;
     a post without `check=1` checks nothing."""
-    from offprompt import provider_check
+    from offprompt.write import provider
 
-    if file_sink or not any(provider_check.checkable(v.field) for v in views):
+    if file_sink or not any(provider.checkable(v.field) for v in views):
         return ""
     return (
         '<div class="provider-check" id="provider-check"><label class="check">'

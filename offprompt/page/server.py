@@ -30,7 +30,7 @@ from offprompt.page.guards import (
 from offprompt.page.loopback import PageSettings
 from offprompt.page.submission import BadSubmission, Submission, read_submission
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.submit import Submitter
 
 __all__ = ["MAX_BODY", "create_app", "protocol_logger"]
 

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from offprompt.crypto.tokens import parse_fp_key, same
-from offprompt.submit import is_blank
+from offprompt.write.submit import is_blank
 
 if TYPE_CHECKING:
     from offprompt.crypto.seal import Opened

@@ -7,8 +7,7 @@ from typing import Any, get_args
 
 from offprompt.collect.request import MAX_NAME_LENGTH, NAME_PATTERN
 from offprompt.collect.schema import request_schema
-from offprompt.provider_check import Status as CheckStatus
-from offprompt.spec import RequestStatus, SendStatus, SinkKind
+from offprompt.spec import CheckStatus, RequestStatus, SendStatus, SinkKind
 from offprompt.status import MAX_NAMES as STATUS_MAX_NAMES
 from offprompt.status import KeyCheck, KeyStatus
 

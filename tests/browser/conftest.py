@@ -10,11 +10,11 @@ import pytest
 from helpers import CHROMIUM_ARGS
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
-from offprompt.journal import Journal
 from offprompt.page import PageServer
 from offprompt.spec import ReasonAuthor, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 T = TypeVar("T")
 

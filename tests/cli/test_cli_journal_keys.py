@@ -13,9 +13,9 @@ from click.testing import Result
 
 from offprompt import sinks
 from offprompt.crypto.fingerprint import fingerprint
-from offprompt.journal import Journal, JournalEntry
 from offprompt.spec import SinkSpec
 from offprompt.table import cells, local_time
+from offprompt.write.journal import Journal, JournalEntry
 
 Run = Callable[..., Result]
 FIELDS = ["at", "project", "file", "names", "kept", "fingerprint", "client", "request_id"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from offprompt.guard import hook as guard
-from offprompt.journal import Journal, JournalEntry
+from offprompt.write.journal import Journal, JournalEntry
 
 Event = Callable[[str, dict[str, object]], dict[str, object]]
 
@@ -465,7 +465,7 @@ def test_the_hook_finds_the_journal_where_offprompt_writes_it(
     }
     env["HOME"] = str(tmp_path / "home")
     env.update({k: v.replace("{tmp}", str(tmp_path)) for k, v in variables.items()})
-    where = "from offprompt.journal import default_path; print(default_path())"
+    where = "from offprompt.statedir import journal_path; print(journal_path())"
     journal = subprocess.run(
         [sys.executable, "-c", where], env=env, capture_output=True, text=True, check=True
     ).stdout.strip()

@@ -16,7 +16,7 @@ import pytest
 from oracle import run_in_bash
 
 from offprompt.guard import hook
-from offprompt.journal import Journal, JournalEntry
+from offprompt.write.journal import Journal, JournalEntry
 
 # Commands that print, copy or change .env in real bash, by family of DESIGN §14.
 ATTACKS = {

@@ -8,12 +8,12 @@ import pytest
 from aiohttp.test_utils import TestClient
 from aiohttp.web import Application
 
-from offprompt.journal import Journal
 from offprompt.page import PageSettings
 from offprompt.page.server import create_app
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 AiohttpClient = Callable[[Application], Awaitable[TestClient]]
 

@@ -12,11 +12,11 @@ from typing import Any
 import aiohttp
 import pytest
 
-from offprompt.journal import Journal
 from offprompt.page import PageServer, loopback
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 APPLICATION = "offprompt.page.server"
 

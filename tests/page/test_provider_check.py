@@ -23,13 +23,13 @@ from dotenv import dotenv_values
 from helpers import assert_no_part
 
 from offprompt.crypto.seal import SealKey, plaintext, seal
-from offprompt.journal import Journal
 from offprompt.page.server import create_app
 from offprompt.registry import PROVIDERS
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
 from offprompt.tools import results
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 JSON = {"Accept": "application/json"}
 AiohttpServer = Callable[[web.Application], Awaitable[TestServer]]
@@ -388,12 +388,12 @@ async def test_a_check_that_fails_inside_offprompt_holds_nothing_and_says_no_val
 ) -> None:
     """A fault of our own while checking (here an error that quotes the value) is `unreachable`:
     the key is written, nothing is sent, and the log names the fault's class only."""
-    from offprompt import provider_check
+    from offprompt.write import provider
 
-    def broken(probe: provider_check.Probe, base: str | None) -> Any:
+    def broken(probe: provider.Probe, base: str | None) -> Any:
         raise RuntimeError(f"could not build a request for {probe.value}")
 
-    monkeypatch.setattr(provider_check, "_request", broken)
+    monkeypatch.setattr(provider, "_request", broken)
     openai = await providers(status=401)
     p = await page(("api.openai.com", openai))
     req = p.request(OPENAI)

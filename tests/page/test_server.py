@@ -9,11 +9,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from offprompt.journal import Journal
 from offprompt.page import PageServer
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 
 @pytest.fixture

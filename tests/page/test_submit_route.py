@@ -18,10 +18,10 @@ from helpers import bash_reads
 from offprompt import offloop
 from offprompt.crypto.fingerprint import EMOJI, fingerprint
 from offprompt.crypto.tokens import encode_fp_key, new_fp_key
-from offprompt.journal import Journal
 from offprompt.offloop import MAX_WORKERS
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
+from offprompt.write.journal import Journal
 
 from .conftest import FakeClock, path_of
 

@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.journal import Journal
+from offprompt.collect.parts import keep_mask
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 from .conftest import MakeWorld
 from .harness import PY, World, run
@@ -72,7 +73,9 @@ async def _write(world: World, values: dict[str, str]) -> None:
     store = RequestStore()
     secrets = tuple(SecretSpec(n) for n in values)
     request = store.create(secrets, SinkSpec(), world.project, "the app", ttl=60)
-    await Submitter(store, Journal(world.state / "journal.jsonl")).submit(request, values)
+    await Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask).submit(
+        request, values
+    )
 
 
 def retarget(world: World, hosts: list[str], allowed: list[str]) -> None:

@@ -11,12 +11,12 @@ from fake_programs import FakePrograms, link_all
 from pytest_aiohttp import AiohttpClient
 
 from offprompt.crypto.seal import SealKey, plaintext, seal
-from offprompt.journal import Journal
 from offprompt.page.server import create_app
 from offprompt.sinks import destinations
 from offprompt.spec import FlySpec, GithubSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 Client = TestClient[aiohttp.web.Request, aiohttp.web.Application]
 JSON = {"Accept": "application/json"}

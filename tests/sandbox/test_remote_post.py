@@ -16,12 +16,12 @@ from dotenv import dotenv_values
 
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.seal import SealKey, b64u_encode, plaintext, seal
-from offprompt.journal import Journal
 from offprompt.page import PageSettings
 from offprompt.page.server import create_app
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 Client = TestClient[web.Request, web.Application]
 AiohttpClient = Callable[[web.Application], Awaitable[Client]]

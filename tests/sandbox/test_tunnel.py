@@ -11,12 +11,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from offprompt.journal import Journal
 from offprompt.page import PageServer
 from offprompt.store import RequestStore
-from offprompt.submit import Submitter
 from offprompt.tunnel import Tunnel, TunnelLink
 from offprompt.tunnel.process import parse_hostname
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 from .conftest import FakeCloudflared
 from .edge import FakeEdge

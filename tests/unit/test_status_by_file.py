@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from offprompt import status
 from offprompt.cli import cli
 from offprompt.errors import Unreadable
-from offprompt.journal import Journal, JournalEntry
 from offprompt.sinks import dotenv
+from offprompt.write.journal import Journal, JournalEntry
 
 
 def record_file_sink(project: Path, file: str, name: str = "TOTP_SEED") -> None:

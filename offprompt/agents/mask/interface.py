@@ -12,12 +12,10 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from offprompt.agents.machine import Machine
+from offprompt.statedir import MASK_RECORD
 
 __all__ = ["MASK_RECORD", "HostMask", "MaskKind", "MaskPlace", "MaskState", "Said", "Written"]
 
-# Beside the journal: what `init --mask` and the writes added to an agent's settings (names and
-# paths, never a value).
-MASK_RECORD = "mask.json"
 
 # "masked": the host's sandbox shows stand-ins for the values (Claude Code); "denied": it can
 # only make the files unreadable to the commands it runs (Codex), which is never `masked`.

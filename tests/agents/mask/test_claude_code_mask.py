@@ -18,11 +18,12 @@ from dotenv import dotenv_values
 from helpers import tool_or_skip
 
 from offprompt.agents.mask.claude_entry import extract
-from offprompt.journal import Journal, default_path
+from offprompt.collect.parts import keep_mask
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
 from offprompt.tools.results import build
+from offprompt.write.journal import Journal, default_path
+from offprompt.write.submit import Submitter
 
 Run = Callable[..., Result]
 ENV_READ = "Read(./.env)"
@@ -70,7 +71,7 @@ async def _write(
     request = store.create(
         tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
     )
-    submitter = Submitter(store, Journal(default_path()))
+    submitter = Submitter(store, Journal(default_path()), mask=keep_mask)
     return request, await submitter.submit(request, values)
 
 

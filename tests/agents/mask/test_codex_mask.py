@@ -13,11 +13,12 @@ import pytest
 from cli_helpers import COMMAND, snapshot
 from click.testing import Result
 
+from offprompt.collect.parts import keep_mask
 from offprompt.guard.protected import DOTENV_NAMES
-from offprompt.journal import Journal, default_path
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal, default_path
+from offprompt.write.submit import Submitter
 
 Run = Callable[..., Result]
 
@@ -47,7 +48,7 @@ def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -
         request = store.create(
             tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
         )
-        await Submitter(store, Journal(default_path())).submit(request, values)
+        await Submitter(store, Journal(default_path()), mask=keep_mask).submit(request, values)
 
     asyncio.run(go())
 
@@ -145,7 +146,7 @@ def test_a_write_beside_a_broken_codex_config_that_is_not_ours_says_nothing(
     async def go() -> object:
         store = RequestStore()
         request = store.create((SecretSpec("APP_TOKEN"),), SinkSpec(), project, "r", ttl=60)
-        return await Submitter(store, Journal(default_path())).submit(
+        return await Submitter(store, Journal(default_path()), mask=keep_mask).submit(
             request, {"APP_TOKEN": canary}
         )
 

@@ -9,11 +9,11 @@ import pytest
 from fake_programs import FakePrograms
 
 from offprompt.errors import RequestClosed
-from offprompt.journal import Journal
 from offprompt.sinks import destinations
 from offprompt.spec import GenerateSpec, GithubSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 
 def make(

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from offprompt import provider_check
 from offprompt.spec import SecretSpec
+from offprompt.write import provider
 
 
 def test_check_base_maps_hosts_to_their_base_urls() -> None:
     """`host=URL,…`: scheme and host:port of each URL; its path is not kept (the check's is)."""
     env = {"OFFPROMPT_CHECK_BASE": "api.openai.com=http://127.0.0.1:8123/x, slack.com=https://m"}
     assert {"api.openai.com": "http://127.0.0.1:8123", "slack.com": "https://m"} == (
-        provider_check.bases(env)
+        provider.bases(env)
     )
 
 
 @pytest.mark.parametrize("entry", ["api.openai.com", "=http://x", "a=ftp://x", "a=http://"])
 def test_a_check_base_entry_that_is_not_host_url_is_ignored(entry: str) -> None:
     """A mistyped entry sends nothing elsewhere: that host's checks go where documented."""
-    assert {} == provider_check.bases({"OFFPROMPT_CHECK_BASE": entry})
+    assert {} == provider.bases({"OFFPROMPT_CHECK_BASE": entry})
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ def test_a_check_base_entry_that_is_not_host_url_is_ignored(entry: str) -> None:
 )
 def test_offprompt_check_off_turns_checks_off(value: str, on: bool) -> None:
     """Only `off` (any case, any blanks around it) turns the checks off."""
-    assert on is provider_check.enabled({"OFFPROMPT_CHECK": value})
+    assert on is provider.enabled({"OFFPROMPT_CHECK": value})
 
 
 def test_only_secrets_of_a_credential_with_a_check_that_fit_it_are_planned() -> None:
@@ -46,7 +46,7 @@ def test_only_secrets_of_a_credential_with_a_check_that_fit_it_are_planned() -> 
         "MY_THING": key,
         "OTHER": "sk-proj- " + "A" * 48,
     }
-    plan = provider_check.plan(specs, values, list(values))
+    plan = provider.plan(specs, values, list(values))
     probe = plan["OPENAI_API_KEY"]
     assert probe is not None
     assert ("OpenAI", "api.openai.com", "/v1/models") == (
@@ -61,4 +61,4 @@ def test_only_secrets_of_a_credential_with_a_check_that_fit_it_are_planned() -> 
 
 def test_a_verdict_never_shows_its_text_in_repr() -> None:
     """The text may name an account: it stays out of reprs (and so out of logs of objects)."""
-    assert "acme" not in repr(provider_check.Verdict("ok", "Works — account acme"))
+    assert "acme" not in repr(provider.Verdict("ok", "Works — account acme"))

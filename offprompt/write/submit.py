@@ -1,6 +1,8 @@
 """The one path from submitted fields to disk: claim, validate, generate, write, fingerprint.
 
 The page, the CLI and the tools call `Submitter.submit`; nothing else turns values into a file.
+Its other steps (the provider check, the destinations, the mask, the journal) are handed in
+through the interfaces of `write.steps`, so this room imports no installer.
 """
 
 import asyncio
@@ -11,21 +13,27 @@ import secrets
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from offprompt import sinks
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
 from offprompt.errors import CheckRejected, OffpromptError, RequestClosed, ValidationFailed
-from offprompt.journal import MASK_RECORD, Journal, JournalEntry
 from offprompt.offloop import run_off_loop
-from offprompt.spec import DestinationResult, GenerateSpec, SecretSpec, WriteOutcome
+from offprompt.spec import (
+    SKIPPED,
+    DestinationResult,
+    GenerateSpec,
+    SecretSpec,
+    Verdict,
+    WriteOutcome,
+)
+from offprompt.statedir import MASK_RECORD
 from offprompt.store import RequestRecord, RequestStore
+from offprompt.write.journal import JournalEntry
+from offprompt.write.steps import DestinationSender, JournalStep, MaskKeeper, ProviderChecker
 
-if TYPE_CHECKING:
-    from offprompt.provider_check import Verdict
-
-OnChecked = Callable[[Mapping[str, "Verdict"]], None]
+OnChecked = Callable[[Mapping[str, Verdict]], None]
 
 __all__ = ["MAX_VALUE_BYTES", "Submitter", "is_blank"]
 
@@ -35,6 +43,11 @@ MAX_VALUE_BYTES: Final = 16 * 1024
 REQUIRED: Final = "Required"
 TOO_LONG: Final = "Too long: at most 16 KiB"
 NOT_TEXT: Final = "Not valid text: it holds a lone UTF-16 surrogate"
+MASK_FAILED: Final = (
+    "The values are written, but the mask could not be brought up to date for them ({why}):"
+    " until `offprompt init --mask` runs again, the agent's sandboxed commands may read them."
+)
+"""What the result says when the mask keeper itself failed (it reports its own problems)."""
 
 # A field holding only these is empty (Required, or generated), on the page and here alike.
 _BLANKS: Final = " \t\r\n"
@@ -92,18 +105,48 @@ def _in_order(names: tuple[str, ...], subset: Collection[str]) -> tuple[str, ...
     return tuple(n for n in names if n in members)
 
 
+def _provider_checker() -> ProviderChecker:
+    # Loaded on the first check, as before the steps were handed in.
+    from offprompt.write import provider
+
+    return provider
+
+
+def _destination_sender() -> DestinationSender:
+    # Loaded only for a request with `also` destinations: their programs' code is not small.
+    from offprompt.sinks import destinations
+
+    return destinations
+
+
 class Submitter:
     """Turns one submission of a request's fields into a written file and an `WriteOutcome`."""
 
     def __init__(
-        self, store: RequestStore, journal: Journal, env: Mapping[str, str] | None = None
+        self,
+        store: RequestStore,
+        journal: JournalStep,
+        env: Mapping[str, str] | None = None,
+        *,
+        checker: ProviderChecker | None = None,
+        sender: DestinationSender | None = None,
+        mask: MaskKeeper | None = None,
     ) -> None:
         """`env`: the environment the `also` programs run with (PATH, their tokens) and the
         provider checks read (`OFFPROMPT_CHECK`, `OFFPROMPT_CHECK_BASE`); default the process
-        environment when they run."""
+        environment when they run.
+
+        The steps: `checker` asks the providers (default `write.provider`), `sender` sends to
+        the `also` destinations (default `sinks.destinations`), both loaded when first needed;
+        `mask` keeps a masked project's mask after each write. It has no default here, since
+        the mask belongs to the agents: without one (the page's and the store's tests), no
+        mask is kept. The process's own Submitter gets it from `collect.parts.Parts.build`."""
         self._store = store
         self._journal = journal
         self._env = env
+        self._checker = checker
+        self._sender = sender
+        self._mask = mask
 
     async def submit(
         self,
@@ -164,16 +207,18 @@ class Submitter:
 
     def _keep_mask(self, request: RequestRecord, outcome: WriteOutcome) -> str | None:
         """In a masked project (DESIGN §15), the written file's mask entry made exact: None when
-        done or not masked, else what the result tells the person."""
-        record = self._journal.path.parent / MASK_RECORD
-        codex = Path(request.project, ".codex", "config.toml")  # codex_mask.config_path
-        if not outcome.file or not (record.exists() or codex.is_file()):
+        done or not masked, else what the result tells the person. Whether the project is
+        masked is the keeper's to say; a `none` sink wrote no file, so there is nothing to keep."""
+        if self._mask is None or not outcome.file:
             return None
-        from offprompt.agents import mask
-
+        record = self._journal.path.parent / MASK_RECORD
         file = Path(request.project, *outcome.file.split("/"))
         whole = request.sink.kind == "file"
-        return mask.keep(record, Path(request.project), file, outcome.names, whole)
+        try:
+            return self._mask(record, Path(request.project), file, outcome.names, whole)
+        except Exception as exc:  # the file is written: say the mask is not, by its class only
+            _log.error("request %s: the mask keeper failed (%s)", request.id, type(exc).__name__)
+            return MASK_FAILED.format(why=type(exc).__name__)
 
     async def _write(
         self,
@@ -224,9 +269,8 @@ class Submitter:
     @property
     def checks_on(self) -> bool:
         """False under `OFFPROMPT_CHECK=off`: no provider is asked, and the page offers no box."""
-        from offprompt import provider_check
-
-        return provider_check.enabled(self._env if self._env is not None else os.environ)
+        checker = self._checker if self._checker is not None else _provider_checker()
+        return checker.enabled(self._env if self._env is not None else os.environ)
 
     async def _check(
         self,
@@ -244,15 +288,13 @@ class Submitter:
         """
         if not supplied:
             return ()
-        from offprompt import provider_check
-
         verdicts: Mapping[str, Verdict]
         if wanted and request.sink.kind != "file" and self.checks_on:
-            probes = provider_check.plan(request.secrets, values, supplied)
+            checker = self._checker if self._checker is not None else _provider_checker()
             env = self._env if self._env is not None else os.environ
-            verdicts = await provider_check.run(probes, env)
+            verdicts = await checker.verdicts(request.secrets, values, supplied, env)
         else:
-            verdicts = {name: provider_check.SKIPPED for name in supplied}
+            verdicts = {name: SKIPPED for name in supplied}
         if not anyway and any(v.status == "rejected" for v in verdicts.values()):
             raise CheckRejected(dict(verdicts))
         if on_checked is not None:
@@ -271,11 +313,10 @@ class Submitter:
         The file is written and stays written: whatever happens here is a per-destination
         status, and a crash of this step is one too, never an undone or repeated write.
         """
-        from offprompt.sinks import destinations
-
+        sender = self._sender if self._sender is not None else _destination_sender()
         try:
             sent = await asyncio.to_thread(
-                destinations.send, request.project, request.also, values, ticked, env=self._env
+                sender.send, request.project, request.also, values, ticked, env=self._env
             )
         except Exception as exc:  # the write stands; say the destinations did not get it
             _log.error("request %s: destinations failed (%s)", request.id, type(exc).__name__)
@@ -318,9 +359,8 @@ class Submitter:
         if request.also:
             # A value a ticked program would change is refused before anything is written:
             # never sent altered, and never written here but silently missing there.
-            from offprompt.sinks import destinations
-
-            for name, reason in destinations.check_values(request.also, values, also).items():
+            sender = self._sender if self._sender is not None else _destination_sender()
+            for name, reason in sender.check_values(request.also, values, also).items():
                 errors.setdefault(name, []).append(reason)
         if errors:
             ordered = {s.name: errors[s.name] for s in request.secrets if s.name in errors}

@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from offprompt.statedir import MASK_RECORD
+from offprompt.statedir import journal_path as default_path
 
 if TYPE_CHECKING:
     # Only for from_outcome's signature: `offprompt guard` reads the journal on every tool
@@ -22,9 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MASK_RECORD", "Journal", "JournalEntry", "default_path"]
 
-_FILE_NAME = "journal.jsonl"
-# Beside it: what `init --mask` and the writes added to Claude Code's settings (agents/mask.py).
-MASK_RECORD = "mask.json"
 _FIELDS = ("at", "project", "file", "names", "kept", "fingerprint", "client", "request_id")
 
 
@@ -171,17 +170,6 @@ def _checked(value: Any) -> tuple[tuple[str, str], ...]:
     ):
         raise ValueError("journal field 'checked' maps names to check statuses")
     return tuple((str(k), str(v)) for k, v in value.items())
-
-
-def default_path(env: Mapping[str, str] | None = None) -> Path:
-    """`$OFFPROMPT_STATE_DIR/journal.jsonl` in `env` (default: the process environment), else
-    the platform's user state dir for offprompt."""
-    state_dir = (os.environ if env is None else env).get("OFFPROMPT_STATE_DIR", "").strip()
-    if state_dir:
-        return Path(state_dir).expanduser() / _FILE_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir("offprompt", appauthor=False)) / _FILE_NAME
 
 
 class Journal:

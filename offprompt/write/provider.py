@@ -13,10 +13,12 @@ import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from offprompt import __version__
+from offprompt.spec import SKIPPED, Verdict
+from offprompt.spec import CheckStatus as Status
 
 if TYPE_CHECKING:
     import aiohttp
@@ -36,9 +38,8 @@ __all__ = [
     "enabled",
     "plan",
     "run",
+    "verdicts",
 ]
-
-Status = Literal["ok", "rejected", "unreachable", "skipped"]
 
 LIMIT_SECONDS: Final = 5.0
 """The longest all checks of one submit may take together."""
@@ -50,17 +51,6 @@ MAX_ACCOUNT: Final = 64
 """The longest account name shown on the page."""
 
 _log = logging.getLogger("offprompt")
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One name's verdict; `text` is for the page only (it may name the account)."""
-
-    status: Status
-    text: str = field(default="", repr=False)
-
-
-SKIPPED: Final = Verdict("skipped")
 
 
 @dataclass(frozen=True)
@@ -315,3 +305,14 @@ async def run(probes: Mapping[str, Probe | None], env: Mapping[str, str]) -> dic
         if name in todo:
             _log.info("check: %s %s", name, verdict.status)
     return out
+
+
+async def verdicts(
+    secrets: Sequence[SecretSpec],
+    values: Mapping[str, str],
+    names: Sequence[str],
+    env: Mapping[str, str],
+) -> dict[str, Verdict]:
+    """The verdict of each of `names` (values the person supplied): `plan`, then `run`. With
+    `enabled`, this module is the Submitter's provider checker (write/steps.py)."""
+    return await run(plan(secrets, values, names), env)

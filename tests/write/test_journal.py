@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from offprompt.journal import Journal, JournalEntry, default_path
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestStore
+from offprompt.write.journal import Journal, JournalEntry, default_path
 
 FIELDS = ["at", "project", "file", "names", "kept", "fingerprint", "client", "request_id"]
 

@@ -13,10 +13,10 @@ from dotenv import dotenv_values
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
 from offprompt.errors import RequestClosed, TrackedFile, ValidationFailed, WriteError
-from offprompt.journal import Journal
 from offprompt.spec import Encoding, GenerateSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import MAX_VALUE_BYTES, Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import MAX_VALUE_BYTES, Submitter
 
 
 @pytest.fixture
