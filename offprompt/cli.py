@@ -206,8 +206,8 @@ def status(args: tuple[str, ...], as_json: bool) -> None:
     wrong usage, 4 something missing.
     """
     from offprompt import status as key_status
-    from offprompt.collect.request import MAX_NAME_LENGTH
     from offprompt.errors import ProjectError, RefusedRequest, Unreadable
+    from offprompt.names import MAX_NAME_LENGTH
 
     file = ".env"
     names = list(args)

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from offprompt.collect.request import NAME_PATTERN, check_names
+from offprompt.collect.request import check_names
 from offprompt.errors import RefusedRequest, Unreadable, WriteError
+from offprompt.names import NAME
 from offprompt.spec import SinkSpec
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ KeyStatus = Literal["missing", "empty", "placeholder", "set"]
 """What `secret_status` says of one key name (DESIGN §12)."""
 KeyCheck = Literal["ok", "mismatch"]
 
-_NAME: Final = re.compile(NAME_PATTERN)
 # The usual stand-ins a template ships with (DESIGN §12), matched case-insensitively against the
 # whole value, blanks around it aside.
 _STAND_INS: Final = re.compile(
@@ -352,7 +352,7 @@ def _example(
 
 def looks_like_name(text: str) -> bool:
     """Whether a command-line word is a key name (STRIPE_SECRET_KEY) rather than a file."""
-    return _NAME.fullmatch(text) is not None
+    return NAME.fullmatch(text) is not None
 
 
 def is_stand_in(value: str) -> bool:

@@ -45,22 +45,26 @@ checks again what an earlier owner decided, so a caller that skipped that owner 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from offprompt.errors import FieldPath, RefusedRequest
+from offprompt.names import MAX_NAME_LENGTH, NAME_PATTERN, is_name
 from offprompt.spec import DestinationSpec, GenerateSpec, ReasonAuthor, SecretSpec, SinkSpec
 
-__all__ = ["MAX_NAMES", "NAME_PATTERN", "CollectRequest", "check_names", "validate"]
+__all__ = [
+    "MAX_NAMES",
+    "MAX_NAME_LENGTH",
+    "NAME_PATTERN",
+    "CollectRequest",
+    "check_names",
+    "validate",
+]
 
-NAME_PATTERN: Final = "^[A-Z][A-Z0-9_]*$"
-"""A key name (DESIGN §3.1), matched against the whole name (`re.fullmatch`)."""
+# The key-name rule itself (NAME_PATTERN, MAX_NAME_LENGTH) is offprompt.names'.
 MAX_NAMES: Final = 12
-MAX_NAME_LENGTH: Final = 128
-_NAME: Final = re.compile(NAME_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ def check_names(names: Sequence[str], *, most: int = MAX_NAMES) -> None:
         raise RefusedRequest(f"{len(names)} keys were named; name at most {most} at once")
     seen: set[str] = set()
     for name in names:
-        if not _NAME.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
+        if not is_name(name):
             raise RefusedRequest(
                 f"{name!r} is not a key name: capitals, digits and _, starting with a capital, "
                 f"at most {MAX_NAME_LENGTH} characters (e.g. STRIPE_SECRET_KEY)"

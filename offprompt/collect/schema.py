@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from offprompt.collect.request import MAX_NAME_LENGTH, MAX_NAMES, NAME_PATTERN
+from offprompt.collect.request import MAX_NAMES
+from offprompt.names import MAX_NAME_LENGTH, NAME_PATTERN
 from offprompt.registry import format_ids, provider_refs
 from offprompt.spec import Encoding, SinkKind
 

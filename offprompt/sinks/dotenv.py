@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from offprompt import bashlex
 from offprompt.errors import RefusedRequest
 from offprompt.sinks import dotenv_quoting, dotenv_read
 
@@ -30,9 +31,10 @@ __all__ = [
     "upsert",
 ]
 
-# A name every reader takes as a plain assignment: bash needs a shell identifier, Node and
-# python-dotenv take anything up to `=`. (The tools layer narrows this to `^[A-Z][A-Z0-9_]*$`.)
-NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A name every reader takes as a plain assignment: bash needs a shell identifier (bashlex's),
+# Node and python-dotenv take anything up to `=`. (The names offprompt asks for are narrower:
+# offprompt.names.)
+NAME_PATTERN = re.compile(bashlex.NAME_PATTERN)
 
 # --- Parsing -------------------------------------------------------------------------------
 # python-dotenv's own parser decides every key, value and unreadable statement; this part only

@@ -16,14 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+from offprompt.names import BOUNDED_NAME
+
 if TYPE_CHECKING:
     from dotenv.parser import Binding
 
 __all__ = ["Read", "TooSlow", "pem_blocks", "read", "shown_keys"]
 
 _BOM: Final = "\ufeff"
-# A key name as DESIGN §3.1 has it (the tools' own pattern): what offprompt shows as a name.
-_SHOWN_NAME: Final = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
 # A PEM armour line's start, in any case (OpenSSL reads `-----begin` too), anywhere on a line:
 # after `KEY=`, after `KEY="`, or on the line after `KEY=`.
 _PEM_BEGIN: Final = re.compile(r"-----BEGIN", re.IGNORECASE)
@@ -107,7 +107,7 @@ def read(text: str, deadline: float | None = None) -> Read:
     values = {k: v for k, v in last.items() if v is not None}
     if blocks:
         keys, opaque = _shown(placed, blocks, values)
-    elif any(_SHOWN_NAME.fullmatch(k) is None for k in last):
+    elif any(BOUNDED_NAME.fullmatch(k) is None for k in last):
         # No block: every statement counts, and `last` holds each statement's key once.
         keys, opaque = (), True
     else:
@@ -267,7 +267,7 @@ def _shown(
             b += 1
         if first <= reach:
             continue
-        if _SHOWN_NAME.fullmatch(key) is None:
+        if BOUNDED_NAME.fullmatch(key) is None:  # DESIGN §3.1's: what offprompt shows as a name
             return (), True
         named.add(key)
     return tuple(k for k in values if k in named), False

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from offprompt.collect.request import MAX_NAME_LENGTH, NAME_PATTERN
 from offprompt.collect.schema import request_schema
+from offprompt.names import MAX_NAME_LENGTH, NAME_PATTERN
 from offprompt.spec import CheckStatus, RequestStatus, SendStatus, SinkKind
 from offprompt.status import MAX_NAMES as STATUS_MAX_NAMES
 from offprompt.status import KeyCheck, KeyStatus
