@@ -1,10 +1,13 @@
 """The one git runner (offprompt.disk.git): real git in a temporary repository, fake `git`
-programs on PATH for what real git will not do on demand (hang, print the environment)."""
+programs on PATH for what real git will not do on demand (hang, print the environment), and a
+reading of offprompt's sources that finds no other way of running git."""
 
 from __future__ import annotations
 
+import ast
 import errno
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -12,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import offprompt
 from offprompt.disk import git
 
 REAL_GIT = shutil.which("git") or shutil.which("git", path="/usr/local/bin:/usr/bin:/bin")
@@ -274,3 +278,102 @@ def test_an_answer_is_frozen_and_its_repr_holds_no_output(repo: Path, canary: st
     assert canary not in repr(done)
     with pytest.raises(AttributeError):
         done.returncode = 1
+
+
+# Calls that start a program, and the names a resolved git path tends to go by.
+_STARTERS = {
+    "run",
+    "Popen",
+    "call",
+    "check_call",
+    "check_output",
+    "getoutput",
+    "getstatusoutput",
+    "system",
+    "popen",
+    "create_subprocess_exec",
+    "create_subprocess_shell",
+}
+
+
+def _name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+# A variable that holds git's path: `git`, `GIT`, `git_bin`, `self.git_path`...
+_GIT_VARIABLE = re.compile(r"_?git(_(bin|exe|path|program|binary))?", re.IGNORECASE)
+
+
+def _names_git(node: ast.AST) -> bool:
+    """`node` holds the word git: a string "git" (or a command line starting with it, or a path
+    ending in it), or a variable named for git's path."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            if sub.value == "git" or sub.value.startswith("git ") or sub.value.endswith("/git"):
+                return True
+        if isinstance(sub, ast.Name | ast.Attribute) and _GIT_VARIABLE.fullmatch(_name(sub)):
+            return True
+    return False
+
+
+def git_runs(source: str) -> list[int]:
+    """Lines of `source` that run git themselves or look it up: a program start whose command
+    names git (directly, or through a variable set to a command that does), a `which("git")`,
+    or a path joined onto "git"."""
+    tree = ast.parse(source)
+    commands = {
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and _names_git(node.value)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        called, first = _name(node.func), node.args[0]
+        starts = called in _STARTERS or called.startswith(("exec", "spawn", "posix_spawn"))
+        if starts and (_names_git(first) or (isinstance(first, ast.Name) and first.id in commands)):
+            found.append(node.lineno)
+        elif called.endswith("which") and _names_git(first):
+            found.append(node.lineno)
+        elif called == "join" and any(_names_git(arg) for arg in node.args):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_reader_finds_each_way_of_running_git() -> None:
+    """The check below would catch each of the four ways git was run before the runner."""
+    ways = [
+        'git = shutil.which("git")',
+        "subprocess.run([git, '-C', top, 'status'], check=False)",
+        "subprocess.run(['git', 'status'])",
+        "subprocess.Popen(('git', 'ls-files'))",
+        "os.execvp('git', ['git', 'status'])",
+        "os.system('git status')",
+        "asyncio.create_subprocess_exec(self.git_path, 'status')",
+        "_which('git')",
+        "argv = [git, *args]\nproc = subprocess.Popen(argv)",
+        "path = os.path.join(folder, 'git')",
+    ]
+    assert [[1], [1], [1], [1], [1], [1], [1], [1], [2], [1]] == [git_runs(way) for way in ways]
+    assert [] == git_runs("subprocess.run([program, *args])\nrunner.run(['status'])")
+
+
+def test_no_module_but_the_runner_runs_git() -> None:
+    """Every module of offprompt asks git through offprompt.disk.git: a fifth way fails here."""
+    package = Path(offprompt.__file__).parent
+    runner = package / "disk" / "git.py"
+    found = {
+        str(path.relative_to(package)): lines
+        for path in sorted(package.rglob("*.py"))
+        if path != runner and (lines := git_runs(path.read_text(encoding="utf-8")))
+    }
+
+    assert {} == found
+    assert git_runs(runner.read_text(encoding="utf-8")) != []  # the reader does see the runner
