@@ -1,5 +1,6 @@
 """The one way offprompt runs git (DESIGN §2): the binary found on PATH by an absolute path, no
-shell, no GIT_* variable of ours, no stdin unless given, a time limit and bounded output, always.
+shell, none of this process's GIT_* variables, no stdin unless given, a time limit and bounded
+output, always.
 
 Light enough for the guard's hook: it imports only `os` and `errno` at first, and the
 subprocess machinery when git is run. What git's answer means stays with each caller.
@@ -53,7 +54,8 @@ class GitError(Exception):
 
 
 class NotStarted(GitError):
-    """The git found could not be started (`error` is the OSError, as the system gave it)."""
+    """The git found could not be started, or its pipes failed (`error` is the OSError, as the
+    system gave it)."""
 
     def __init__(self, error: OSError) -> None:
         super().__init__(f"git could not run: {error.strerror}")

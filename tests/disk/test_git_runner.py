@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -377,3 +378,28 @@ def test_no_module_but_the_runner_runs_git() -> None:
 
     assert {} == found
     assert git_runs(runner.read_text(encoding="utf-8")) != []  # the reader does see the runner
+
+
+# What the guard's hook must not pay for when it asks git (tests/guard/test_hook_imports.py lists
+# the same slow modules for its everyday calls).
+SLOW_IMPORTS = ("typing", "dataclasses", "inspect", "pathlib", "secrets", "shutil", "platformdirs")
+
+
+def test_running_git_loads_no_slow_module(repo: Path) -> None:
+    """A fresh interpreter that imports the runner and runs git once has loaded none of the slow
+    modules, and of offprompt only the disk package, its runner and what the package's root
+    loads (the error root)."""
+    script = (
+        "import sys\n"
+        "from offprompt.disk import git\n"
+        f"git.run(['status'], cwd={str(repo)!r})\n"
+        f"print(sorted(m for m in {SLOW_IMPORTS!r} if m in sys.modules))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'offprompt'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+
+    assert ["[]", "['offprompt', 'offprompt.disk', 'offprompt.disk.git', 'offprompt.errors']"] == (
+        done.stdout.splitlines()
+    )
