@@ -8,12 +8,12 @@ the file otherwise.
 
 from __future__ import annotations
 
+import locale
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 from offprompt.agents import files
+from offprompt.disk import git as runner
 from offprompt.errors import ConfigError
 
 __all__ = ["MARK", "ensure_ignored", "exclude_line", "release"]
@@ -31,22 +31,19 @@ def exclude_line(rel: str) -> str:
     return "/" + escaped
 
 
-def _git(top: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
-    git = shutil.which("git")
-    if git is None:
-        return None
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+def _git(top: Path, *args: str) -> runner.Answer | None:
     try:
-        return subprocess.run(  # noqa: S603 - git by its resolved path, arguments are ours
-            [git, "-C", str(top), *args],
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT_S,
-            env=env,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        # keep_locale: git's own words (stderr) reach the person in a ConfigError.
+        return runner.run(("-C", str(top), *args), timeout=_GIT_TIMEOUT_S, keep_locale=True)
+    except runner.GitError:
         return None
+
+
+def _text(data: bytes) -> str:
+    """git's output as text, as subprocess's text mode reads it: the locale's encoding, and
+    universal newlines."""
+    text = data.decode(locale.getpreferredencoding(False))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _in_a_repository(folder: Path) -> bool:
@@ -68,11 +65,11 @@ def _where(project: Path, file: Path, shown: str) -> tuple[Path, str, Path] | No
     if found.returncode != 0:
         if _in_a_repository(project):
             raise ConfigError(
-                f"git could not read this repository ({found.stderr.strip()}), so offprompt"
+                f"git could not read this repository ({_text(found.stderr).strip()}), so offprompt"
                 f" cannot make sure git never adds {shown}. Nothing was changed."
             )
         return None
-    top_text, exclude_text = found.stdout.splitlines()[:2]
+    top_text, exclude_text = _text(found.stdout).splitlines()[:2]
     top = Path(top_text)
     exclude = Path(exclude_text)
     if not exclude.is_absolute():

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
-from typing import Final
+
+# The guard's hook loads this package when it asks git (disk.git): pathlib, secrets and typing
+# would add milliseconds to that call, so they load where used, or only for the type checker.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Final
 
 __all__ = ["config_temp_name", "fsync_directory", "name_prefix", "reason"]
 
@@ -52,6 +56,8 @@ def config_temp_name(name: str) -> str:
     Not the sinks' `.offprompt-<hex>` staging folder nor their old `.<name>.offprompt-<hex>.tmp`
     files: a .env write beside a config removes those as left by a killed writer.
     """
+    import secrets
+
     return f".{name_prefix(name)}.offprompt-config-{secrets.token_hex(8)}.tmp"
 
 

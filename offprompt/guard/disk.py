@@ -97,35 +97,24 @@ def included(path: str, folder: str, pattern: str) -> bool:
 def not_ignored(folder: str, paths: list[str]) -> list[str]:
     """Those of `paths` git does not ignore in `folder`: all of them outside a repository or
     when git cannot answer."""
-    import subprocess
+    # Loaded only here, with the subprocess machinery it brings: most calls never ask git. The
+    # runner leaves out GIT_DIR, GIT_WORK_TREE… of the host, which would name another repository.
+    from offprompt.disk import git
 
-    git = _which("git")
-    if git is None:
-        return paths
-    # GIT_DIR, GIT_WORK_TREE… from the host would make git answer about another repository.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    data = "\0".join(paths).encode("utf-8", "surrogateescape")
     try:
-        done = subprocess.run(  # noqa: S603 - fixed argv, no shell
-            [git, "-C", folder, "check-ignore", "-z", "--stdin"],
-            env=env,
-            input="\0".join(paths).encode("utf-8", "surrogateescape"),
-            capture_output=True,
+        # check-ignore prints back only names it was given: a bound above the input's size never
+        # cuts an answer short.
+        done = git.run(
+            ["-C", folder, "check-ignore", "-z", "--stdin"],
+            input=data,
             timeout=5,
-            check=False,
+            most=git.MOST + len(data),
         )
-    except (OSError, subprocess.SubprocessError):
+    except git.GitError:
         return paths
     if done.returncode not in (0, 1):
         return paths
     names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     ignored = {os.path.normpath(os.path.join(folder, p)) for p in names if p}
     return [p for p in paths if os.path.normpath(p) not in ignored]
-
-
-def _which(program: str) -> str | None:
-    """`program` on PATH, as shutil.which finds it, without importing shutil (~3 ms)."""
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(folder or ".", program)
-        if os.access(path, os.X_OK) and not os.path.isdir(path):
-            return path
-    return None

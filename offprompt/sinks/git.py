@@ -1,15 +1,16 @@
 """What git says about a destination: inside a work tree, tracked, ignored.
 
-Runs the `git` binary (no shell, short timeout); no git or no repository means "not tracked".
+Asks through the one git runner (offprompt.disk.git: no shell, short timeout); no git or no
+repository means "not tracked".
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from offprompt.disk import git as runner
 
 __all__ = ["GitStatus", "GitUnanswered", "committed", "status", "tracked"]
 
@@ -57,28 +58,27 @@ def committed(path: Path, most: int) -> bytes | None:
     """What the last commit (HEAD) holds at `path`, raw (`cat-file blob`: no filter or textconv
     a repository could configure runs); None without git, a repository, a commit or that file
     in it, when git gives no answer, and when the blob is larger than `most` bytes."""
-    git = shutil.which("git")
-    if git is None or not path.parent.is_dir():
+    if runner.find() is None or not path.parent.is_dir():
         return None
     try:
-        size = _run(git, path.parent, "cat-file", "-s", f"HEAD:./{path.name}")
+        size = _run(path.parent, "cat-file", "-s", f"HEAD:./{path.name}")
         if size.returncode != 0 or int(size.stdout.strip() or b"-1") > most:
             return None
-        blob = _run(git, path.parent, "cat-file", "blob", f"HEAD:./{path.name}")
+        # Bounded too: HEAD can move between the two questions.
+        blob = _run(path.parent, "cat-file", "blob", f"HEAD:./{path.name}", most=most)
     except (GitUnanswered, ValueError):
         return None
     return blob.stdout if blob.returncode == 0 else None
 
 
 def _ask(path: Path, *, ignored: bool) -> GitStatus:
-    git = shutil.which("git")
-    if git is None:
+    if runner.find() is None:
         return GitStatus(in_git_repo=False, tracked=False, ignored=False)
     cwd = path.parent
     while not cwd.is_dir():
         cwd = cwd.parent
     rel = os.path.relpath(path, cwd)
-    inside = _run(git, cwd, "rev-parse", "--is-inside-work-tree")
+    inside = _run(cwd, "rev-parse", "--is-inside-work-tree")
     if inside.returncode != 0 or inside.stdout.strip() != b"true":
         # 128: not a repository (or inside .git itself): nothing there can be tracked.
         if inside.returncode not in (0, 128):
@@ -86,34 +86,26 @@ def _ask(path: Path, *, ignored: bool) -> GitStatus:
         return GitStatus(in_git_repo=False, tracked=False, ignored=False)
     # `--literal-pathspecs`: a file named `.env*` must not match `.env` as a glob. (check-ignore
     # takes plain paths and rejects that option.)
-    listed = _run(git, cwd, "--literal-pathspecs", "ls-files", "--error-unmatch", "--", rel)
+    listed = _run(cwd, "--literal-pathspecs", "ls-files", "--error-unmatch", "--", rel)
     if listed.returncode not in (0, 1):
         raise GitUnanswered(f"git ls-files exited with {listed.returncode}")
     is_ignored = False
     if ignored:
-        checked = _run(git, cwd, "check-ignore", "-q", "--", rel)
+        checked = _run(cwd, "check-ignore", "-q", "--", rel)
         if checked.returncode not in (0, 1):
             raise GitUnanswered(f"git check-ignore exited with {checked.returncode}")
         is_ignored = checked.returncode == 0
     return GitStatus(in_git_repo=True, tracked=listed.returncode == 0, ignored=is_ignored)
 
 
-def _run(git: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    # GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE… from the caller's environment would make git
-    # answer about some other repository than the one holding the file.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["LC_ALL"] = "C"
+def _run(cwd: Path, *args: str, most: int = runner.MOST) -> runner.Answer:
+    # The runner leaves out GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE… of the caller's environment,
+    # which would make git answer about some other repository than the one holding the file.
     try:
-        return subprocess.run(  # noqa: S603 - fixed argv, no shell
-            [git, *_GIT_ARGS, *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=TIMEOUT_SECONDS,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+        return runner.run((*_GIT_ARGS, *args), cwd=cwd, timeout=TIMEOUT_SECONDS, most=most)
+    except runner.TimedOut:
         raise GitUnanswered(f"git took longer than {TIMEOUT_SECONDS:g} s") from None
-    except OSError as e:
-        raise GitUnanswered(f"git could not run: {e.strerror}") from None
+    except runner.NotStarted as e:
+        raise GitUnanswered(f"git could not run: {e.error.strerror}") from None
+    except runner.GitError as e:
+        raise GitUnanswered(str(e)) from None

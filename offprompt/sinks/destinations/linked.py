@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
-import subprocess
 import threading
 import time
 import tomllib
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from offprompt.configedit import jsonc
+from offprompt.disk import git as runner
 
 __all__ = ["MAX_READERS", "READ_SECONDS", "first_remote", "github_repo", "read_config"]
 
@@ -125,8 +124,7 @@ def first_remote(project: Path) -> tuple[str, str] | None:
     When the project holds its own `.git` folder, its config is read like any project file
     and git parses those very bytes from stdin (so what git reads is what was checked).
     """
-    git = shutil.which("git")
-    if git is None:
+    if runner.find() is None:
         raise OSError("git is not installed")
     dot_git = project / ".git"
     config: bytes | None = None
@@ -143,18 +141,21 @@ def first_remote(project: Path) -> tuple[str, str] | None:
         # A worktree or submodule (`.git` is a file naming the real folder), or a project
         # inside a repository: git finds the config; its own time limit bounds the wait.
         where = ["--local"]
-    # Our own repository only: GIT_DIR & co. from outside would name another one.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["LC_ALL"] = "C"
-    done = subprocess.run(  # noqa: S603 - fixed argv, no shell
-        [git, "-c", "safe.directory=*", "config", *where, "--null", "--get-regexp", _KEYS],
-        cwd=project,
-        env=env,
-        input=config if config is not None else b"",
-        capture_output=True,
-        timeout=5.0,
-        check=False,
-    )
+    # Our own repository only: the runner leaves out GIT_DIR & co., which would name another one.
+    argv = ["-c", "safe.directory=*", "config", *where, "--null", "--get-regexp", _KEYS]
+    try:
+        done = runner.run(
+            argv, cwd=project, input=config if config is not None else b"", timeout=5.0
+        )
+    except runner.NotFound:
+        raise OSError("git is not installed") from None
+    except runner.NotStarted as e:
+        raise e.error from None
+    except runner.TimedOut as e:
+        # In the words subprocess's TimeoutExpired gave before the runner (GitHub's link says it).
+        raise ValueError(f"Command '{e.argv}' timed out after {e.seconds} seconds") from None
+    except runner.GitError as e:
+        raise ValueError(str(e)) from None
     if done.returncode == 1:  # no such key: no remote
         return None
     if done.returncode == 128 and config is None:  # --local outside a repository

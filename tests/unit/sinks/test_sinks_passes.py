@@ -14,6 +14,7 @@ import dotenv.parser
 import pytest
 
 from offprompt import sinks
+from offprompt.disk import git as git_runner
 from offprompt.sinks import atomic, nodeenv, shell
 
 DOTENV = sinks.SinkSpec()
@@ -50,7 +51,7 @@ def passes(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     counting(monkeypatch, counts, "python-dotenv", dotenv.parser, "parse_stream")
     counting(monkeypatch, counts, "node", nodeenv, "assignments")
     counting(monkeypatch, counts, "bash", shell, "analyze")
-    counting(monkeypatch, counts, "git", subprocess, "run")
+    counting(monkeypatch, counts, "git", git_runner, "run")
     return counts
 
 

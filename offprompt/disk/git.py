@@ -1,0 +1,239 @@
+"""The one way offprompt runs git (DESIGN §2): the binary found on PATH by an absolute path, no
+shell, none of this process's GIT_* variables, no stdin unless given, a time limit and bounded
+output, always.
+
+Light enough for the guard's hook: it imports only `os` and `errno` at first, and the
+subprocess machinery when git is run. What git's answer means stays with each caller.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Sequence
+
+# No subprocess at import: the guard imports this module only when it asks git, and others may
+# import it for its types.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
+__all__ = [
+    "MOST",
+    "TIMEOUT",
+    "Answer",
+    "GitError",
+    "NotFound",
+    "NotStarted",
+    "TimedOut",
+    "TooLong",
+    "find",
+    "run",
+]
+
+TIMEOUT = 5.0
+"""Seconds git has to answer unless the caller says otherwise."""
+MOST = 4 * 1024 * 1024
+"""Bytes git may print on stdout, and apart on stderr, unless the caller says otherwise: a crafted
+repository (a huge blob, a config of many megabytes) cannot fill this process's memory."""
+
+# Configuration git takes as if given with `-c` (it is how git hands `-c` to its own children),
+# so no caller's argv changes. core.fsmonitor names a program a repository can configure; none of
+# offprompt's questions needs it, and a crafted project must not get one run by asking.
+_PROTECTIONS = "'core.fsmonitor=false'"
+_CHUNK = 32768
+_PIPE_BUF = 4096  # a write of at most this much to a pipe poll calls writable does not block
+
+
+class GitError(Exception):
+    """git gave no answer: not found, could not start, too slow, or too much output.
+
+    Outside the error root on purpose (disk/ imports nothing of offprompt): each caller that
+    runs git catches it and says what it means in its own words.
+    """
+
+
+class NotStarted(GitError):
+    """The git found could not be started, or its pipes failed (`error` is the OSError, as the
+    system gave it)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(f"git could not run: {error.strerror}")
+        self.error = error
+
+
+class NotFound(NotStarted):
+    """No git on PATH: an ENOENT, as starting a missing program gives."""
+
+    def __init__(self) -> None:
+        super().__init__(FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), "git"))
+
+
+class TimedOut(GitError):
+    """git did not finish within `seconds`; it was killed. `argv` is what was run."""
+
+    def __init__(self, argv: list[str], seconds: float) -> None:
+        super().__init__(f"git took longer than {seconds:g} s")
+        self.argv = argv
+        self.seconds = seconds
+
+
+class TooLong(GitError):
+    """git printed more than `most` bytes on stdout or on stderr; it was killed."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(f"git printed more than {most} bytes")
+        self.most = most
+
+
+class Answer:
+    """git's exit status and what it printed (raw bytes). Frozen; the repr shows only sizes, as
+    the output can be a file's content."""
+
+    __slots__ = ("returncode", "stderr", "stdout")
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    def __init__(self, returncode: int, stdout: bytes, stderr: bytes) -> None:
+        object.__setattr__(self, "returncode", returncode)
+        object.__setattr__(self, "stdout", stdout)
+        object.__setattr__(self, "stderr", stderr)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __repr__(self) -> str:
+        return (
+            f"Answer(returncode={self.returncode}, stdout=<{len(self.stdout)} bytes>,"
+            f" stderr=<{len(self.stderr)} bytes>)"
+        )
+
+
+def find() -> str | None:
+    """git's absolute path, as PATH names it (shutil.which's look, without its import), or None.
+
+    An empty or relative PATH entry is skipped: it would name a folder of wherever offprompt
+    runs, and a project can hold a program called `git`.
+    """
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not os.path.isabs(folder):
+            continue
+        path = os.path.join(folder, "git")
+        if os.access(path, os.X_OK) and not os.path.isdir(path):
+            return path
+    return None
+
+
+def run(
+    args: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    input: bytes | None = None,
+    timeout: float = TIMEOUT,
+    most: int = MOST,
+    keep_locale: bool = False,
+) -> Answer:
+    """Run `git ARGS` in `cwd` and wait for it, at most `timeout` seconds.
+
+    Its environment is this process's without any GIT_* variable (GIT_DIR, GIT_WORK_TREE,
+    GIT_CONFIG_PARAMETERS... would make git answer about another repository, or configure it),
+    with LC_ALL=C unless `keep_locale` (a caller that shows git's own words to a person keeps
+    their language). stdin is `input`, or nothing. Any exit status is an Answer; GitError when
+    git gives none (NotFound, NotStarted, TimedOut, TooLong).
+    """
+    git = find()
+    if git is None:
+        raise NotFound()
+    import subprocess
+    import time
+
+    argv = [git, *args]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_CONFIG_PARAMETERS"] = _PROTECTIONS
+    if not keep_locale:
+        env["LC_ALL"] = "C"
+    deadline = time.monotonic() + timeout
+    try:
+        proc = subprocess.Popen(  # noqa: S603 - git by its absolute path, no shell
+            argv,
+            bufsize=0,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except OSError as e:
+        raise NotStarted(e) from None
+    try:
+        outputs = _exchange(proc, input or b"", deadline, most)
+        if outputs is None:
+            raise TimedOut(argv, timeout)
+        try:
+            returncode = proc.wait(max(deadline - time.monotonic(), 0))
+        except subprocess.TimeoutExpired:
+            raise TimedOut(argv, timeout) from None
+    except OSError as e:  # a pipe that failed under us: no answer either
+        raise NotStarted(e) from None
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    return Answer(returncode, *outputs)
+
+
+def _exchange(
+    proc: subprocess.Popen[bytes], data: bytes, deadline: float, most: int
+) -> tuple[bytes, bytes] | None:
+    """Feed `data` to git and read its two outputs at once (a pipe left full would stall it),
+    each up to `most` bytes, until both end: subprocess.communicate with bounds. None when the
+    deadline passes first; TooLong past `most`."""
+    import selectors
+    import time
+
+    if proc.stdout is None or proc.stderr is None:  # not the case: both are opened as pipes
+        raise ValueError("git's output is not piped")
+    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    read: dict[int, list[bytes]] = {out: [], err: []}
+    size = dict.fromkeys(read, 0)
+    stdin = proc.stdin
+    offset = 0
+    with selectors.DefaultSelector() as selector:
+        for fd in read:
+            selector.register(fd, selectors.EVENT_READ)
+        if stdin is not None:
+            if data:
+                selector.register(stdin.fileno(), selectors.EVENT_WRITE)
+            else:
+                stdin.close()
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            for key, _ in selector.select(left):
+                fd = key.fd
+                if fd in read:
+                    chunk = os.read(fd, min(_CHUNK, most + 1 - size[fd]))
+                    if not chunk:
+                        selector.unregister(fd)
+                        continue
+                    read[fd].append(chunk)
+                    size[fd] += len(chunk)
+                    if size[fd] > most:
+                        raise TooLong(most)
+                elif stdin is not None:
+                    try:
+                        offset += os.write(fd, data[offset : offset + _PIPE_BUF])
+                    except BrokenPipeError:  # git stopped reading: what it prints still counts
+                        offset = len(data)
+                    if offset >= len(data):
+                        selector.unregister(fd)
+                        stdin.close()
+    return b"".join(read[out]), b"".join(read[err])
