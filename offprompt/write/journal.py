@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -180,21 +179,14 @@ class Journal:
 
     def append(self, entry: JournalEntry) -> None:
         """Add one line and fsync it; the file is 0600 and new folders 0700. Raises OSError."""
+        from offprompt.disk import walk
+
         _make_private_dirs(self.path.parent)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(self.path, flags | getattr(os, "O_BINARY", 0), 0o600)
-        try:
-            if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077 and hasattr(os, "fchmod"):
-                # Created earlier with looser bits (by hand, or an older version): tighten it.
-                os.fchmod(fd, 0o600)
-            data = (entry.to_json() + "\n").encode("ascii")
-            # One write() per line with O_APPEND, so two servers appending at once (one per
-            # agent session) add whole lines rather than overwrite or split each other's.
-            while data:
-                data = data[os.write(fd, data) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        # One write() per line with O_APPEND, so two servers appending at once (one per agent
+        # session) add whole lines rather than overwrite or split each other's; a journal made
+        # earlier with looser bits (by hand, or an older version) is tightened to 0600.
+        data = (entry.to_json() + "\n").encode("ascii")
+        walk.write_new(self.path, data, append=True, follow=True, exact=0o600)
 
     def read(self) -> list[JournalEntry]:
         """Every entry, newest first; lines that do not parse are skipped. [] if no journal."""
