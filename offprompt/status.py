@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from offprompt.collect.request import check_names
 from offprompt.errors import RefusedRequest, Unreadable, WriteError
-from offprompt.names import NAME
+from offprompt.names import NAME, check_names
 from offprompt.spec import SinkSpec
 
 if TYPE_CHECKING:

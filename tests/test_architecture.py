@@ -20,6 +20,9 @@ class Edge:
     source: str
     target: str
     line: int
+    type_only: bool = False
+    """Under `if TYPE_CHECKING:`: never imported at run time, but a dependency all the same
+    (a circle of annotations is a circle of the design)."""
 
 
 def _modules() -> dict[str, Path]:
@@ -73,31 +76,71 @@ def _edges() -> list[Edge]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         is_package = path.name == "__init__.py"
 
-        def walk(node: ast.AST, module: str = module, is_package: bool = is_package) -> None:
+        def walk(
+            node: ast.AST,
+            module: str = module,
+            is_package: bool = is_package,
+            type_only: bool = False,
+        ) -> None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.If) and _is_type_checking(child):
-                    continue  # annotations only: never imported at run time
+                    walk(child, type_only=True)  # annotations only: never imported at run time
+                    continue
                 if isinstance(child, ast.Import | ast.ImportFrom):
                     for name in _targets(module, child, is_package):
                         target = _owner(name) if name.startswith("offprompt") else name
                         if target and target != module:
-                            edges.append(Edge(module, target, child.lineno))
+                            edges.append(Edge(module, target, child.lineno, type_only))
                     continue
-                walk(child)  # an import inside a function is an arrow all the same
+                walk(child, type_only=type_only)  # an import inside a function all the same
 
         walk(tree)
     return edges
 
 
-EDGES = _edges()
+ALL_EDGES = _edges()
+EDGES = [e for e in ALL_EDGES if not e.type_only]
+"""What runs: the rules of the table below hold for these; circles are looked for in all."""
 
 
 def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
-    for edge in EDGES:
+    for edge in ALL_EDGES:
         if edge.target in MODULES:
             graph[edge.source].add(edge.target)
     return graph
+
+
+def room_of(module: str) -> str:
+    """The room a module stands in: a package under offprompt/ (`offprompt.write`), or a loose
+    top-level module (`offprompt.status`); the package's own face is `offprompt`."""
+    return ".".join(module.split(".")[:2])
+
+
+def _rooms() -> dict[str, set[str]]:
+    rooms: dict[str, set[str]] = {room_of(m): set() for m in MODULES}
+    for edge in ALL_EDGES:
+        if edge.target in MODULES and room_of(edge.source) != room_of(edge.target):
+            rooms[room_of(edge.source)].add(room_of(edge.target))
+    return rooms
+
+
+def floors(graph: dict[str, set[str]]) -> dict[str, int]:
+    """Each room's floor: 1 for a room that imports no other, else one above the highest it
+    imports (the graph must have no circle)."""
+    found: dict[str, int] = {}
+
+    def floor(room: str) -> int:
+        if room not in found:
+            found[room] = 1 + max((floor(r) for r in graph[room]), default=0)
+        return found[room]
+
+    for room in graph:
+        floor(room)
+    return found
+
+
+MAX_FLOORS = 12
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -146,9 +189,33 @@ def test_the_circle_finder_finds_a_ring_and_leaves_a_line_alone() -> None:
     assert [] == cycles({"a": {"b"}, "b": {"c"}, "c": set()})
 
 
+def test_the_floor_counter_counts_the_longest_way_down() -> None:
+    """A room stands one floor above the highest room it imports."""
+    assert {"a": 3, "b": 2, "c": 1, "d": 1} == floors(
+        {"a": {"b", "d"}, "b": {"c"}, "c": set(), "d": set()}
+    )
+
+
+def test_no_circle_between_rooms_and_at_most_twelve_floors() -> None:
+    """Rooms import one another one way only (type-only imports included), so the house has
+    floors, and no more than twelve of them: the flow from a door down to the disk stays short
+    enough to read (DESIGN §2)."""
+    rooms = _rooms()
+    assert [] == cycles(rooms)
+    tallest = max(floors(rooms).items(), key=lambda item: item[1])
+    assert tallest[1] <= MAX_FLOORS, f"{tallest[0]} stands on floor {tallest[1]}"
+
+
+def test_type_only_imports_are_read() -> None:
+    """An import under `if TYPE_CHECKING:` is among the arrows circles are looked for in."""
+    assert any(e.type_only for e in ALL_EDGES)
+    assert all(not e.type_only for e in EDGES)
+
+
 def test_no_import_circle() -> None:
     """No two modules import each other, directly or round a ring, even through a late import
-    (a circle broken by importing inside a function is still a circle)."""
+    or an annotation (a circle broken by importing inside a function, or by hiding one side
+    under TYPE_CHECKING, is still a circle)."""
     assert [] == cycles(_graph())
 
 
@@ -266,9 +333,36 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
         ("offprompt",),
         "the protocol layer never touches files, values or the page (the base modules aside)",
     ),
+    (
+        "offprompt.disk",
+        ("offprompt",),
+        "the one way to touch a disk imports nothing of offprompt: every room may stand on it",
+    ),
+    (
+        "offprompt.configedit",
+        ("offprompt",),
+        "byte-exact JSONC and TOML edits import nothing else of offprompt",
+    ),
+    (
+        "offprompt.status",
+        (
+            *CORE_AND_DOORS,
+            "offprompt.page",
+            "offprompt.write.submit",
+            *(w for w in SINK_WRITERS if w != "offprompt.sinks.atomic"),  # its reads are theirs
+        ),
+        "status and keys read: they never reach a write",
+    ),
+    (
+        "offprompt.agents",
+        ("offprompt.mcp", "offprompt.tools", "offprompt.collect", "offprompt.status"),
+        "each agent's declaration, hook and mask never import the protocol or a door",
+    ),
 ]
 ALLOWED: dict[str, tuple[str, ...]] = {
     # Inside a room, and the base modules every room may use.
+    "offprompt.configedit": ("offprompt.configedit",),
+    "offprompt.disk": ("offprompt.disk",),
     "offprompt.crypto": ("offprompt.crypto",),
     "offprompt.mcp": ("offprompt.mcp", *BASE),
     "offprompt.registry": ("offprompt.registry",),

@@ -46,12 +46,12 @@ checks again what an earlier owner decided, so a caller that skipped that owner 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from offprompt.errors import FieldPath, RefusedRequest
-from offprompt.names import MAX_NAME_LENGTH, NAME_PATTERN, is_name
+from offprompt.names import MAX_NAME_LENGTH, MAX_NAMES, NAME_PATTERN, check_names
 from offprompt.spec import DestinationSpec, GenerateSpec, ReasonAuthor, SecretSpec, SinkSpec
 
 __all__ = [
@@ -64,7 +64,6 @@ __all__ = [
 ]
 
 # The key-name rule itself (NAME_PATTERN, MAX_NAME_LENGTH) is offprompt.names'.
-MAX_NAMES: Final = 12
 
 
 @dataclass(frozen=True)
@@ -84,25 +83,6 @@ class CollectRequest:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.secrets)
-
-
-def check_names(names: Sequence[str], *, most: int = MAX_NAMES) -> None:
-    """1-`most` key names, each `NAME_PATTERN` and at most 128 characters, none twice (a
-    collect asks for at most 12; `secret_status` takes up to 64)."""
-    if not names:
-        raise RefusedRequest("name at least one key, e.g. STRIPE_SECRET_KEY")
-    if len(names) > most:
-        raise RefusedRequest(f"{len(names)} keys were named; name at most {most} at once")
-    seen: set[str] = set()
-    for name in names:
-        if not is_name(name):
-            raise RefusedRequest(
-                f"{name!r} is not a key name: capitals, digits and _, starting with a capital, "
-                f"at most {MAX_NAME_LENGTH} characters (e.g. STRIPE_SECRET_KEY)"
-            )
-        if name in seen:
-            raise RefusedRequest(f"{name} is named twice; name each key once.")
-        seen.add(name)
 
 
 def validate(args: Mapping[str, Any]) -> CollectRequest:

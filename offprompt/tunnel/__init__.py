@@ -13,10 +13,9 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 if TYPE_CHECKING:
-    from offprompt.page.loopback import PageServer
     from offprompt.tunnel.process import TunnelProcess
 
 __all__ = ["TUNNEL_SECONDS", "Tunnel", "TunnelLink"]
@@ -25,6 +24,20 @@ _log = logging.getLogger("offprompt")
 
 TUNNEL_SECONDS: Final = 20.0
 _RETRY: Final = 0.5
+
+
+class PageServer(Protocol):
+    """What the tunnel needs of the page server (offprompt.page.loopback's): its port, the
+    host it answers for, and a one-off probe path. Said here, so the tunnel stays below the
+    page in the house rather than importing it."""
+
+    tunnel_host: str | None
+
+    async def start(self) -> int: ...
+
+    def probe_begin(self) -> tuple[str, str]: ...
+
+    def probe_end(self) -> None: ...
 
 
 @dataclass(frozen=True)
