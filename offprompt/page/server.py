@@ -158,9 +158,16 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
 # -- handlers ----------------------------------------------------------------------------------
 
 
+def _as_sent(request: web.Request) -> bool:
+    """Whether the path was sent as the route spells it: no query (not even a bare `?`), no
+    percent-encoding and nothing the URL parser normalised, so `/r/%61bc…` names no token."""
+    return "?" not in request.raw_path and request.raw_path == request.path
+
+
 def _lookup(request: web.Request) -> RequestRecord:
-    """The request this URL names, or 404: unknown token, malformed token or any query."""
-    if "?" in request.raw_path:
+    """The request this URL names, or 404: unknown token, malformed token, any query, or a
+    path not matched as sent (percent-encoded)."""
+    if not _as_sent(request):
         raise _refuse(404)
     token = request.match_info.get("token", "")
     if not _TOKEN.fullmatch(token):
@@ -222,7 +229,7 @@ async def _page(request: web.Request) -> web.StreamResponse:
 def _probe_answer(request: web.Request) -> str | None:
     probe = request.app[SETTINGS].probe
     token = request.match_info.get("token", "")
-    if probe is None or "?" in request.raw_path or not same(token, probe[0]):
+    if probe is None or not _as_sent(request) or not same(token, probe[0]):
         return None
     return probe[1]
 
