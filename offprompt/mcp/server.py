@@ -356,9 +356,8 @@ class Server:
         tool = self._tools.get(name)
         if tool is None:
             raise RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {_short(name)}")
+        # Absent is no arguments; sent, it is an object (`null` is not: the CallToolRequest shape).
         arguments = params.get("arguments", {})
-        if arguments is None:
-            arguments = {}
         if not isinstance(arguments, dict):
             raise RpcError(rpc.INVALID_PARAMS, "Invalid params: arguments must be an object")
         meta = params.get("_meta")

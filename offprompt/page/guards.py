@@ -7,12 +7,17 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-# Port digits are bounded loosely: any port, or none, is the contract; a Host header with a
+# Any port (1-65535, checked by `_port_ok`), or none, is the contract; a Host header with a
 # path, credentials, a trailing dot or an IPv6 literal is not a loopback name we serve.
-_LOOPBACK_HOST: Final = re.compile(r"(?:127\.0\.0\.1|localhost)(?::[0-9]{1,5})?", re.IGNORECASE)
+_LOOPBACK_HOST: Final = re.compile(r"(?:127\.0\.0\.1|localhost)((?::[0-9]{1,5})?)", re.IGNORECASE)
 _LOOPBACK_ORIGIN: Final = re.compile(r"http://(?:127\.0\.0\.1|localhost)(?::[0-9]{1,5})?")
 _TUNNEL_HOST: Final = re.compile(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?")
 _PORT: Final = re.compile(r"(?::[0-9]{1,5})?")
+
+
+def _port_ok(suffix: str) -> bool:
+    """Whether `suffix` is no port at all or `:` and a port in 1-65535 (`:0`, `:99999` are not)."""
+    return not suffix or 1 <= int(suffix[1:]) <= 65535
 
 
 def normalize_tunnel_host(host: str | None) -> str | None:
@@ -30,12 +35,16 @@ def host_allowed(values: Sequence[str], tunnel_host: str | None) -> bool:
     if len(values) != 1:
         return False
     host = values[0]
-    if _LOOPBACK_HOST.fullmatch(host):
-        return True
+    loopback = _LOOPBACK_HOST.fullmatch(host)
+    if loopback:
+        return _port_ok(loopback.group(1))
     if tunnel_host is None:
         return False
     lowered = host.lower()
-    return lowered.startswith(tunnel_host) and bool(_PORT.fullmatch(lowered[len(tunnel_host) :]))
+    if not lowered.startswith(tunnel_host):
+        return False
+    suffix = lowered[len(tunnel_host) :]
+    return bool(_PORT.fullmatch(suffix)) and _port_ok(suffix)
 
 
 def fetch_site_allowed(values: Sequence[str]) -> bool:

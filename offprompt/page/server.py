@@ -17,7 +17,7 @@ from offprompt import sinks
 from offprompt.crypto.tokens import same
 from offprompt.errors import CheckRejected, OffpromptError, Refusal, ValidationFailed
 from offprompt.offloop import run_off_loop
-from offprompt.page import render
+from offprompt.page import loopback, render
 from offprompt.page.answers import answer_for, kind
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
@@ -52,6 +52,7 @@ _DEFAULTS: Final[dict[int, tuple[str, str]]] = {
     403: ("Refused", "This page only accepts requests made by itself."),
     404: ("Not found", "This link is not known here: it may be mistyped, or from an earlier run."),
     405: ("Method not allowed", "This address does not accept that kind of request."),
+    408: ("Too slow", "The form did not arrive in time, so it was not read. Nothing was written."),
     409: ("Busy", "Another submission of this form is being written. Reload in a moment."),
     413: ("Too large", "The form is larger than 64 KiB, so it was not read."),
     415: ("Unsupported form", "The form must be sent as a normal HTML form (UTF-8)."),
@@ -158,9 +159,16 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
 # -- handlers ----------------------------------------------------------------------------------
 
 
+def _as_sent(request: web.Request) -> bool:
+    """Whether the path was sent as the route spells it: no query (not even a bare `?`), no
+    percent-encoding and nothing the URL parser normalised, so `/r/%61bc…` names no token."""
+    return "?" not in request.raw_path and request.raw_path == request.path
+
+
 def _lookup(request: web.Request) -> RequestRecord:
-    """The request this URL names, or 404: unknown token, malformed token or any query."""
-    if "?" in request.raw_path:
+    """The request this URL names, or 404: unknown token, malformed token, any query, or a
+    path not matched as sent (percent-encoded)."""
+    if not _as_sent(request):
         raise _refuse(404)
     token = request.match_info.get("token", "")
     if not _TOKEN.fullmatch(token):
@@ -222,7 +230,7 @@ async def _page(request: web.Request) -> web.StreamResponse:
 def _probe_answer(request: web.Request) -> str | None:
     probe = request.app[SETTINGS].probe
     token = request.match_info.get("token", "")
-    if probe is None or "?" in request.raw_path or not same(token, probe[0]):
+    if probe is None or not _as_sent(request) or not same(token, probe[0]):
         return None
     return probe[1]
 
@@ -241,7 +249,7 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     if req.status != "awaiting":
         raise _closed(req)
     try:
-        posted = read_submission(await read_form(request), req)
+        posted = read_submission(await _body(request), req)
     except (FormUnreadable, BadSubmission) as exc:
         return await _answer(request, req, exc, None)
     # "Write anyway" (DESIGN §16): the refused submit's values, under any posted again. Any
@@ -274,6 +282,19 @@ async def _submit(request: web.Request) -> web.StreamResponse:
             outcome, csp_nonce=request[CSP_NONCE], dialog_host=host, verdicts=verdicts
         )
     )
+
+
+async def _body(request: web.Request) -> dict[str, str]:
+    """The posted form, read within BODY_TIMEOUT of its headers (DESIGN §6); a body that does
+    not arrive in time has its connection dropped, unanswered, and nothing is written."""
+    try:
+        async with asyncio.timeout(loopback.BODY_TIMEOUT):
+            return await read_form(request)
+    except TimeoutError:
+        _log.info("page: a form's body did not arrive within %g s; dropped", loopback.BODY_TIMEOUT)
+        if request.transport is not None:
+            request.transport.abort()
+        raise _refuse(408) from None
 
 
 async def _answer(

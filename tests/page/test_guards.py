@@ -47,6 +47,41 @@ async def test_loopback_host_on_any_port_is_served(
     assert resp.status == 200
 
 
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost:99999",
+        "127.0.0.1:0",
+        "127.0.0.1:65536",
+        "LOCALHOST:00000",
+        "localhost:http",
+        "127.0.0.1:-1",
+        "127.0.0.1:",
+        "localhost:+80",
+        "127.0.0.1:\u0661\u0662",  # Arabic-Indic digits are not a port
+    ],
+)
+async def test_loopback_host_with_a_port_outside_1_to_65535_is_misdirected(
+    client: TestClient, make_request: MakeRequest, host: str
+) -> None:
+    """A loopback Host whose port is not a number in 1-65535 gets 421 (DESIGN §6)."""
+    resp = await client.get(path_of(make_request()), headers={"Host": host})
+    assert resp.status == 421
+
+
+@pytest.mark.parametrize("port", [":0", ":99999", ":65536", ":x"])
+async def test_tunnel_host_with_a_port_outside_1_to_65535_is_misdirected(
+    client: TestClient, make_request: MakeRequest, settings: PageSettings, port: str
+) -> None:
+    """The tunnel's hostname follows the same port rule; with a port in range it is served."""
+    settings.tunnel_host = "abc.trycloudflare.com"
+    path = path_of(make_request())
+    resp = await client.get(path, headers={"Host": "abc.trycloudflare.com" + port})
+    assert resp.status == 421
+    resp = await client.get(path, headers={"Host": "abc.trycloudflare.com:443"})
+    assert resp.status == 200
+
+
 async def test_host_check_comes_before_the_token_check(client: TestClient) -> None:
     """An unknown path on a foreign Host answers 421, not 404."""
     resp = await client.get("/nowhere", headers={"Host": "evil.example"})
@@ -182,6 +217,55 @@ async def test_any_query_string_is_not_found(
     """A query string on a page or status URL gets 404, even an empty one."""
     resp = await client.get(path_of(make_request()) + suffix)
     assert resp.status == 404
+
+
+async def raw_status(client: TestClient, target: str, method: str = "GET") -> bytes:
+    """The status code of a request line sent byte for byte (HTTP clients re-encode paths)."""
+    reader, writer = await asyncio.open_connection(client.host, client.port)
+    request = f"{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n"
+    writer.write(request.encode() + b"Connection: close\r\n\r\n")
+    status_line = await asyncio.wait_for(reader.readline(), 10)
+    writer.close()
+    await writer.wait_closed()
+    return bytes(status_line.split()[1])
+
+
+def percent_encoded(token: str, at: int) -> str:
+    return token[:at] + f"%{ord(token[at]):02x}" + token[at + 1 :]
+
+
+@pytest.mark.parametrize("at", [0, 5, 31])
+@pytest.mark.parametrize("suffix", ["", "/status"])
+async def test_percent_encoded_token_is_not_found(
+    client: TestClient, make_request: MakeRequest, at: int, suffix: str
+) -> None:
+    """A token path is matched as sent: one of its characters percent-encoded (`/r/%61bc…`)
+    names no request, for the page, its status and a POST; the path as sent is served."""
+    token = make_request().token
+    assert await raw_status(client, f"/r/{token}{suffix}") == b"200"
+    encoded = f"/r/{percent_encoded(token, at)}{suffix}"
+    assert await raw_status(client, encoded) == b"404"
+    assert await raw_status(client, f"/r/{percent_encoded(token, at).upper()}{suffix}") == b"404"
+    if not suffix:
+        assert await raw_status(client, encoded, "POST") == b"404"
+
+
+@pytest.mark.parametrize("path", ["/%72/{token}", "/r%2F{token}", "/r/./{token}", "//r/{token}"])
+async def test_a_token_path_spelled_otherwise_is_not_found(
+    client: TestClient, make_request: MakeRequest, path: str
+) -> None:
+    """The route's parts percent-encoded, a dot segment or a doubled slash: not as sent, 404."""
+    assert await raw_status(client, path.format(token=make_request().token)) == b"404"
+
+
+async def test_percent_encoded_probe_path_is_not_its_answer(
+    client: TestClient, settings: PageSettings
+) -> None:
+    """The tunnel probe's path is matched as sent too."""
+    token = "0123456789abcdef0123456789abcdef"
+    settings.probe = (token, "probe-answer")
+    assert await raw_status(client, f"/r/{token}") == b"200"
+    assert await raw_status(client, f"/r/{percent_encoded(token, 3)}") == b"404"
 
 
 async def test_bare_question_mark_is_not_found(

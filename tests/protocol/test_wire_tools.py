@@ -1,11 +1,13 @@
 """Raw JSON-line tests of tools/call: errors, refusals, progress, cancellation, MRTR state."""
 
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import mcp_types.methods as methods
 import pytest
-from wire import Wire, meta
+from wire import OFFPROMPT, Wire, meta
 
 URL_CAPS = {"elicitation": {"form": {}, "url": {}}}
 
@@ -31,11 +33,48 @@ def test_unknown_tool_is_invalid_params(wire: Wire) -> None:
     assert wire.request("tools/call", modern_call("nope"))["error"]["code"] == -32602
 
 
-@pytest.mark.parametrize("arguments", [[1], "text", 5])
+@pytest.mark.parametrize("arguments", [[1], "text", 5, None])
 def test_arguments_not_an_object_is_invalid_params(wire: Wire, arguments: Any) -> None:
-    """arguments that are not an object get -32602."""
+    """arguments that are not an object (null included) get -32602."""
     wire.initialize()
-    assert wire.request("tools/call", call("echo", arguments))["error"]["code"] == -32602
+    params = {"name": "echo", "arguments": arguments}
+    assert wire.request("tools/call", params)["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize("arguments", [None, [], ["x"], "text", 5, 1.5, True])
+@pytest.mark.parametrize("tool", ["collect_secret", "secret_status"])
+def test_real_server_answers_non_object_arguments_with_invalid_params(
+    spawn: Callable[..., Wire], project: Path, tool: str, arguments: Any
+) -> None:
+    """`offprompt serve`: `"arguments"` sent as null or any other non-object is the
+    CallToolRequest shape broken, a JSON-RPC -32602 (not a refusal result), in both revisions."""
+    server = spawn(OFFPROMPT, env={"OFFPROMPT_SANDBOX": "0", "BROWSER": "false"}, cwd=str(project))
+    server.initialize()
+    params: dict[str, Any] = {"name": tool, "arguments": arguments}
+    answer = server.request("tools/call", params)
+    assert "result" not in answer, answer
+    assert answer["error"]["code"] == -32602
+    modern = {**params, "_meta": meta()}
+    assert server.request("tools/call", modern)["error"]["code"] == -32602
+
+
+def test_real_server_keeps_absent_arguments_a_refusal_result(
+    spawn: Callable[..., Wire], project: Path
+) -> None:
+    """No `arguments` at all is still no arguments (today's behaviour, not -32602):
+    collect_secret answers its refusal result naming the missing `secrets`, and secret_status
+    (whose arguments are all optional) its answer for the project's .env."""
+    server = spawn(OFFPROMPT, env={"OFFPROMPT_SANDBOX": "0", "BROWSER": "false"}, cwd=str(project))
+    server.initialize()
+    r = server.request("tools/call", {"name": "collect_secret"})["result"]
+    methods.validate_server_result("tools/call", "2025-11-25", r)
+    assert r["isError"] is True
+    assert r["content"][0]["text"].startswith("offprompt refused that request: ")
+    assert "secrets is required" in r["content"][0]["text"]
+    r = server.request("tools/call", {"name": "secret_status"})["result"]
+    methods.validate_server_result("tools/call", "2025-11-25", r)
+    assert "isError" not in r
+    assert r["structuredContent"]["file"] == ".env"
 
 
 def test_schema_violation_is_a_refusal_result(wire: Wire) -> None:
