@@ -14,11 +14,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from offprompt.journal import Journal
 from offprompt.page import PageServer, loopback
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
-from offprompt.submit import Submitter
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
 
 CANARY = "canary-load-5d1e-body-9b27"
 SHORT = 0.5  # the lowered timeouts, seconds
