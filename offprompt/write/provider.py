@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from offprompt import __version__
+from offprompt.echo import echoes
 from offprompt.spec import SKIPPED, Verdict
 from offprompt.spec import CheckStatus as Status
 
@@ -218,18 +219,14 @@ def _walk(data: Any, path: str) -> Any:
 
 def _account(raw: Any, value: str) -> str:
     """An account name fit to show: text, printable, at most MAX_ACCOUNT characters, and never
-    one that holds the value or part of it (a provider that echoes a key's label)."""
+    one that holds the value or part of it (a provider that echoes a key's label): the rule of
+    offprompt.echo, any 4 characters of it in any common encoding, as for a program's output."""
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
         return ""
     text = "".join(c for c in str(raw).strip() if c.isprintable())[:MAX_ACCOUNT]
-    if not text or text in value or value in text or _shares(text, value):
+    if not text or text in value or value in text or echoes(text, (value,)):
         return ""
     return text
-
-
-def _shares(text: str, value: str, span: int = 8) -> bool:
-    """Whether `text` holds any `span` characters running as they do in `value`."""
-    return any(text[i : i + span] in value for i in range(len(text) - span + 1))
 
 
 def _unreachable(provider: str) -> Verdict:

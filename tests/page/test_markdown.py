@@ -36,6 +36,27 @@ def test_links_are_shown_as_text_never_clickable(link: str) -> None:
     assert "href" not in html
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[x](data:text/html;base64,PHNjcmlwdD4=)",
+        "[x](JaVaScRiPt:alert(1))",
+        "[x](vbscript:msgbox(1))",
+        "<javascript:alert(1)>",
+        "[![logo](https://evil.example/x.png)](https://evil.example)",
+        "![x](data:image/png;base64,iVBORw0KGgo=)",
+        "[x][1]\n\n[1]: javascript:alert(1)",
+        "[mail](mailto:ops@example.com)",
+    ],
+)
+def test_no_scheme_or_image_becomes_markup_without_the_csp(text: str) -> None:
+    """DESIGN §6/THREAT_MODEL: the reason's links stay text (http(s) and mailto at most, and
+    those too are text), and no image renders, whatever the CSP does."""
+    html = render_markdown(text)
+    assert re.search(r"<(a|img|iframe|object|embed|svg)\b", html, re.IGNORECASE) is None
+    assert re.search(r"\b(href|src)\s*=", html, re.IGNORECASE) is None
+
+
 def test_javascript_link_shows_its_text_and_address() -> None:
     """`[x](javascript:…)` reads as `x (javascript:…)`, with the address set apart."""
     html = render_markdown("[click me](javascript:alert(1))")

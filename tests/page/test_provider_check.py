@@ -286,6 +286,25 @@ async def test_an_account_that_holds_part_of_the_value_is_not_shown(
     assert key[:16] not in data["html"]
 
 
+@pytest.mark.parametrize("span", [7, 4])
+@pytest.mark.parametrize("form", ["as is", "reversed"])
+async def test_an_account_sharing_four_characters_with_the_value_is_not_shown(
+    providers: Any, page: Any, canary: str, span: int, form: str
+) -> None:
+    """The one 4-character rule of every echo (offprompt.echo): an account name that shares
+    7 or 4 characters of the key, as they run in it or reversed, is not shown."""
+    key = openai_key(canary)
+    piece = canary[-span:] if form == "as is" else canary[-span:][::-1]
+    name = f"team {piece} x"
+    p = await page(("api.openai.com", await providers(headers={"openai-organization": name})))
+    req = p.request(OPENAI)
+    data = await (await p.post(req, {"OPENAI_API_KEY": key, "check": "1"})).json()
+    assert {"OPENAI_API_KEY": "ok"} == data["checked"]
+    assert name not in data["html"]
+    assert piece not in data["html"]
+    assert "Works — account" not in data["html"]
+
+
 async def test_an_unreachable_provider_does_not_hold_the_write(
     providers: Any, page: Any, canary: str
 ) -> None:

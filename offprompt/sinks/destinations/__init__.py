@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,11 +153,14 @@ def send(
     ticked: Collection[int],
     *,
     env: Mapping[str, str] | None = None,
-    timeout: float = runner.TIMEOUT_SECONDS,
+    timeout: float | None = None,
 ) -> tuple[DestinationResult, ...]:
     """Send `values` to each ticked destination, in order; never raises for a destination
-    that fails. Blocking: each program gets at most `timeout` seconds."""
+    that fails. Blocking (run it off the event loop): each destination as a whole, every name
+    and environment it takes, gets at most `timeout` seconds (runner.TIMEOUT_SECONDS, read at
+    the call, when None)."""
     env = os.environ if env is None else env
+    timeout = runner.TIMEOUT_SECONDS if timeout is None else timeout
     every = [v for v in values.values() if v]
     return tuple(
         _send_one(project, p, values, i in ticked, env, every, timeout)
@@ -228,9 +232,14 @@ def _send_one(
     # Every kind's targeting variables dropped, then the checked target's own set (Vercel's).
     child = {**runner.child_env(env, _DROP_ENV), **dict(now.env)}
     sent: list[str] = []
+    deadline = time.monotonic() + timeout
     with _config_folder(dest, now) as folder:
         pinned = pinned_args(dest, now, folder) if folder is not None else ()
         for call in dest.calls(now, planned.spec, sendable):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                problems.append(f"{call.label}: not run, the {timeout:g} s limit was used up")
+                continue
             ran = runner.run(
                 program,
                 (*call.args, *pinned),
@@ -238,8 +247,9 @@ def _send_one(
                 cwd=project,
                 env=child,
                 values=every,
-                timeout=timeout,
+                timeout=left,
                 noise=dest.noise,
+                limit=timeout,
             )
             if ran.ok:
                 sent.append(call.label)

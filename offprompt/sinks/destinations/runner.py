@@ -18,18 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from offprompt.echo import echoes
+
 __all__ = ["TIMEOUT_SECONDS", "Ran", "child_env", "find_program", "last_line", "run"]
 
-TIMEOUT_SECONDS: Final = 60.0
+# The limit for each destination as a whole (DESIGN §13): every name and environment it takes
+# shares it, so a program that hangs holds the send 60 s per destination, never per run.
+TIMEOUT_SECONDS: float = 60.0
 _MAX_DETAIL: Final = 200
 _MAX_OUTPUT: Final = 256 * 1024
-# A line sharing a stretch this long with a value (in any case) is withheld whole. Four
-# characters of a random value are ~24 bits of it, and a program an agent can make fail again
-# and again (a bad value echoed from a different offset each time) would hand it the value in
-# pieces of any length that gets through: 8 let 4-7 through. Three characters turn up in
-# ordinary words too often to mean anything, so four is the shortest that does; a line that
-# shares four by chance is only withheld, which costs a detail, never a value.
-_WINDOW: Final = 4
+# A line that echoes a value (offprompt.echo: any 4 characters of it, in any common encoding)
+# is withheld whole.
 _HIDDEN: Final = "[value removed]"
 _WITHHELD: Final = "(its last line quoted part of a value, so it is not shown)"
 _ANSI: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
@@ -74,11 +73,14 @@ def run(
     values: Collection[str],
     timeout: float = TIMEOUT_SECONDS,
     noise: Sequence[re.Pattern[str]] = (),
+    limit: float | None = None,
 ) -> Ran:
     """Run `program args` in `cwd` with `stdin` as its whole input; blocking, at most `timeout`
     seconds (then its process group is killed). `values` are taken out of what it printed; the
     detail is the last line of stderr on failure (of stdout on success), the other stream's
-    when that one is blank; lines matching `noise` (a program's own sign-off) do not count."""
+    when that one is blank; lines matching `noise` (a program's own sign-off) do not count.
+    `limit` is the limit a stop is reported against (the destination's whole one, of which
+    `timeout` is what is left), `timeout` when None."""
     try:
         proc = subprocess.Popen(  # noqa: S603 - argv from fixed parts and the project's files
             [program, *args],
@@ -109,7 +111,8 @@ def run(
             proc.wait()
             out, err = b"", b""
         line = last_line(err, values, noise) or last_line(out, values, noise)
-        return Ran(False, f"stopped after {timeout:g} s" + (f": {line}" if line else ""))
+        said = timeout if limit is None else limit
+        return Ran(False, f"stopped after {said:g} s" + (f": {line}" if line else ""))
     except BaseException:
         _kill(proc)
         proc.wait()
@@ -140,7 +143,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def last_line(output: bytes, values: Collection[str], noise: Sequence[re.Pattern[str]] = ()) -> str:
     """The last non-blank line of `output`, with every value (and each line of a multi-line
     one) taken out, controls spelled out, at most 200 characters; withheld entirely when it
-    still shares a stretch of 4 characters with a value, in any case."""
+    still echoes a value (offprompt.echo: 4 characters of it in any common encoding)."""
     text = _ANSI.sub("", output[-_MAX_OUTPUT:].decode("utf-8", "replace"))
     lines = [ln.strip() for ln in re.split(r"[\r\n]+", text)]
     lines = [ln for ln in lines if ln and not any(n.search(ln) for n in noise)]
@@ -154,18 +157,9 @@ def last_line(output: bytes, values: Collection[str], noise: Sequence[re.Pattern
             pieces.update(p for p in (q.strip() for q in re.split(r"[\r\n]+", value)) if p)
     for piece in sorted(pieces, key=len, reverse=True):
         line = line.replace(piece, _HIDDEN)
-    for value in values:
-        if _shares_stretch(line, value):
-            return _WITHHELD
+    if echoes(line, values):
+        return _WITHHELD
     line = "".join(
         f"\\u{ord(ch):04x}" if unicodedata.category(ch) in {"Cc", "Cf", "Cs"} else ch for ch in line
     )
     return line if len(line) <= _MAX_DETAIL else line[: _MAX_DETAIL - 1] + "…"
-
-
-def _shares_stretch(line: str, value: str) -> bool:
-    line, value = line.casefold(), value.casefold()
-    if len(value) < _WINDOW or len(line) < _WINDOW:
-        return False
-    grams = {value[i : i + _WINDOW] for i in range(len(value) - _WINDOW + 1)}
-    return any(line[i : i + _WINDOW] in grams for i in range(len(line) - _WINDOW + 1))
