@@ -4,6 +4,7 @@ when python-dotenv, Node and bash will each read back exactly the values written
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -53,6 +54,7 @@ class DotenvSink(LocalFileSink):
     ) -> WriteResult:
         # The file is read once and each text parsed once, however many names are written: the
         # upsert, the three readers' checks and the result all use the same parses.
+        _refuse_file_sink(path, shown)
         text = _read_text(folder, path.name, shown)
         old = dotenv.Parsed(text)
         up = dotenv.upsert(text, values, keep_if_present, parsed=old)
@@ -82,9 +84,39 @@ class DotenvSink(LocalFileSink):
             added=up.added,
             replaced=up.replaced,
             kept=up.kept,
-            file_keys=after.keys,
+            file_keys=_shown_keys(path, after),
             read_back=read_back,
         )
+
+
+def _refuse_file_sink(path: Path, shown: str) -> None:
+    """A file a file sink wrote (by path, or the same device and inode wherever it went) is one
+    value: a key added to it would turn a stretch of that value into a name (DESIGN §12)."""
+    from offprompt import status
+
+    try:
+        recorded = os.path.lexists(path) and status.is_file_sink(path)
+    except OSError:
+        return  # no journal to read: file_keys and status then show the file by name alone
+    if recorded:
+        raise WriteError(
+            f"offprompt wrote {shown} as a file sink, so its whole text is one value and no "
+            "key is added to it. Nothing was changed."
+        )
+
+
+def _shown_keys(path: Path, after: dotenv.Parsed) -> tuple[str, ...]:
+    """The names `file_keys` may give of the file written (DESIGN §12's one rule, as status
+    and `offprompt keys` show it): none when it is shown by its file alone, or cannot be read
+    in time."""
+    from offprompt import status
+    from offprompt.errors import Unreadable
+
+    try:
+        shown = status.how_shown(path, after.text.encode("utf-8"), path.name)
+    except Unreadable:
+        return ()
+    return tuple(after.keys) if shown.read is not None else ()
 
 
 def _present(old: dotenv.Parsed, names: Sequence[str]) -> frozenset[str]:
