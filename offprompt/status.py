@@ -222,7 +222,9 @@ class Shown:
 
 def is_dotenv_name(name: str) -> bool:
     """Whether a file's name says it is a dotenv file (DESIGN §12): `.env`, `.env.*`, `*.env`."""
-    return name == ".env" or name.startswith(".env.") or (name.endswith(".env") and name != ".env")
+    from offprompt.sinks import dotenv_read
+
+    return dotenv_read.is_dotenv_name(name)
 
 
 def how_shown(

@@ -21,7 +21,13 @@ from offprompt.names import BOUNDED_NAME
 if TYPE_CHECKING:
     from dotenv.parser import Binding
 
-__all__ = ["Read", "TooSlow", "pem_blocks", "read", "shown_keys"]
+__all__ = ["Read", "TooSlow", "is_dotenv_name", "pem_blocks", "read", "shown_keys"]
+
+
+def is_dotenv_name(name: str) -> bool:
+    """Whether a file's name says it is a dotenv file (DESIGN §12): `.env`, `.env.*`, `*.env`."""
+    return name == ".env" or name.startswith(".env.") or name.endswith(".env")
+
 
 _BOM: Final = "\ufeff"
 # A PEM armour line's start, in any case (OpenSSL reads `-----begin` too), anywhere on a line:

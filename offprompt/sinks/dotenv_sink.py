@@ -4,7 +4,7 @@ when python-dotenv, Node and bash will each read back exactly the values written
 
 from __future__ import annotations
 
-import os
+import time
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -54,7 +54,6 @@ class DotenvSink(LocalFileSink):
     ) -> WriteResult:
         # The file is read once and each text parsed once, however many names are written: the
         # upsert, the three readers' checks and the result all use the same parses.
-        _refuse_file_sink(path, shown)
         text = _read_text(folder, path.name, shown)
         old = dotenv.Parsed(text)
         up = dotenv.upsert(text, values, keep_if_present, parsed=old)
@@ -89,34 +88,19 @@ class DotenvSink(LocalFileSink):
         )
 
 
-def _refuse_file_sink(path: Path, shown: str) -> None:
-    """A file a file sink wrote (by path, or the same device and inode wherever it went) is one
-    value: a key added to it would turn a stretch of that value into a name (DESIGN §12)."""
-    from offprompt import status
-
-    try:
-        recorded = os.path.lexists(path) and status.is_file_sink(path)
-    except OSError:
-        return  # no journal to read: file_keys and status then show the file by name alone
-    if recorded:
-        raise WriteError(
-            f"offprompt wrote {shown} as a file sink, so its whole text is one value and no "
-            "key is added to it. Nothing was changed."
-        )
-
-
 def _shown_keys(path: Path, after: dotenv.Parsed) -> tuple[str, ...]:
-    """The names `file_keys` may give of the file written (DESIGN §12's one rule, as status
-    and `offprompt keys` show it): none when it is shown by its file alone, or cannot be read
-    in time."""
-    from offprompt import status
-    from offprompt.errors import Unreadable
+    """The names `file_keys` may give of the file written, by DESIGN §12's rule as status and
+    `offprompt keys` apply it to the text: none when the file's name is not a dotenv file's, or
+    a line is no assignment, comment or blank, or a name is outside §3.1's pattern."""
+    from offprompt.sinks import dotenv_read
 
-    try:
-        shown = status.how_shown(path, after.text.encode("utf-8"), path.name)
-    except Unreadable:
+    if not dotenv_read.is_dotenv_name(path.name):
         return ()
-    return tuple(after.keys) if shown.read is not None else ()
+    try:
+        found = dotenv_read.read(after.text, time.monotonic() + 1 + 7 * len(after.text) / 2**24)
+    except dotenv_read.TooSlow:
+        return ()
+    return () if found.bare or found.opaque else tuple(after.keys)
 
 
 def _present(old: dotenv.Parsed, names: Sequence[str]) -> frozenset[str]:
