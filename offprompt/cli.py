@@ -158,9 +158,9 @@ def keys(file: Path, as_json: bool) -> None:
         if as_json:
             click.echo("[]")
         return
-    data = _read_dotenv(file)
-    try:  # what status shows of the file, by the same rules and within the same time
-        shown = key_status.how_shown(file, data, str(file))
+    target, data = _read_dotenv(file)
+    try:  # what status shows of the file: the same function, rules and time limit
+        shown = key_status.how_shown(target, data, str(file))
     except Unreadable as e:
         fatal(str(e))
     if shown.read is None:
@@ -246,11 +246,11 @@ def _wrong_usage(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def _read_dotenv(file: Path) -> bytes:
-    """The bytes of `file`, found inside this folder's project the way `status` finds it and
-    read by a walk from the project's folder: a path outside it (`../other/.env`,
-    `/proc/self/environ`, a link out) is refused as `status` refuses it, a FIFO or a device at
-    once, without a read."""
+def _read_dotenv(file: Path) -> tuple[Path, bytes]:
+    """The file `file` resolves to and its bytes, found inside this folder's project the way
+    `status` finds it and read by a walk from the project's folder: a path outside it
+    (`../other/.env`, `/proc/self/environ`, a link out) is refused as `status` refuses it, a
+    FIFO or a device at once, without a read."""
     from offprompt.disk import walk
     from offprompt.errors import ProjectError, RefusedRequest, WriteError
     from offprompt.sinks import atomic, paths
@@ -289,7 +289,7 @@ def _read_dotenv(file: Path) -> bytes:
                 fatal(f"could not read {file} ({(e.strerror or type(e).__name__).lower()}).")
     if data is None:
         fatal(f"{file} does not exist; name the .env file to read (offprompt keys FILE).")
-    return data
+    return target, data
 
 
 def _is_folder_inside(project: Path, file: Path) -> bool:

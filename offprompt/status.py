@@ -23,17 +23,22 @@ from offprompt.spec import SinkSpec
 if TYPE_CHECKING:
     from offprompt.registry import CheckVerdict, Field
     from offprompt.sinks.dotenv_read import Read
+    from offprompt.write.journal import Journal
 
 __all__ = [
+    "BARE_LINE",
     "EXAMPLES",
     "FILE_SINK",
     "MAX_NAMES",
     "NOT_DOTENV",
+    "NOT_DOTENV_NAME",
     "NO_JOURNAL",
     "KeyState",
     "Shown",
     "StatusReport",
     "how_shown",
+    "is_dotenv_name",
+    "is_file_sink",
     "is_stand_in",
     "looks_like_name",
     "report",
@@ -182,11 +187,11 @@ def report(
         return StatusReport(
             file=shown, exists=True, example=None, keys=(KeyState(shown, state),), whole=True
         )
-    example, example_values, example_names = _example(project, root, target)
+    example, example_names = _example(project, root, target)
     if names is None:
         # Names as dotenv.Parsed.keys gives them: never a line of a value read as a key.
         names = example_names if example is not None else held_names
-    keys = tuple(_state(n, held, example_values) for n in names)
+    keys = tuple(_state(n, held) for n in names)
     return StatusReport(file=shown, exists=exists, example=example, keys=keys)
 
 
@@ -202,6 +207,8 @@ def read_budget(size: int) -> float:
 FILE_SINK: Final = "offprompt wrote it as a file sink (the value is the whole file)"
 NO_JOURNAL: Final = "offprompt's journal cannot be read, so a file sink cannot be ruled out"
 NOT_DOTENV: Final = "it is not a dotenv file (python-dotenv reads names no .env would have)"
+NOT_DOTENV_NAME: Final = "its name is not a dotenv file's (.env, .env.*, *.env)"
+BARE_LINE: Final = "a line in it is no assignment, comment or blank (a bare word with no =)"
 
 
 @dataclass(frozen=True)
@@ -213,21 +220,32 @@ class Shown:
     whole: str | None = None
 
 
+def is_dotenv_name(name: str) -> bool:
+    """Whether a file's name says it is a dotenv file (DESIGN §12): `.env`, `.env.*`, `*.env`."""
+    from offprompt.sinks import dotenv_read
+
+    return dotenv_read.is_dotenv_name(name)
+
+
 def how_shown(
     path: Path, data: bytes, display: str, *, journal: Path | None = None, sinks: bool = True
 ) -> Shown:
-    """How `offprompt status`, `secret_status` and `offprompt keys` all show the file at `path`
-    holding `data` (`display` names it in messages): by its name alone when `journal` (default:
-    the usual journal; unless `sinks` is False) records it as a file sink's or cannot be read (it
-    cannot rule one out then), or when its text is no dotenv file (`Read.opaque`); else
-    python-dotenv's reading, within `read_budget`. Unreadable when the text is not UTF-8 or is
-    not read in time."""
+    """How `offprompt status`, `secret_status`, `offprompt keys` and results' `file_keys` all
+    show the file at `path` holding `data` (`display` names it in messages), by DESIGN §12's
+    one rule: python-dotenv's reading (within `read_budget`) only when the file is a dotenv
+    file by its name, no journal entry (default: the usual journal; unless `sinks` is False)
+    records it as a file sink's by path or as the same device and inode, and every line is an
+    assignment, a comment or blank; else by its name alone, whichever journal is read or none.
+    A journal that cannot be read rules no file sink out, so the file is shown by name alone.
+    Unreadable when the text is not UTF-8 or is not read in time."""
     from offprompt.sinks import dotenv_read
     from offprompt.write.journal import Journal
 
+    if not is_dotenv_name(path.name):
+        return Shown(None, NOT_DOTENV_NAME)
     if sinks:
         try:
-            if os.path.realpath(path) in Journal(journal).file_sinks():
+            if is_file_sink(path, Journal(journal)):
                 return Shown(None, FILE_SINK)
         except OSError:
             return Shown(None, NO_JOURNAL)  # fail closed: the file may be a file sink's
@@ -248,7 +266,22 @@ def how_shown(
             "on some text, such as a quote left open), so offprompt cannot tell which keys it "
             "sets; name the keys in a smaller file."
         ) from None
+    if found.bare:
+        return Shown(None, BARE_LINE)
     return Shown(None, NOT_DOTENV) if found.opaque else Shown(found)
+
+
+def is_file_sink(path: Path, journal: Journal | None = None) -> bool:
+    """Whether `journal` records `path` as a file sink's: by its real path, or as the same file
+    (device and inode, recorded when written or of the recorded path now). OSError when the
+    journal, or the file's own inode, cannot be read (the caller fails closed)."""
+    from offprompt.write.journal import Journal
+
+    journal = journal if journal is not None else Journal()
+    if os.path.realpath(path) in journal.file_sinks():
+        return True
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino) in journal.file_sink_ids()
 
 
 @dataclass(frozen=True)
@@ -308,17 +341,13 @@ def _is_folder_inside(root: Path, path: str) -> bool:
         return False
 
 
-def _example(
-    project: Path, root: Path, target: Path
-) -> tuple[str | None, dict[str, str], tuple[str, ...]]:
-    """The first example file beside `target`, the values its committed version assigns and
-    the key names it assigns now; (None, {}, ()) if none.
+def _example(project: Path, root: Path, target: Path) -> tuple[str | None, tuple[str, ...]]:
+    """The first example file beside `target` and the key names it assigns; (None, ()) if none.
 
-    Values come from the last commit only (`git cat-file blob HEAD:…`): the working copy is the
-    agent's to edit, and comparing with it would let the agent test a guess (write
-    `KEY=guess` in .env.example, see `placeholder`). An untracked example gives none, so only
-    the usual stand-ins count."""
-    from offprompt.sinks import atomic, dotenv_read, git, paths
+    The example only names keys: no value of it, committed or not, is ever compared with the
+    target's (DESIGN §12), so no edit or commit of an example can test a guess (`KEY=guess`,
+    then `placeholder`); only the usual stand-ins make a value a placeholder."""
+    from offprompt.sinks import paths
 
     for name in EXAMPLES:
         beside = target.parent / name
@@ -333,20 +362,9 @@ def _example(
                 f"{shown} is not a file inside the project, so offprompt does not read it as "
                 "the example file; replace it with a file, or name the keys."
             ) from None
-        _, names = _read(root, real, shown, sinks=False)  # an example is no file sink's
-        values: dict[str, str] = {}
-        held = git.committed(real, atomic.MAX_EXISTING_BYTES)
-        if held is not None:
-            budget = read_budget(len(held))
-            try:
-                parsed = dotenv_read.read(held.decode("utf-8"), time.monotonic() + budget)
-            except (UnicodeDecodeError, dotenv_read.TooSlow):
-                parsed = None
-            # An example that is no dotenv file gives no value to compare with.
-            if parsed is not None and not parsed.opaque:
-                values = parsed.values
-        return shown, values, names
-    return None, {}, ()
+        _, names = _read(root, real, shown)  # a file sink's, even named .env.example: no names
+        return shown, names
+    return None, ()
 
 
 def looks_like_name(text: str) -> bool:
@@ -359,14 +377,14 @@ def is_stand_in(value: str) -> bool:
     return _STAND_INS.fullmatch(value.strip()) is not None
 
 
-def _state(name: str, held: Mapping[str, str] | None, example: Mapping[str, str]) -> KeyState:
+def _state(name: str, held: Mapping[str, str] | None) -> KeyState:
     value = (held or {}).get(name)
     if value is None:
         return KeyState(name, "missing")
     if not value.strip():
         # Blanks alone are no credential: a reader gets nothing it can use.
         return KeyState(name, "empty")
-    if is_stand_in(value) or (example.get(name) and value == example[name]):
+    if is_stand_in(value):
         return KeyState(name, "placeholder")
     return _checked(name, value)
 

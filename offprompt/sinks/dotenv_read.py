@@ -21,7 +21,13 @@ from offprompt.names import BOUNDED_NAME
 if TYPE_CHECKING:
     from dotenv.parser import Binding
 
-__all__ = ["Read", "TooSlow", "pem_blocks", "read", "shown_keys"]
+__all__ = ["Read", "TooSlow", "is_dotenv_name", "pem_blocks", "read", "shown_keys"]
+
+
+def is_dotenv_name(name: str) -> bool:
+    """Whether a file's name says it is a dotenv file (DESIGN §12): `.env`, `.env.*`, `*.env`."""
+    return name == ".env" or name.startswith(".env.") or name.endswith(".env")
+
 
 _BOM: Final = "\ufeff"
 # A PEM armour line's start, in any case (OpenSSL reads `-----begin` too), anywhere on a line:
@@ -80,6 +86,9 @@ class Read:
     opaque: bool
     bad_lines: tuple[int, ...]
     """As `dotenv.bad_lines`: where each statement python-dotenv skips starts."""
+    bare: bool = False
+    """Some line outside a PEM block is a bare word with no `=` (`KEY`, or a base32 seed): the
+    text is not every line an assignment, a comment or blank, so no name of it is shown."""
 
 
 def read(text: str, deadline: float | None = None) -> Read:
@@ -91,6 +100,7 @@ def read(text: str, deadline: float | None = None) -> Read:
     bad: list[int] = []
     # (key, first line) of every statement, needed only to tell which start inside a PEM block.
     placed: list[tuple[str, int]] = []
+    bare_at: list[int] = []  # first lines of the statements with no `=` (python-dotenv unsets)
     for item in _statements(lf, deadline):
         if isinstance(item, _Run):
             last.update(item.pairs)
@@ -102,6 +112,8 @@ def read(text: str, deadline: float | None = None) -> Read:
             bad.append(line)
         else:
             last[key] = value
+            if value is None:
+                bare_at.append(line)
             if blocks:
                 placed.append((key, line))
     values = {k: v for k, v in last.items() if v is not None}
@@ -112,7 +124,20 @@ def read(text: str, deadline: float | None = None) -> Read:
         keys, opaque = (), True
     else:
         keys, opaque = tuple(values), False
-    return Read(values, keys, opaque, tuple(bad))
+    return Read(values, keys, opaque, tuple(bad), _outside(bare_at, blocks))
+
+
+def _outside(lines: list[int], blocks: list[tuple[int, int]]) -> bool:
+    """Whether any of `lines` (in order) is not a line of a value inside a PEM block (after its
+    BEGIN, up to its END); one pass over both, since both are in file order."""
+    reach, b = -1, 0
+    for line in lines:
+        while b < len(blocks) and blocks[b][0] < line:
+            reach = max(reach, blocks[b][1])
+            b += 1
+        if line > reach:
+            return True
+    return False
 
 
 @dataclass(frozen=True)

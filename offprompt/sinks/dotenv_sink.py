@@ -4,6 +4,7 @@ when python-dotenv, Node and bash will each read back exactly the values written
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -82,9 +83,24 @@ class DotenvSink(LocalFileSink):
             added=up.added,
             replaced=up.replaced,
             kept=up.kept,
-            file_keys=after.keys,
+            file_keys=_shown_keys(path, after),
             read_back=read_back,
         )
+
+
+def _shown_keys(path: Path, after: dotenv.Parsed) -> tuple[str, ...]:
+    """The names `file_keys` may give of the file written, by DESIGN §12's rule as status and
+    `offprompt keys` apply it to the text: none when the file's name is not a dotenv file's, or
+    a line is no assignment, comment or blank, or a name is outside §3.1's pattern."""
+    from offprompt.sinks import dotenv_read
+
+    if not dotenv_read.is_dotenv_name(path.name):
+        return ()
+    try:
+        found = dotenv_read.read(after.text, time.monotonic() + 1 + 7 * len(after.text) / 2**24)
+    except dotenv_read.TooSlow:
+        return ()
+    return () if found.bare or found.opaque else tuple(after.keys)
 
 
 def _present(old: dotenv.Parsed, names: Sequence[str]) -> frozenset[str]:

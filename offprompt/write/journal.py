@@ -73,6 +73,9 @@ class JournalEntry:
     sink: str | None = None
     """`file` when the write was a file sink's (the value is the whole file), else None: status
     and `offprompt keys` then name that file alone, never a `NAME=` read from the value."""
+    inode: tuple[int, int] | None = None
+    """`(device, inode)` of a file sink's file when it was written, so the same file is known
+    wherever it is moved, renamed or linked to (DESIGN §12); None for other writes."""
 
     @classmethod
     def from_outcome(
@@ -91,6 +94,7 @@ class JournalEntry:
             destinations=tuple((d.kind, d.target, d.status) for d in outcome.destinations),
             checked=outcome.checked,
             sink="file" if request.sink.kind == "file" else None,
+            inode=_inode(request.project, outcome.file) if request.sink.kind == "file" else None,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -120,7 +124,10 @@ class JournalEntry:
         """One line of JSON, no newline inside, ASCII-only so any path survives the file."""
         # ensure_ascii also escapes the lone surrogates os.fsdecode makes of non-UTF-8 file
         # names, which a UTF-8 encoder would refuse.
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=True)
+        out = self.to_dict()
+        if self.inode is not None:  # for status alone: `fingerprints --json` does not print it
+            out["inode"] = list(self.inode)
+        return json.dumps(out, separators=(",", ":"), ensure_ascii=True)
 
     @classmethod
     def from_json(cls, line: str) -> JournalEntry:
@@ -143,7 +150,29 @@ class JournalEntry:
             destinations=_destinations(data.get("destinations", [])),
             checked=_checked(data.get("checked", {})),
             sink="file" if data.get("sink") == "file" else None,
+            inode=_inode_field(data.get("inode")),
         )
+
+
+def _inode(project: str | os.PathLike[str], file: str) -> tuple[int, int] | None:
+    """The file's `(device, inode)` now (just after the write), or None when it cannot be told."""
+    try:
+        st = os.stat(os.path.join(project, file), follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _inode_field(value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise ValueError("journal field 'inode' is [device, inode]")
+    return int(value[0]), int(value[1])
 
 
 def _destinations(value: Any) -> tuple[tuple[str, str, str], ...]:
@@ -215,6 +244,21 @@ class Journal:
         return frozenset(
             os.path.realpath(os.path.join(e.project, e.file)) for e in entries if e.sink == "file"
         )
+
+    def file_sink_ids(self) -> frozenset[tuple[int, int]]:
+        """`(device, inode)` of every file a file sink wrote: as recorded when written, and of
+        what is at each recorded path now. A file with one of these is that file (or a hard
+        link to it), however it was moved or renamed. OSError as for `file_sinks`."""
+        ids: set[tuple[int, int]] = set()
+        for e in self.read():
+            if e.sink != "file":
+                continue
+            if e.inode is not None:
+                ids.add(e.inode)
+            now = _inode(e.project, e.file)
+            if now is not None:
+                ids.add(now)
+        return frozenset(ids)
 
 
 def _make_private_dirs(folder: Path) -> None:

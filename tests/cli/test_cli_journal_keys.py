@@ -172,7 +172,6 @@ export DATABASE_URL="{c}-double # not a comment"
 MULTI="{c}-line one
 {c}-line two"
 EMPTY=
-BARE_NAME
 DUPLICATE={c}-first
 DUPLICATE={c}-second
 'broken={c}-unclosed
@@ -212,7 +211,7 @@ def test_keys_names_unreadable_lines_by_number_only(
 
     result = run("keys", str(project / ".env"))
 
-    assert "offprompt: line 11 of" in result.stderr
+    assert "offprompt: line 10 of" in result.stderr
     assert "is not a KEY=value statement; skipped" in result.stderr
     assert canary not in result.stderr
 

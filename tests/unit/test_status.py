@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import secrets
 import subprocess
 from pathlib import Path
 
@@ -94,10 +95,9 @@ def test_the_example_beside_the_target_is_used(project: Path, canary: str) -> No
 
 
 def test_without_example_the_targets_own_keys_are_answered(project: Path, canary: str) -> None:
-    """No example file: every key the target assigns, in file order; a bare KEY unsets one."""
-    (project / ".env").write_text(
-        f"FIRST={canary}\nSECOND=\nexport THIRD='{canary}'\nGONE=1\nGONE\n"
-    )
+    """No example file: every key the target assigns, in file order. (A bare `KEY` line is no
+    assignment: DESIGN §12 then shows the file by its name alone; see test_status_names.py.)"""
+    (project / ".env").write_text(f"FIRST={canary}\nSECOND=\nexport THIRD='{canary}'\n")
 
     out = answer(project)
 
@@ -107,11 +107,12 @@ def test_without_example_the_targets_own_keys_are_answered(project: Path, canary
     assert_no_part(canary, dumped(out))
 
 
-def test_a_bare_key_line_is_missing(project: Path) -> None:
-    """`KEY` alone assigns nothing (python-dotenv maps it to None): missing, not empty."""
+def test_a_bare_key_line_shows_the_file_alone(project: Path) -> None:
+    """`KEY` alone is no assignment, comment or blank (a bare base32 seed looks the same), so
+    DESIGN §12 shows the file by its name alone, named keys or not (was: `missing`)."""
     (project / ".env").write_text("API_KEY\n")
 
-    assert statuses(answer(project, names=["API_KEY"])) == {"API_KEY": "missing"}
+    assert statuses(answer(project, names=["API_KEY"])) == {".env": "set"}
 
 
 PLACEHOLDERS = [
@@ -166,17 +167,19 @@ def test_values_near_a_stand_in_are_set(project: Path, real: str) -> None:
     assert statuses(answer(project)) == {"API_KEY": "set"}
 
 
-def test_the_examples_own_value_is_a_placeholder(project: Path, canary: str) -> None:
-    """A value equal to the committed example file's non-empty value for the name is a
-    placeholder."""
-    (project / ".env.example").write_text(f"API_KEY={canary}\nOTHER_KEY={canary}\n")
+def test_a_committed_guess_in_the_example_is_never_compared(project: Path) -> None:
+    """The agent commits `.env.example` with `DB_PIN=<guess>` equal to the real value: the
+    example names keys and is never compared with a value (DESIGN §12), so the answer is
+    `set`, never `placeholder` (was: the committed value made a placeholder)."""
+    pin = "7" + secrets.token_hex(8)  # a unique canary, no usual stand-in
+    (project / ".env.example").write_text(f"DB_PIN={pin}\nOTHER_KEY={pin}\n")
     git_commit(project, ".env.example")
-    (project / ".env").write_text(f"API_KEY={canary}\nOTHER_KEY={canary}-real\n")
+    (project / ".env").write_text(f"DB_PIN={pin}\nOTHER_KEY={pin}-real\n")
 
     out = answer(project)
 
-    assert statuses(out) == {"API_KEY": "placeholder", "OTHER_KEY": "set"}
-    assert_no_part(canary, dumped(out))
+    assert statuses(out) == {"DB_PIN": "set", "OTHER_KEY": "set"}
+    assert_no_part(pin, dumped(out))
 
 
 def git_commit(project: Path, *files: str) -> None:
@@ -201,17 +204,17 @@ def test_an_untracked_examples_value_is_no_placeholder(project: Path, canary: st
     assert statuses(answer(project)) == {"API_KEY": "set", "TOKEN": "placeholder"}
 
 
-def test_a_tracked_example_is_compared_in_its_committed_version(project: Path, canary: str) -> None:
-    """The committed value makes a placeholder; what the working copy says instead does not,
-    so editing .env.example to a guess tells nothing."""
+def test_a_tracked_example_is_compared_in_no_version(project: Path, canary: str) -> None:
+    """Neither the committed example's value nor the working copy's makes a placeholder (was:
+    the committed one did), so no edit or commit of .env.example tests a guess."""
     (project / ".env.example").write_text("API_KEY=sk_from_the_template\nOTHER=\n")
     git_commit(project, ".env.example")
     (project / ".env").write_text(f"API_KEY=sk_from_the_template\nOTHER={canary}\n")
-    assert statuses(answer(project)) == {"API_KEY": "placeholder", "OTHER": "set"}
+    assert statuses(answer(project)) == {"API_KEY": "set", "OTHER": "set"}
 
     (project / ".env.example").write_text(f"API_KEY=sk_from_the_template\nOTHER={canary}\n")
     out = answer(project)
-    assert statuses(out) == {"API_KEY": "placeholder", "OTHER": "set"}
+    assert statuses(out) == {"API_KEY": "set", "OTHER": "set"}
     assert_no_part(canary, dumped(out))
 
 

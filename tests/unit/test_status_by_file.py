@@ -150,10 +150,11 @@ def _no_journal(project: Path) -> None:
     [
         (b"J\xff\xfe-not-text\n", record_file_sink, status.FILE_SINK),
         (b"SEED=ABCD\n", lambda p, f: _no_journal(p), status.NO_JOURNAL),
-        (b"[default]\naws_secret_access_key = x\n", lambda p, f: None, status.NOT_DOTENV),
+        (b"aws_secret_access_key = x\n", lambda p, f: None, status.NOT_DOTENV),
+        (b"[default]\naws_secret_access_key = x\n", lambda p, f: None, status.BARE_LINE),
         (b"A=\xff\n", lambda p, f: None, None),
     ],
-    ids=["file-sink-not-utf8", "journal-unreadable", "not-dotenv", "not-utf8"],
+    ids=["file-sink-not-utf8", "journal-unreadable", "not-dotenv", "bare-line", "not-utf8"],
 )
 def test_keys_and_status_show_a_file_by_the_same_rules(
     project: Path, isolated_env: Path, data: bytes, setup: Any, why: str | None

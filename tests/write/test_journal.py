@@ -148,8 +148,9 @@ def test_read_ignores_unknown_keys(tmp_path: Path) -> None:
 def test_entry_has_exactly_the_contract_fields() -> None:
     """An entry carries the eight fields `offprompt fingerprints --json` documents, in order,
     `destinations` (DESIGN §13) and `checked` (§16) only when the write had some, and `sink`
-    only for a file sink's write (DESIGN §12 names such a file alone)."""
-    fields = [*FIELDS, "destinations", "checked", "sink"]
+    only for a file sink's write (DESIGN §12 names such a file alone), with its `inode` in the
+    line (not in `fingerprints --json`) so the file is known wherever it goes."""
+    fields = [*FIELDS, "destinations", "checked", "sink", "inode"]
     assert fields == [f.name for f in dataclasses.fields(JournalEntry)]
     assert FIELDS == list(json.loads(entry().to_json()))
     sent = entry(destinations=(("github", "acme/web", "sent"),))
@@ -157,6 +158,10 @@ def test_entry_has_exactly_the_contract_fields() -> None:
     whole = entry(sink="file")
     assert [*FIELDS, "sink"] == list(json.loads(whole.to_json()))
     assert whole == JournalEntry.from_json(whole.to_json())
+    known = entry(sink="file", inode=(64769, 1234567))
+    assert [*FIELDS, "sink", "inode"] == list(json.loads(known.to_json()))
+    assert [*FIELDS, "sink"] == list(known.to_dict())
+    assert known == JournalEntry.from_json(known.to_json())
     checked = entry(checked=(("STRIPE_KEY", "rejected"), ("OPENAI_API_KEY", "ok")))
     line = json.loads(checked.to_json())
     assert [*FIELDS, "checked"] == list(line)
