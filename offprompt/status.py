@@ -196,12 +196,10 @@ def report(
 
 
 def read_budget(size: int) -> float:
-    """Seconds a read of `size` bytes may take: DESIGN §12's 2 s for 1 MiB and 10 s for 16 MiB,
-    with a margin for what comes before and after the read (python-dotenv is slow on some text;
-    past this, a refusal, not a wait)."""
+    """`sinks.atomic.read_budget`: the seconds a read of `size` bytes may take."""
     from offprompt.sinks import atomic
 
-    return 1 + 7 * size / atomic.MAX_EXISTING_BYTES
+    return atomic.read_budget(size)
 
 
 FILE_SINK: Final = "offprompt wrote it as a file sink (the value is the whole file)"

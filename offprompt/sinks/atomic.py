@@ -20,6 +20,7 @@ __all__ = [
     "is_staged",
     "open_parents",
     "reach_parent",
+    "read_budget",
     "read_existing",
     "read_in",
     "remove_stale_temps",
@@ -28,6 +29,14 @@ __all__ = [
 
 # A .env this large is not a .env; refusing keeps a mistaken path from loading a disk image.
 MAX_EXISTING_BYTES = 16 * 1024 * 1024
+
+
+def read_budget(size: int) -> float:
+    """Seconds reading `size` bytes of a .env's text may take: DESIGN §12's 2 s for 1 MiB and
+    10 s for 16 MiB, with a margin for what comes before and after the read (python-dotenv is
+    slow on some text; past this, a refusal, not a wait). Status, `keys` and `file_keys` alike."""
+    return 1 + 7 * size / MAX_EXISTING_BYTES
+
 
 # The staging folder and old temporary names: see `walk.STAGE_NAME`.
 _STAGE_NAME = walk.STAGE_NAME

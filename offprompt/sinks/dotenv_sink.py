@@ -97,7 +97,8 @@ def _shown_keys(path: Path, after: dotenv.Parsed) -> tuple[str, ...]:
     if not dotenv_read.is_dotenv_name(path.name):
         return ()
     try:
-        found = dotenv_read.read(after.text, time.monotonic() + 1 + 7 * len(after.text) / 2**24)
+        budget = atomic.read_budget(len(after.text))  # characters: never more than its bytes
+        found = dotenv_read.read(after.text, time.monotonic() + budget)
     except dotenv_read.TooSlow:
         return ()
     return () if found.bare or found.opaque else tuple(after.keys)
