@@ -34,7 +34,17 @@ if TYPE_CHECKING:
     from offprompt.crypto.seal import SealKey
     from offprompt.sinks.destinations import Planned
 
-__all__ = ["Delivery", "RequestRecord", "RequestStore"]
+__all__ = ["Delivery", "Held", "RequestRecord", "RequestStore"]
+
+
+@dataclass(frozen=True)
+class Held:
+    """A submit a provider refused (DESIGN §16), as the person sent it: its values and the
+    choices it made. "Write anyway" confirms it and may narrow the choices, never widen them."""
+
+    values: Mapping[str, str] = field(repr=False)
+    allow_tracked: bool = False
+    also: tuple[int, ...] = ()
 
 
 @dataclass(eq=False)
@@ -65,9 +75,14 @@ class Delivery:
     """The one attempt to open the browser, once started: every path awaits this same task."""
     dialog_timer: asyncio.Task[None] | None = field(default=None, repr=False)
     """Opens the browser when the dialog gets no answer and the page no visit in time."""
-    held: Mapping[str, str] | None = field(default=None, repr=False)
-    """The values of a submit a provider refused (DESIGN §16), kept for the "Write anyway"
-    post of the page's current nonce; dropped by the next post and when the request closes."""
+    held: Held | None = field(default=None, repr=False)
+    """The submit a provider refused (DESIGN §16), kept as sent for the "Write anyway" post of
+    the page's current nonce; dropped by the next post and when the request closes."""
+    browser: str | None = field(default=None, repr=False)
+    """The claim cookie of the browser that holds this request (DESIGN §17): set for the first
+    browser to open it and required by every POST (`claimed` is a write in progress)."""
+    opened_elsewhere: bool = False
+    """A second browser opened the page or tried to post (DESIGN §17): results say so."""
 
     def page_served(self) -> None:
         """The page server answered a GET of the page: a browser has it."""
@@ -77,6 +92,7 @@ class Delivery:
         """The request closed: drop what must not outlive it."""
         self.seal_key = None
         self.held = None
+        self.browser = None
 
 
 @dataclass(eq=False, kw_only=True)

@@ -210,14 +210,48 @@
       say(noKey, false);
       return state;
     }
-    globalThis.offpromptCheckKey(state.point).then(function (ok) {
-      if (!ok) return say(noKey, false);
+    // The key checks out and this browser holds the request (DESIGN §17): only then can it send.
+    Promise.all([globalThis.offpromptCheckKey(state.point), claimRemote()]).then(function (both) {
+      if (!both[0]) return say(noKey, false);
+      if (!both[1]) return;
       state.ready = true;
       if (!busy && !done) submitButton.disabled = false;
       say("What you type is encrypted in this browser, to a key only offprompt on the agent's " +
         "machine holds, before it is sent.", true);
     });
     return state;
+  }
+
+  // A remote page claims its request from here, once it has loaded, so a link previewer that
+  // fetches the page without running script claims nothing (DESIGN §17). True: this browser
+  // holds it; otherwise the page says why and nothing can be sent from it.
+  async function claimRemote() {
+    var body = new URLSearchParams();
+    body.append("nonce", form.elements.nonce.value);
+    try {
+      var response = await fetch(form.action + "/claim", {
+        method: "POST",
+        headers: { "Accept": "application/json" },
+        body: body,
+        credentials: "same-origin",
+        cache: "no-store",
+        redirect: "error",
+        referrerPolicy: "no-referrer",
+      });
+      if (response.status === 204) return true;
+      var data = await readJson(response);
+      if (response.status === 403) {
+        finish(closedView("Opened in another browser", data.error || "This request is held " +
+          "by another browser."));
+      } else if (response.status === 410) {
+        finish(closedView("Closed", data.error || "This request is closed."));
+      } else {
+        setFormError(data.error || "offprompt answered HTTP " + response.status + ": reload.");
+      }
+    } catch (e) {
+      setFormError("offprompt could not be reached: reload the page.");
+    }
+    return false;
   }
 
   async function sealedBody(pairs, allowTracked, fpKey, also) {

@@ -108,3 +108,9 @@ def _specificity(media: str, target: str) -> int | None:
     if media == "*/*":
         return 0
     return None
+
+
+def on_loopback(values: Sequence[str]) -> bool:
+    """Whether the Host header names 127.0.0.1 or localhost (not the tunnel): a cookie set there
+    cannot ask for https."""
+    return len(values) == 1 and _LOOPBACK_HOST.fullmatch(values[0]) is not None

@@ -21,10 +21,12 @@ from offprompt.spec import ReasonAuthor, WriteOutcome
 from offprompt.store import RequestRecord
 
 __all__ = [
+    "ELSEWHERE",
     "Anyway",
     "FormState",
     "fingerprint_emoji",
     "outcome_json",
+    "render_elsewhere",
     "render_form",
     "render_message",
     "render_written",
@@ -371,3 +373,22 @@ def render_message(title: str, text: str, *, csp_nonce: str) -> str:
     """A short page for a refusal or a closed request; says nothing about any value."""
     main = f'<h1>{esc(title)}</h1>\n<p class="message">{esc(text)}</p>'
     return assets.document(f"offprompt: {title}", main, csp_nonce=csp_nonce)
+
+
+ELSEWHERE: Final = (
+    "This request was opened in another browser, so it can only be filled in there. Continue "
+    "in that browser, or, if that was not you, ask the agent for a new link."
+)
+"""What a second browser is told (DESIGN §17), on its page and in a refused POST."""
+
+
+def render_elsewhere(request: RequestRecord, *, csp_nonce: str) -> str:
+    """The page a second browser gets (DESIGN §17): the names asked for and where to go on; no
+    form, no field, no reason and no destination."""
+    names = "".join(f'<li class="key">{esc(n)}</li>' for n in request.names)
+    main = (
+        '<section class="closed" id="elsewhere"><h1>Opened in another browser</h1>'
+        f'<p class="message">{esc(ELSEWHERE)}</p>'
+        f'<p>Asked for:</p><ul class="names" id="names">{names}</ul></section>'
+    )
+    return assets.document("offprompt: opened in another browser", main, csp_nonce=csp_nonce)

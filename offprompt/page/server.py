@@ -1,4 +1,4 @@
-"""The loopback page application (DESIGN §6): app factory, guard middleware, the three routes.
+"""The loopback page application (DESIGN §6, §17): app factory, guard middleware, the routes.
 
 It reads requests from the store and hands submissions to the Submitter; it never writes a file.
 `loopback.PageServer` binds the socket and serves this application on it.
@@ -17,19 +17,20 @@ from offprompt import sinks
 from offprompt.crypto.tokens import same
 from offprompt.errors import CheckRejected, OffpromptError, Refusal, ValidationFailed
 from offprompt.offloop import run_off_loop
-from offprompt.page import loopback, render
-from offprompt.page.answers import answer_for, kind
+from offprompt.page import claim, loopback, render
+from offprompt.page.answers import NOT_THIS_PAGE, answer_for, kind
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
 from offprompt.page.guards import (
     fetch_site_allowed,
     host_allowed,
+    on_loopback,
     origin_allowed,
     prefers_json,
 )
 from offprompt.page.loopback import PageSettings
 from offprompt.page.submission import BadSubmission, Submission, read_submission
-from offprompt.store import RequestRecord, RequestStore
+from offprompt.store import Held, RequestRecord, RequestStore
 from offprompt.write.submit import Submitter
 
 __all__ = ["MAX_BODY", "create_app", "protocol_logger"]
@@ -214,16 +215,76 @@ async def _form(
 
 
 async def _page(request: web.Request) -> web.StreamResponse:
-    """GET /r/<token>: the form (or the tunnel probe's answer)."""
+    """GET /r/<token>: the form (or the tunnel probe's answer); a second browser's page once
+    another one holds the request (DESIGN §17)."""
     answer = _probe_answer(request)
     if answer is not None:
         return web.Response(text=answer, content_type="text/plain")
     req = _lookup(request)
     if req.status != "awaiting":
         raise _closed(req)
+    holder = claim.holder(req, request.cookies)
+    if holder == "other":
+        return _elsewhere(request, req)
     response = await _form(request, req)
     if request.method == "GET":  # not HEAD: only a GET means a browser has the page (DESIGN §4)
         req.delivery.page_served()
+        # A local page is claimed by the browser that loads it; a remote one from its script
+        # (POST …/claim), so a link previewer that fetches without running script claims nothing.
+        if holder == "none" and not req.remote:
+            _set_claim(request, req, response)
+    return response
+
+
+def _set_claim(request: web.Request, req: RequestRecord, response: web.StreamResponse) -> None:
+    secure = not on_loopback(request.headers.getall("Host", []))
+    response.headers.add("Set-Cookie", claim.cookie_header(req, claim.take(req), secure=secure))
+
+
+def _elsewhere(request: web.Request, req: RequestRecord) -> web.Response:
+    """The page a second browser gets: the names, where to go on, no form (DESIGN §17)."""
+    if not req.delivery.opened_elsewhere:
+        _log.warning("page: request %s: opened in a second browser", req.id)
+    req.delivery.opened_elsewhere = True
+    if request[WANTS_JSON]:
+        return _json({"error": render.ELSEWHERE, "names": list(req.names)})
+    return _html(render.render_elsewhere(req, csp_nonce=request[CSP_NONCE]))
+
+
+def _held_by_this(request: web.Request, req: RequestRecord) -> None:
+    """Every POST comes from the browser that claimed the request, else 403 and nothing
+    changes: not the values a provider refused, not the nonce (DESIGN §17)."""
+    holder = claim.holder(req, request.cookies)
+    if holder == "this":
+        return
+    if holder == "other":
+        if not req.delivery.opened_elsewhere:
+            _log.warning("page: request %s: a second browser tried to post", req.id)
+        req.delivery.opened_elsewhere = True
+        raise _refuse(403, render.ELSEWHERE)
+    raise _refuse(403, UNCLAIMED)
+
+
+UNCLAIMED: Final = "This page has not been opened here yet, so nothing was sent. Reload it."
+
+
+async def _claim(request: web.Request) -> web.StreamResponse:
+    """POST /r/<token>/claim: a remote page's script claims the request for its browser (204
+    with the cookie), or learns that another browser holds it (403)."""
+    req = _lookup(request)
+    if req.status != "awaiting":
+        raise _closed(req)
+    form = await _body(request)
+    if not same(form.get("nonce", ""), req.nonce):
+        raise _refuse(403, NOT_THIS_PAGE)
+    holder = claim.holder(req, request.cookies)
+    if holder == "other":
+        req.delivery.opened_elsewhere = True
+        _log.warning("page: request %s: a second browser tried to claim it", req.id)
+        raise _refuse(403, render.ELSEWHERE)
+    response = web.Response(status=204)
+    if holder == "none":
+        _set_claim(request, req, response)
     return response
 
 
@@ -248,12 +309,14 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     req = _lookup(request)
     if req.status != "awaiting":
         raise _closed(req)
+    _held_by_this(request, req)
     try:
         posted = read_submission(await _body(request), req)
     except (FormUnreadable, BadSubmission) as exc:
         return await _answer(request, req, exc, None)
-    # "Write anyway" (DESIGN §16): the refused submit's values, under any posted again. Any
-    # other post with this nonce drops them.
+    # "Write anyway" (DESIGN §16): the refused submit as it was sent, its values under any
+    # posted again, its choices narrowed by this post's, never widened. Any other post with
+    # this nonce drops it.
     held, req.delivery.held = req.delivery.held, None
     posted = posted.confirming(held)
     verdicts: dict[str, tuple[str, str]] = {}
@@ -329,7 +392,7 @@ async def _refused(
 ) -> web.Response:
     """409: a provider refused a key, nothing was written (DESIGN §16). The values stay in this
     process for the fresh nonce's "Write anyway" post; the answer holds verdicts, never a value."""
-    req.delivery.held = posted.values
+    req.delivery.held = Held(posted.values, posted.allow_tracked, posted.also)
     nonce = request.app[STORE].renew_nonce(req)
     verdicts = {n: (v.status, v.text) for n, v in exc.verdicts.items()}
     refused = [n for n, (status, _) in verdicts.items() if status == "rejected"]
@@ -374,13 +437,14 @@ async def _failed(
 def create_app(
     store: RequestStore, submitter: Submitter, *, settings: PageSettings | None = None
 ) -> web.Application:
-    """The page application: three routes behind the guard middleware."""
+    """The page application: its routes behind the guard middleware."""
     app = web.Application(middlewares=[_guard], client_max_size=MAX_BODY)
     app[STORE] = store
     app[SUBMITTER] = submitter
     app[SETTINGS] = settings or PageSettings()
     app.router.add_get("/r/{token}", _page, name="page")
     app.router.add_post("/r/{token}", _submit, name="submit")
+    app.router.add_post("/r/{token}/claim", _claim, name="claim")
     app.router.add_get("/r/{token}/status", _status, name="status")
     return app
 

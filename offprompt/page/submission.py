@@ -16,7 +16,7 @@ from offprompt.write.submit import is_blank
 
 if TYPE_CHECKING:
     from offprompt.crypto.seal import Opened
-    from offprompt.store import RequestRecord
+    from offprompt.store import Held, RequestRecord
 
 __all__ = [
     "BadFpKey",
@@ -72,13 +72,20 @@ class Submission:
     anyway: bool = False
     nonce: str = field(default="", repr=False)
 
-    def confirming(self, held: Mapping[str, str] | None) -> Submission:
-        """The refused submit's `held` values under any posted again, when this post is its
-        "Write anyway" (DESIGN §16); else this submission as it is."""
-        if not (self.anyway and held):
+    def confirming(self, held: Held | None) -> Submission:
+        """When this post is the "Write anyway" of the refused submit `held` (DESIGN §16): its
+        values under any posted again, and its choices as it made them, which this post may
+        narrow (untick a destination, drop the tracked-file override) but never widen; else
+        this submission as it is."""
+        if not (self.anyway and held is not None):
             return self
         posted = {k: v for k, v in self.values.items() if not is_blank(v)}
-        return replace(self, values=MappingProxyType({**held, **posted}))
+        return replace(
+            self,
+            values=MappingProxyType({**held.values, **posted}),
+            allow_tracked=held.allow_tracked and self.allow_tracked,
+            also=tuple(i for i in held.also if i in self.also),
+        )
 
 
 def read_submission(form: Mapping[str, str], request: RequestRecord) -> Submission:

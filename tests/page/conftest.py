@@ -80,3 +80,17 @@ def csp_nonce(csp: str) -> str:
     match = re.search(r"script-src 'nonce-([^']+)'", csp)
     assert match is not None
     return match.group(1)
+
+
+async def claim(client: TestClient, req: RequestRecord) -> None:
+    """Open the page in `client` as the person's browser does before it posts, so it holds the
+    request (DESIGN §17): a local page by its GET, a remote one by its script's claim."""
+    if req.delivery.browser is not None or req.status != "awaiting":
+        return
+    if req.remote:
+        reply = await client.post(f"{path_of(req)}/claim", data={"nonce": req.nonce})
+        assert reply.status == 204, await reply.text()
+    else:
+        reply = await client.get(path_of(req))
+        assert reply.status == 200, await reply.text()
+    assert req.delivery.browser is not None

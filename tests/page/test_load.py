@@ -15,6 +15,7 @@ import aiohttp
 import pytest
 
 from offprompt.page import PageServer, loopback
+from offprompt.page.claim import COOKIE
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.write.journal import Journal
@@ -42,10 +43,19 @@ def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loopback, "BODY_TIMEOUT", SHORT, raising=False)
 
 
+# Each request's claim cookie, as the person's browser got it from its first GET (DESIGN §17).
+COOKIES: dict[str, str] = {}
+
+
 async def started(server: PageServer, store: RequestStore, project: Path) -> RequestRecord:
+    """A new request whose page the person's browser has opened (and so holds)."""
     await server.start()
     await asyncio.wait_for(server.serving(), 20)
-    return store.create([SecretSpec("API_KEY")], SinkSpec(), project, "r", ttl=60)
+    req = store.create([SecretSpec("API_KEY")], SinkSpec(), project, "r", ttl=60)
+    async with aiohttp.ClientSession() as session, session.get(server.url_for(req)) as reply:
+        assert reply.status == 200
+        COOKIES[req.id] = reply.cookies[COOKIE].value
+    return req
 
 
 async def connect(server: PageServer) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -65,7 +75,8 @@ async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
 
 
 def head(req: RequestRecord, method: str = "GET", extra: str = "") -> bytes:
-    return f"{method} /r/{req.token} HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}\r\n".encode()
+    cookie = f"Cookie: {COOKIE}={COOKIES[req.id]}\r\n"
+    return f"{method} /r/{req.token} HTTP/1.1\r\nHost: 127.0.0.1\r\n{cookie}{extra}\r\n".encode()
 
 
 def form(req: RequestRecord) -> bytes:
@@ -81,7 +92,8 @@ async def page_and_submit(server: PageServer, req: RequestRecord, project: Path)
     """A real GET of the page and a real submit, each answered within 10 s."""
     url = server.url_for(req)
     timeout = aiohttp.ClientTimeout(total=10)
-    async with aiohttp.ClientSession(timeout=timeout) as session:
+    cookie = {"Cookie": f"{COOKIE}={COOKIES[req.id]}"}
+    async with aiohttp.ClientSession(timeout=timeout, headers=cookie) as session:
         async with session.get(url) as reply:
             assert reply.status == 200
             assert 'name="API_KEY"' in await reply.text()

@@ -8,6 +8,7 @@ import base64
 import json
 import logging
 import re
+import subprocess
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -30,6 +31,8 @@ from offprompt.store import RequestRecord, RequestStore
 from offprompt.tools import results
 from offprompt.write.journal import Journal
 from offprompt.write.submit import Submitter
+
+from .conftest import claim
 
 JSON = {"Accept": "application/json"}
 AiohttpServer = Callable[[web.Application], Awaitable[TestServer]]
@@ -93,6 +96,7 @@ class Page:
     async def post(
         self, req: RequestRecord, fields: dict[str, str], *, json_answer: bool = True
     ) -> aiohttp.ClientResponse:
+        await claim(self.client, req)
         return await self.client.post(
             f"/r/{req.token}",
             data={"nonce": req.nonce, **fields},
@@ -503,6 +507,7 @@ async def test_a_sealed_post_is_checked_after_it_is_opened(
     req.delivery.seal_key = key = SealKey()
     clear = plaintext({"OPENAI_API_KEY": openai_key(canary)}, check=True)
     box = seal(key.public_point, clear, token=req.token, nonce=req.nonce)
+    await claim(p.client, req)
     resp = await p.client.post(
         f"/r/{req.token}", data={"nonce": req.nonce, "sealed": box}, headers=JSON
     )
@@ -581,3 +586,55 @@ async def test_each_check_sends_the_value_once_in_its_documented_place(
         assert expected == seen.headers[name]
     assert check.body.encode() == seen.body
     assert ("Works — account Shop Team" in data["html"]) is bool(check.account)
+
+
+async def test_only_the_browser_that_claimed_it_can_write_anyway(
+    providers: Any, page: Any, canary: str
+) -> None:
+    """DESIGN §16/§17: after a 409, another client holding the link (the agent's own HTTP
+    client) gets no nonce from the page, and even with the fresh nonce its "Write anyway" is 403
+    and drops nothing; the person's own "Write anyway" then writes their value."""
+    openai = await providers(status=401)
+    p = await page(("api.openai.com", openai))
+    req = p.request(OPENAI)
+    refused = await p.post(req, {"OPENAI_API_KEY": openai_key(canary), "check": "1"})
+    fresh = (await refused.json())["nonce"]
+    async with aiohttp.ClientSession(
+        base_url=str(p.client.make_url("/")), cookie_jar=aiohttp.CookieJar(unsafe=True)
+    ) as agent:
+        async with agent.get(f"/r/{req.token}") as reply:
+            html = await reply.text()
+        assert "another browser" in html
+        assert fresh not in html
+        widen = {"nonce": fresh, "anyway": "1", "allow_tracked": "1", "check": "1"}
+        async with agent.post(f"/r/{req.token}", data=widen, headers=JSON) as reply:
+            assert reply.status == 403
+    assert (req.status, req.delivery.held is not None, req.nonce) == ("awaiting", True, fresh)
+    assert not (p.project / ".env").exists()
+    resp = await p.post(req, {"anyway": "1"})
+    assert resp.status == 200
+    assert p.env() == {"OPENAI_API_KEY": openai_key(canary)}
+
+
+def track(project: Path, name: str) -> None:
+    """Make `project` a git repository that tracks `name`."""
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", name], cwd=project, check=True)
+
+
+async def test_write_anyway_cannot_widen_the_refused_submit(
+    providers: Any, page: Any, canary: str
+) -> None:
+    """The held submit's choices stand as first sent: a "Write anyway" that adds the
+    tracked-file override to a submit that did not tick it still refuses the tracked file."""
+    openai = await providers(status=401)
+    p = await page(("api.openai.com", openai))
+    (p.project / ".env").write_text("OTHER=1\n")
+    track(p.project, ".env")
+    req = p.request(OPENAI)
+    first = await p.post(req, {"OPENAI_API_KEY": openai_key(canary), "check": "1"})
+    assert first.status == 409
+    widened = await p.post(req, {"anyway": "1", "allow_tracked": "1"})
+    data = await widened.json()
+    assert (widened.status, data.get("tracked")) == (422, True)
+    assert p.env() == {"OTHER": "1"}

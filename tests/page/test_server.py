@@ -83,8 +83,10 @@ async def test_serving_logs_no_token_nonce_or_value(
     req = store.create([SecretSpec("API_KEY")], SinkSpec(), project, "r", ttl=60)
     url = server.url_for(req)
     with caplog.at_level(logging.DEBUG):
-        async with aiohttp.ClientSession() as session:
+        # A browser's jar: aiohttp's default one keeps no cookie of an IP address (DESIGN §17).
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
             await (await session.get(url)).read()
+            cookie = req.delivery.browser
             await (await session.post(url, data={"nonce": req.nonce, "API_KEY": canary})).read()
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         writer.write(f"GET /r/{req.token}\x01 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
@@ -93,5 +95,6 @@ async def test_serving_logs_no_token_nonce_or_value(
         writer.close()
     text = caplog.text
     assert re.search(r"written API_KEY", text)
-    for secret in (canary, req.token, req.nonce):
+    assert cookie is not None
+    for secret in (canary, req.token, req.nonce, cookie):
         assert secret not in text

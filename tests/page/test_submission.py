@@ -21,7 +21,7 @@ from offprompt.page.submission import (
     read_submission,
 )
 from offprompt.spec import SecretSpec, SinkSpec
-from offprompt.store import RequestRecord, RequestStore
+from offprompt.store import Held, RequestRecord, RequestStore
 
 if TYPE_CHECKING:
     from offprompt.sinks.destinations import Planned
@@ -194,19 +194,39 @@ def test_no_value_or_key_is_in_the_repr(tmp_path: Path) -> None:
 
 def test_write_anyway_puts_the_held_values_under_those_posted_again() -> None:
     """Held values stand unless posted again, blank ones do not count (DESIGN §16)."""
-    held = {"API_KEY": "held-a", "OTHER_KEY": "held-b"}
+    held = Held({"API_KEY": "held-a", "OTHER_KEY": "held-b"})
     posted = Submission(values={"API_KEY": " \t", "OTHER_KEY": "new-b"}, anyway=True)
     confirmed = posted.confirming(held)
     assert dict(confirmed.values) == {"API_KEY": "held-a", "OTHER_KEY": "new-b"}
     assert dataclasses.replace(confirmed, values=posted.values) == posted
 
 
-@pytest.mark.parametrize(
-    ("anyway", "held"), [(False, {"API_KEY": "held"}), (True, None), (True, {})]
-)
-def test_without_anyway_or_held_values_the_post_is_as_sent(
-    anyway: bool, held: dict[str, str] | None
-) -> None:
+@pytest.mark.parametrize(("anyway", "held"), [(False, Held({"API_KEY": "held"})), (True, None)])
+def test_without_anyway_or_held_values_the_post_is_as_sent(anyway: bool, held: Held | None) -> None:
     """Only a "Write anyway" post with something held takes the held values."""
     posted = Submission(values={"API_KEY": "sent"}, anyway=anyway)
     assert posted.confirming(held) is posted
+
+
+@pytest.mark.parametrize(
+    ("held", "posted", "expected"),
+    [
+        # The held submit's choices stand when the post repeats them...
+        ((True, (0, 1)), (True, (0, 1)), (True, (0, 1))),
+        # ...a post may narrow them: untick a destination, drop the tracked-file override...
+        ((True, (0, 1)), (False, (1,)), (False, (1,))),
+        # ...but never widen them: a box the person left unticked stays unticked.
+        ((False, ()), (True, (0, 1)), (False, ())),
+        ((False, (1,)), (True, (0, 1)), (False, (1,))),
+    ],
+)
+def test_write_anyway_may_narrow_the_held_choices_never_widen_them(
+    held: tuple[bool, tuple[int, ...]],
+    posted: tuple[bool, tuple[int, ...]],
+    expected: tuple[bool, tuple[int, ...]],
+) -> None:
+    """DESIGN §16: "Write anyway" confirms the held submit as the person sent it."""
+    before = Held({"API_KEY": "held"}, allow_tracked=held[0], also=held[1])
+    post = Submission(values={}, allow_tracked=posted[0], also=posted[1], anyway=True)
+    confirmed = post.confirming(before)
+    assert (confirmed.allow_tracked, confirmed.also) == expected

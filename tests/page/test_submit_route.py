@@ -23,7 +23,7 @@ from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.write.journal import Journal
 
-from .conftest import FakeClock, path_of
+from .conftest import FakeClock, claim, path_of
 
 MakeRequest = Callable[..., RequestRecord]
 JSON = {"Accept": "application/json"}
@@ -37,6 +37,7 @@ def env(project: Path, name: str = ".env") -> dict[str, str | None]:
 async def post(
     client: TestClient, req: RequestRecord, fields: dict[str, str], **kwargs: object
 ) -> aiohttp.ClientResponse:
+    await claim(client, req)
     return await client.post(path_of(req), data={"nonce": req.nonce, **fields}, **kwargs)  # type: ignore[arg-type]
 
 
@@ -179,6 +180,7 @@ async def test_chunked_oversize_body_is_refused(
         for _ in range(20):
             yield b"a" * 4096
 
+    await claim(client, req)
     resp = await client.post(
         path_of(req),
         data=chunks(),
@@ -194,6 +196,7 @@ async def test_oversize_multipart_body_is_refused(
     req = make_request()
     form = aiohttp.FormData({"nonce": req.nonce, "API_KEY": "a" * (70 * 1024)})
     form._is_multipart = True  # force multipart/form-data for plain fields
+    await claim(client, req)
     resp = await client.post(path_of(req), data=form)
     assert resp.status == 413
 
@@ -207,6 +210,7 @@ async def test_multipart_body_is_accepted(
         for name, value in (("nonce", req.nonce), ("API_KEY", canary)):
             part = mp.append(value)
             part.set_content_disposition("form-data", name=name)
+    await claim(client, req)
     resp = await client.post(path_of(req), data=mp)
     assert (resp.status, env(project)) == (200, {"API_KEY": canary})
 
@@ -219,6 +223,7 @@ async def test_multipart_file_upload_is_a_bad_request(
     form = aiohttp.FormData()
     form.add_field("nonce", req.nonce)
     form.add_field("API_KEY", b"x", filename="key.txt")
+    await claim(client, req)
     resp = await client.post(path_of(req), data=form)
     assert (resp.status, (project / ".env").exists()) == (400, False)
 
@@ -228,6 +233,7 @@ async def test_fetch_style_charset_parameter_is_accepted(
 ) -> None:
     """`application/x-www-form-urlencoded;charset=UTF-8` (what fetch sends) is read as usual."""
     req = make_request()
+    await claim(client, req)
     resp = await client.post(
         path_of(req),
         data=f"nonce={req.nonce}&API_KEY={canary}".encode(),
@@ -241,6 +247,7 @@ async def test_other_content_types_are_unsupported(
 ) -> None:
     """A JSON body gets 415."""
     req = make_request()
+    await claim(client, req)
     resp = await client.post(path_of(req), json={"nonce": req.nonce, "API_KEY": canary})
     assert resp.status == 415
 
@@ -250,6 +257,7 @@ async def test_invalid_utf8_in_a_field_is_a_bad_request(
 ) -> None:
     """Percent-encoded bytes that are not UTF-8 get 400."""
     req = make_request()
+    await claim(client, req)
     resp = await client.post(
         path_of(req),
         data=f"nonce={req.nonce}&API_KEY=%FF%FE".encode(),
@@ -263,6 +271,7 @@ async def test_a_field_sent_twice_is_a_bad_request(
 ) -> None:
     """Two values for one name are ambiguous: 400, nothing written."""
     req = make_request()
+    await claim(client, req)
     resp = await client.post(
         path_of(req),
         data=f"nonce={req.nonce}&API_KEY=a&API_KEY=b".encode(),
@@ -278,6 +287,7 @@ async def test_wrong_nonce_is_forbidden(
     """A missing, wrong or multibyte nonce gets 403 and writes nothing."""
     req = make_request()
     fields = {"API_KEY": canary} if nonce is None else {"nonce": nonce, "API_KEY": canary}
+    await claim(client, req)
     resp = await client.post(path_of(req), data=fields)
     assert (resp.status, (project / ".env").exists()) == (403, False)
 
@@ -287,6 +297,7 @@ async def test_nonce_of_another_request_is_forbidden(
 ) -> None:
     """A nonce is bound to its request."""
     first, second = make_request(), make_request()
+    await claim(client, first)
     resp = await client.post(path_of(first), data={"nonce": second.nonce, "API_KEY": canary})
     assert resp.status == 403
 

@@ -11,7 +11,7 @@ from offprompt.crypto.fingerprint import EMOJI
 from offprompt.spec import GenerateSpec, SecretSpec
 from offprompt.store import RequestRecord
 
-from .conftest import path_of
+from .conftest import claim, path_of
 
 MakeRequest = Callable[..., RequestRecord]
 NAMES = dict(EMOJI)
@@ -24,6 +24,7 @@ async def post(
     fields: dict[str, str],
     headers: dict[str, str] | None = None,
 ) -> ClientResponse:
+    await claim(client, req)
     return await client.post(path_of(req), data={"nonce": req.nonce, **fields}, headers=headers)
 
 
