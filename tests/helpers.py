@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import urllib.request
+from http.cookiejar import CookieJar
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,9 @@ def offprompt_venv(where: Path, *, packages: bool = False) -> Path:
     )
     script.chmod(0o755)
     return script
+
+
+def browser() -> urllib.request.OpenerDirector:
+    """A urllib opener that keeps cookies as the person's browser does, so the claim its first
+    GET of a page gets (DESIGN §17) goes with its later posts; proxies as the environment says."""
+    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))

@@ -20,6 +20,7 @@ import aiohttp
 from offprompt.collect.parts import Parts
 from offprompt.collect.settings import Settings
 from offprompt.mcp.server import Server, ServerInfo
+from offprompt.page.claim import COOKIE
 from offprompt.tools import build
 from offprompt.tools.service import Service
 
@@ -61,20 +62,40 @@ class MemoryWriter:
             self.messages.put_nowait(message)
 
 
-async def visit(url: str) -> str:
-    """GET the page as a browser would; returns its nonce."""
-    async with aiohttp.ClientSession() as session, session.get(url) as reply:
+# The person's browser keeps each page's claim cookie (DESIGN §17), by the page's URL.
+_CLAIMS: dict[str, str] = {}
+
+
+def as_person(url: str) -> dict[str, str]:
+    cookie = _CLAIMS.get(url)
+    return {"Cookie": f"{COOKIE}={cookie}"} if cookie else {}
+
+
+async def load(url: str) -> str:
+    """GET the page as the person's browser would (keeping its claim cookie); its HTML."""
+    async with (
+        aiohttp.ClientSession(headers=as_person(url)) as session,
+        session.get(url) as reply,
+    ):
         assert reply.status == 200
-        found = _NONCE.search(await reply.text())
-        assert found is not None
-        return found.group(1)
+        claim = reply.cookies.get(COOKIE)
+        if claim is not None:
+            _CLAIMS[url] = claim.value
+        return await reply.text()
+
+
+async def visit(url: str) -> str:
+    """GET the page as the person's browser would; its nonce."""
+    found = _NONCE.search(await load(url))
+    assert found is not None
+    return found.group(1)
 
 
 async def submit(url: str, values: Mapping[str, str]) -> int:
     """The person: load the page, type `values`, press the button; the HTTP status."""
     nonce = await visit(url)
     async with (
-        aiohttp.ClientSession() as session,
+        aiohttp.ClientSession(headers=as_person(url)) as session,
         session.post(url, data={"nonce": nonce, **values}) as reply,
     ):
         return reply.status

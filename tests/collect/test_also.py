@@ -15,7 +15,17 @@ import aiohttp
 import pytest
 from fake_programs import FakePrograms, link_all
 
-from .harness import FakeOpener, Session, connect, refusal, settings, structured, visit
+from .harness import (
+    FakeOpener,
+    Session,
+    as_person,
+    connect,
+    load,
+    refusal,
+    settings,
+    structured,
+    visit,
+)
 
 DONE_WHEN: list[dict[str, Any]] = [
     {"kind": "github"},
@@ -56,8 +66,7 @@ async def page_of(opener: FakeOpener) -> tuple[str, str]:
     for _ in range(200):
         if opener.opened:
             url = opener.opened[0]
-            async with aiohttp.ClientSession() as s, s.get(url) as reply:
-                return url, await reply.text()
+            return url, await load(url)
         await asyncio.sleep(0.02)
     raise AssertionError("no page was opened")
 
@@ -65,7 +74,7 @@ async def page_of(opener: FakeOpener) -> tuple[str, str]:
 async def post(url: str, fields: dict[str, str]) -> tuple[int, str]:
     nonce = await visit(url)
     async with (
-        aiohttp.ClientSession() as s,
+        aiohttp.ClientSession(headers=as_person(url)) as s,
         s.post(url, data={"nonce": nonce, **fields}) as reply,
     ):
         return reply.status, await reply.text()

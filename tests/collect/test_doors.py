@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import browser
 
 from offprompt.cli import cli
 
@@ -99,12 +100,16 @@ def test_remote_terminal_gets_a_sealed_link_no_opener_and_a_page_that_refuses_pl
         link = _link(proc)
         page, _, fragment = link.partition("#")
         assert (page.startswith("http://127.0.0.1:"), fragment[:2]) == (True, "k=")
-        with urllib.request.urlopen(page, timeout=10) as reply:  # noqa: S310 - our loopback page
+        person = browser()
+        with person.open(page, timeout=10) as reply:
             nonce = re.search(r'name="nonce" value="([^"]+)"', reply.read().decode())
         assert nonce is not None
+        claim = urllib.parse.urlencode({"nonce": nonce.group(1)}).encode()
+        with person.open(f"{page}/claim", data=claim, timeout=10) as reply:
+            assert reply.status == 204  # the page's script claims it (DESIGN §17)
         body = urllib.parse.urlencode({"nonce": nonce.group(1), "API_KEY": canary}).encode()
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(page, data=body, timeout=10)  # noqa: S310
+            person.open(page, data=body, timeout=10)
         refused.value.close()
         assert refused.value.code == 400
     finally:

@@ -26,6 +26,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
+from http.cookiejar import CookieJar
 from typing import Any
 
 CHROMIUM_ARGS = [
@@ -68,9 +69,13 @@ class Form:
     names: tuple[str, ...]
 
 
+# One browser: it keeps the claim cookie each page hands it (DESIGN §17) for its later posts.
+_BROWSER = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+
+
 def _fetch(request: str | urllib.request.Request) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 - loopback
+        with _BROWSER.open(request, timeout=30) as answer:
             return answer.status, answer.read().decode()
     except urllib.error.HTTPError as err:
         with err:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import browser
 from wire import Wire
 
 LIMIT = 1024
@@ -33,9 +34,13 @@ LIMITED = [
 ]
 
 
+# The person's browser: it keeps the claim cookie of the page it opened (DESIGN §17).
+_BROWSER = browser()
+
+
 def fetch(url: str, data: bytes | None = None) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(url, data=data, timeout=10) as r:  # noqa: S310 (loopback)
+        with _BROWSER.open(url, data=data, timeout=10) as r:
             return r.status, r.read().decode("utf-8")
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode("utf-8")

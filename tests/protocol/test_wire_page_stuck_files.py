@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import browser
 from hung_fs import hung_mount
 from wire import OFFPROMPT, Wire
 
@@ -31,9 +32,13 @@ def threads(w: Wire) -> int:
     return len(os.listdir(f"/proc/{w.proc.pid}/task"))
 
 
+# The person's browser: it keeps the claim cookie of the page it opened (DESIGN §17).
+_BROWSER = browser()
+
+
 def fetch(url: str, data: bytes | None = None, timeout: float = 60) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(url, data=data, timeout=timeout) as r:  # noqa: S310 (loopback)
+        with _BROWSER.open(url, data=data, timeout=timeout) as r:
             return r.status, r.read().decode("utf-8")
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode("utf-8")

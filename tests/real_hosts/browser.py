@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from http.cookiejar import CookieJar
 from typing import Any
 
 NONCE = re.compile(r'<input type="hidden" name="nonce" value="([^"]+)">')
@@ -56,9 +57,13 @@ def opener(ancestry: list[str]) -> str:
     return "offprompt" if any("offprompt serve" in cmd for cmd in ancestry) else "host"
 
 
+# One browser: it keeps the claim cookie its first GET of a page got (DESIGN §17).
+_BROWSER = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+
+
 def fetch(request: str | urllib.request.Request) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 - loopback
+        with _BROWSER.open(request, timeout=30) as answer:
             return answer.status, answer.read().decode()
     except urllib.error.HTTPError as err:
         with err:

@@ -13,6 +13,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
+from http.cookiejar import CookieJar
 from typing import Any
 
 from offprompt.crypto.fingerprint import fingerprint
@@ -30,6 +31,16 @@ class Answer:
         return json.loads(self.body)
 
 
+# The person's browser keeps the claim cookie its page's script got (DESIGN §17).
+_JAR = CookieJar()
+
+
+def claim(page_url: str, nonce: str) -> Answer:
+    """What the remote page's script does once loaded: claim the request for this browser."""
+    body = urllib.parse.urlencode({"nonce": nonce}).encode()
+    return fetch(f"{page_url}/claim", body, {"Accept": "application/json"})
+
+
 def _opener(url: str) -> urllib.request.OpenerDirector:
     # The environment's HTTPS_PROXY (the edge) and SSL_CERT_FILE (its CA), as any client would;
     # loopback is reached directly.
@@ -37,6 +48,7 @@ def _opener(url: str) -> urllib.request.OpenerDirector:
     return urllib.request.build_opener(
         urllib.request.ProxyHandler({} if loopback else None),
         urllib.request.HTTPSHandler(context=ssl.create_default_context()),
+        urllib.request.HTTPCookieProcessor(_JAR),
     )
 
 
@@ -60,6 +72,9 @@ def sealed_submit(link: str, values: dict[str, str]) -> tuple[Answer, str]:
     if page.status != 200 or found is None:
         raise RuntimeError(f"the page answered {page.status}")
     nonce = found.group(1)
+    claimed = claim(page_url, nonce)
+    if claimed.status != 204:
+        raise RuntimeError(f"the claim answered {claimed.status}")
     token = urllib.parse.urlsplit(page_url).path.rsplit("/", 1)[1]
     fp_key = secrets.token_bytes(32)
     clear = plaintext(values, fp_key=b64u_encode(fp_key))
