@@ -4,7 +4,11 @@ Built by the tools layer (or the CLI) from arguments; read by the request store,
 sinks. Holds names and settings only, never a secret value.
 """
 
+import hashlib
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import ClassVar, Final, Literal
 
 # Each literal is defined once, here; the tools' schemas take their enums from these.
@@ -12,7 +16,15 @@ Encoding = Literal["base64url", "base64", "hex"]
 SinkKind = Literal["dotenv", "file", "none"]
 DestinationKind = Literal["github", "vercel", "cloudflare", "fly"]
 RequestStatus = Literal["awaiting", "written", "expired", "cancelled"]
-"""Where a collect request is in its life (the store's state machine, results' `status`)."""
+"""Where a collect request is in its life (the store's state machine)."""
+ShownStatus = Literal["awaiting", "confirm", "written", "expired", "cancelled"]
+"""A request's state as results and the page's status say it: `confirm` is an awaiting request
+whose submit is held until the person's confirmation code comes back (DESIGN §17)."""
+ConfirmAnswer = Literal["right", "wrong", "cancelled", "closed", "none"]
+"""What the store made of a typed confirmation code: `right` (the caller writes the held
+submission), `wrong` (one try fewer), `cancelled` (that was the last try: the values are
+dropped and the request closed), `closed` (no longer open, or being written), `none` (no
+submission is held yet)."""
 ReasonAuthor = Literal["agent", "person", "offprompt"]
 """Who wrote a request's reason, as the page says it: the agent (the MCP door), the person at
 the terminal (`offprompt collect --reason`), or offprompt itself (no --reason given)."""
@@ -171,3 +183,46 @@ class WriteOutcome:
         else:
             line = f"Wrote {count} to {self.file}"
         return f"{line} · fingerprint {fp}" if fp else line
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One submission, validated and checked with its providers, not yet written (DESIGN §16,
+    §17): what `Submitter.prepare` returns and `Submitter.commit` writes. A remote request's
+    submit is held as one of these until the person's confirmation code comes back.
+
+    `values` holds every value to write (the supplied ones and those the server made), in
+    request order; `supplied` and `server_made` name them; `checked` is each supplied name's
+    verdict status; `also` the ticked destinations' indices, ascending.
+    """
+
+    values: Mapping[str, str] = field(repr=False)
+    supplied: tuple[str, ...]
+    server_made: tuple[str, ...] = ()
+    checked: tuple[tuple[str, str], ...] = ()
+    allow_tracked: bool = False
+    fp_key: bytes | None = field(default=None, repr=False)
+    also: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Frozen all the way down: the held submission is the person's, as they sent it.
+        object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
+        object.__setattr__(self, "also", tuple(sorted(set(self.also))))
+
+    def digest(self) -> bytes:
+        """SHA-256 over a canonical encoding of everything that would be written, and how:
+        the values, the names, the verdicts and every option. The confirmation code is made
+        from it, so a code confirms this submission and no other."""
+        canonical = {
+            "values": [[name, value] for name, value in self.values.items()],
+            "supplied": list(self.supplied),
+            "server_made": list(self.server_made),
+            "checked": [list(pair) for pair in self.checked],
+            "allow_tracked": self.allow_tracked,
+            "fp_key": None if self.fp_key is None else self.fp_key.hex(),
+            "also": list(self.also),
+        }
+        text = json.dumps(canonical, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        return hashlib.sha256(
+            b"offprompt/prepared/v1\n" + text.encode("utf-8", "surrogatepass")
+        ).digest()

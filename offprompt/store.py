@@ -27,14 +27,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from offprompt.crypto.confirm import code_for, matches, new_confirm_key
 from offprompt.crypto.tokens import new_nonce, new_request_id, new_token, same
-from offprompt.spec import ReasonAuthor, RequestStatus, SecretSpec, SinkSpec, WriteOutcome
+from offprompt.errors import RequestClosed
+from offprompt.spec import (
+    ConfirmAnswer,
+    Prepared,
+    ReasonAuthor,
+    RequestStatus,
+    SecretSpec,
+    ShownStatus,
+    SinkSpec,
+    WriteOutcome,
+)
 
 if TYPE_CHECKING:
     from offprompt.crypto.seal import SealKey
     from offprompt.sinks.destinations import Planned
 
-__all__ = ["Delivery", "Held", "RequestRecord", "RequestStore"]
+__all__ = ["CONFIRM_TRIES", "WRONG_CODES", "Delivery", "Held", "RequestRecord", "RequestStore"]
+
+CONFIRM_TRIES = 5
+"""Wrong confirmation codes a held submission survives, less one: the fifth closes it."""
+WRONG_CODES = (
+    "Five wrong confirmation codes were typed, so the held values were dropped and nothing "
+    "was written."
+)
+"""Why a request closed on its wrong codes (`Delivery.confirm_reason`)."""
 
 
 @dataclass(frozen=True)
@@ -50,8 +69,9 @@ class Held:
 @dataclass(eq=False)
 class Delivery:
     """The ladder's state of one request. Holds no value but `held` (a refused submit's, for
-    "Write anyway"); `forget` drops it and the seal key when the request closes, and the rest
-    outlives the close (the Written page still reads `dialog`)."""
+    "Write anyway") and `pending` (a submit awaiting its confirmation code); `forget` drops
+    them, the keys and the code when the request closes, and the rest outlives the close (the
+    Written page still reads `dialog`)."""
 
     page_opened: bool = False
     """A GET of the page was served: a browser has it, whoever opened it."""
@@ -83,6 +103,16 @@ class Delivery:
     browser to open it and required by every POST (`claimed` is a write in progress)."""
     opened_elsewhere: bool = False
     """A second browser opened the page or tried to post (DESIGN §17): results say so."""
+    confirm_key: bytes | None = field(default=None, repr=False)
+    """A remote request's confirmation-code key (DESIGN §17); dropped when the request closes."""
+    pending: Prepared | None = field(default=None, repr=False)
+    """A remote submit held until its confirmation code comes back (`RequestStore.hold`)."""
+    code: str | None = field(default=None, repr=False)
+    """The code the person's page shows for `pending`: never logged, never in a result."""
+    tries_left: int = CONFIRM_TRIES
+    """Codes that may still be typed before the held values are dropped and the request closed."""
+    confirm_reason: str | None = None
+    """Why the request was cancelled by wrong codes, for the result's note; else None."""
 
     def page_served(self) -> None:
         """The page server answered a GET of the page: a browser has it."""
@@ -93,6 +123,9 @@ class Delivery:
         self.seal_key = None
         self.held = None
         self.browser = None
+        self.confirm_key = None
+        self.pending = None
+        self.code = None
 
 
 @dataclass(eq=False, kw_only=True)
@@ -130,6 +163,14 @@ class RequestRecord:
     def names(self) -> tuple[str, ...]:
         """The requested names, in request order."""
         return tuple(s.name for s in self.secrets)
+
+    @property
+    def shown_status(self) -> ShownStatus:
+        """`status`, or `confirm` while awaiting with a submit held for its code (DESIGN §17):
+        what results and the page's status route say."""
+        if self.status == "awaiting" and self.delivery.pending is not None:
+            return "confirm"
+        return self.status
 
     def expires_in(self, now: float) -> int:
         """Whole seconds left at `now` (store clock), rounded up; 0 once the request is closed."""
@@ -277,6 +318,51 @@ class RequestStore:
         self._close(request, "written", self._clock())
         self._sweep()
 
+    # -- the confirmation code (DESIGN §17) -----------------------------------------------------
+
+    def hold(self, request: RequestRecord, prepared: Prepared) -> str:
+        """Keep `prepared` until its confirmation code comes back, and return that code (for
+        the person's page only). A new hold replaces an earlier one and its code, but never
+        gives back tries. Raises RequestClosed when the request is not open or being written."""
+        self._sweep()
+        if request.status != "awaiting" or request.claimed:
+            raise RequestClosed(request.id)
+        delivery = request.delivery
+        if delivery.confirm_key is None:
+            delivery.confirm_key = new_confirm_key()
+        code = code_for(delivery.confirm_key, request.id, prepared.digest())
+        delivery.pending, delivery.code = prepared, code
+        self._notify(request)  # a waiting await_secret asks for the code
+        return code
+
+    def try_code(self, request: RequestRecord, typed: str) -> ConfirmAnswer:
+        """Compare a typed code with the held submission's. `right`: the code is used up and
+        the caller writes `delivery.pending` (`Submitter.commit`); `wrong`: one try fewer;
+        `cancelled`: that was the last try, so the values are dropped and the request closed;
+        `closed`: not open, or being written; `none`: nothing is held yet (no try is spent)."""
+        self._sweep()
+        if request.status != "awaiting" or request.claimed:
+            return "closed"
+        delivery = request.delivery
+        if delivery.pending is None or delivery.code is None:
+            return "none"
+        if matches(delivery.code, typed):
+            delivery.code = None  # one use: the caller takes `pending` now
+            return "right"
+        delivery.tries_left = max(0, delivery.tries_left - 1)
+        if delivery.tries_left == 0:
+            delivery.confirm_reason = WRONG_CODES
+            self._close(request, "cancelled", self._clock())
+            return "cancelled"
+        self._notify(request)
+        return "wrong"
+
+    def take_pending(self, request: RequestRecord) -> Prepared | None:
+        """The held submission, no longer held: after a `right` code, for the write."""
+        delivery = request.delivery
+        prepared, delivery.pending, delivery.code = delivery.pending, None, None
+        return prepared
+
     def cancel(self, request: RequestRecord) -> bool:
         """Close an awaiting request as cancelled; False if closed or while a write holds it."""
         self._sweep()
@@ -310,15 +396,24 @@ class RequestStore:
         Wakes on complete, cancel, close_all and on the TTL passing (real clock), or when any
         other call notices the expiry (fake clock). Any number of callers may wait at once.
         """
+        await self._wait(request, timeout, held=False)
+        return request.status
+
+    async def wait_shown(self, request: RequestRecord, timeout: float) -> ShownStatus:
+        """As `wait`, but also done when a submit is held for its code (`confirm`)."""
+        await self._wait(request, timeout, held=True)
+        return request.shown_status
+
+    async def _wait(self, request: RequestRecord, timeout: float, *, held: bool) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0.0, timeout)
         while True:
             self._sweep()
-            if request.status != "awaiting":
-                return request.status
+            if request.status != "awaiting" or (held and request.delivery.pending is not None):
+                return
             left = deadline - loop.time()
             if left <= 0:
-                return request.status
+                return
             if not request.claimed:
                 # Sleep no longer than the TTL so expiry needs no other caller to be noticed.
                 # A claimed request does not expire, so only a change can end its wait.

@@ -356,11 +356,14 @@ class Collector:
 
     async def _remote(self, request: RequestRecord, client: Client) -> Step:
         """Key pair, page server, tunnel (or why not), then the link to hand out."""
+        from offprompt.crypto.confirm import new_confirm_key
         from offprompt.crypto.seal import SealKey
 
         delivery = request.delivery
         key = SealKey()
         delivery.seal_key = key  # dropped when the request closes
+        # Every remote submit is held until the code this key makes comes back (DESIGN §17).
+        delivery.confirm_key = new_confirm_key()
         page, tunnel = self.parts.page, self.parts.tunnel
         await page.start()
         if tunnel.hostname is None and not tunnel.off:

@@ -1,6 +1,8 @@
 """The one path from submitted fields to disk: claim, validate, generate, write, fingerprint.
 
-The page, the CLI and the tools call `Submitter.submit`; nothing else turns values into a file.
+The page, the CLI and the tools call `Submitter.submit` (or its two halves: `prepare`, then
+`commit` once a remote request's confirmation code came back); nothing else turns values into
+a file.
 Its other steps (the provider check, the destinations, the mask, the journal) are handed in
 through the interfaces of `write.steps`, so this room imports no installer.
 """
@@ -24,6 +26,7 @@ from offprompt.spec import (
     SKIPPED,
     DestinationResult,
     GenerateSpec,
+    Prepared,
     SecretSpec,
     Verdict,
     WriteOutcome,
@@ -100,6 +103,11 @@ def _registry_problems(secret: SecretSpec, value: str) -> list[str]:
     return [*verdict.reasons, *([verdict.hint] if verdict.hint else [])]
 
 
+def _check_fp_key(fp_key: bytes | None) -> None:
+    if fp_key is not None and len(fp_key) != 32:
+        raise ValueError("a fingerprint key is exactly 32 bytes")
+
+
 def _in_order(names: tuple[str, ...], subset: Collection[str]) -> tuple[str, ...]:
     members = frozenset(subset)
     return tuple(n for n in names if n in members)
@@ -161,7 +169,7 @@ class Submitter:
         on_checked: OnChecked | None = None,
     ) -> WriteOutcome:
         """Validate `fields`, write them, send them to the ticked `also` destinations (indices
-        in `also`), and close `request` as written.
+        in `also`), and close `request` as written: `prepare` and `commit` under one claim.
 
         `check`: ask each supplied value's provider first (DESIGN §16; off under
         OFFPROMPT_CHECK=off), in parallel, before anything is written; `on_checked` gets the
@@ -174,25 +182,107 @@ class Submitter:
         Destinations run only after the local write succeeded, and their failures are
         reported, never raised.
         """
-        if fp_key is not None and len(fp_key) != 32:
-            raise ValueError("a fingerprint key is exactly 32 bytes")
+        _check_fp_key(fp_key)
         if not self._store.claim(request):
             raise RequestClosed(request.id)
         try:
-            outcome, written = await self._write(
+            prepared = await self._prepare(
                 request,
                 fields,
                 allow_tracked=allow_tracked,
                 fp_key=fp_key,
-                also=frozenset(also),
+                also=also,
                 check=(check, anyway, on_checked),
             )
+            outcome, written = await self._write(request, prepared)
         except BaseException:
             self._store.release(request)
             raise
+        return await self._finish(request, prepared, outcome, written)
+
+    async def prepare(
+        self,
+        request: RequestRecord,
+        fields: Mapping[str, str],
+        *,
+        allow_tracked: bool = False,
+        fp_key: bytes | None = None,
+        also: Collection[int] = (),
+        check: bool = False,
+        anyway: bool = False,
+        on_checked: OnChecked | None = None,
+    ) -> Prepared:
+        """What `submit` does before the write, and nothing after: validate `fields`, generate
+        what the server makes, and ask the providers (the same arguments and errors as
+        `submit`). Nothing is written and no claim is held afterwards; the request stays open.
+
+        The `Prepared` is written later by `commit`, with the verdicts found here (a remote
+        request's submit waits for the person's confirmation code in between, DESIGN §17).
+        """
+        _check_fp_key(fp_key)
+        # Claimed while the providers are asked, as in `submit`: one submission at a time.
+        if not self._store.claim(request):
+            raise RequestClosed(request.id)
+        try:
+            return await self._prepare(
+                request,
+                fields,
+                allow_tracked=allow_tracked,
+                fp_key=fp_key,
+                also=also,
+                check=(check, anyway, on_checked),
+            )
+        finally:
+            self._store.release(request)
+
+    async def commit(self, request: RequestRecord, prepared: Prepared) -> WriteOutcome:
+        """Write a `prepare`d submission: claim, write, the `also` destinations, the mask,
+        close the request as written, and the journal. The verdicts are `prepared`'s: no
+        provider is asked again. Raises RequestClosed when the request is not open, or the
+        sink's error (the request then stays open for a new submission)."""
+        if not self._store.claim(request):
+            raise RequestClosed(request.id)
+        try:
+            outcome, written = await self._write(request, prepared)
+        except BaseException:
+            self._store.release(request)
+            raise
+        return await self._finish(request, prepared, outcome, written)
+
+    async def _prepare(
+        self,
+        request: RequestRecord,
+        fields: Mapping[str, str],
+        *,
+        allow_tracked: bool,
+        fp_key: bytes | None,
+        also: Collection[int],
+        check: tuple[bool, bool, OnChecked | None],
+    ) -> Prepared:
+        ticked = frozenset(also)
+        values, supplied, server_made = self._values(request, fields, ticked)
+        checked = await self._check(request, values, supplied, *check)
+        return Prepared(
+            values=values,
+            supplied=supplied,
+            server_made=server_made,
+            checked=checked,
+            allow_tracked=allow_tracked,
+            fp_key=fp_key,
+            also=tuple(ticked),
+        )
+
+    async def _finish(
+        self,
+        request: RequestRecord,
+        prepared: Prepared,
+        outcome: WriteOutcome,
+        written: dict[str, str],
+    ) -> WriteOutcome:
+        """After the local write: destinations, mask, the request closed, the journal."""
         if request.also:
             try:
-                outcome = await self._send(request, written, outcome, frozenset(also))
+                outcome = await self._send(request, written, outcome, frozenset(prepared.also))
             except BaseException:
                 # Cancelled while the programs ran (shutdown): the file is written, so the
                 # request is too; it must not stay claimed, nor be offered for a second write.
@@ -221,18 +311,11 @@ class Submitter:
             return MASK_FAILED.format(why=type(exc).__name__)
 
     async def _write(
-        self,
-        request: RequestRecord,
-        fields: Mapping[str, str],
-        *,
-        allow_tracked: bool,
-        fp_key: bytes | None,
-        also: frozenset[int],
-        check: tuple[bool, bool, OnChecked | None] = (False, False, None),
+        self, request: RequestRecord, prepared: Prepared
     ) -> tuple[WriteOutcome, dict[str, str]]:
         """The outcome, and the values the write made true (not the kept ones), for `also`."""
-        values, supplied, server_made = self._values(request, fields, also)
-        checked = await self._check(request, values, supplied, *check)
+        values = dict(prepared.values)
+        supplied, server_made, fp_key = prepared.supplied, prepared.server_made, prepared.fp_key
         # In offloop's bounded daemon threads, so a destination on a hung file system holds
         # neither the exit nor more threads; when none is free, a ProjectError before a byte is
         # written. A write cut short by the exit leaves the file as it was (atomic.replace).
@@ -242,7 +325,7 @@ class Submitter:
             request.sink,
             values,
             keep_if_present=frozenset(server_made),
-            allow_tracked=allow_tracked,
+            allow_tracked=prepared.allow_tracked,
         )
         names = request.names
         kept = _in_order(names, result.kept)
@@ -262,7 +345,7 @@ class Submitter:
             kept=kept,
             file_keys=tuple(result.file_keys),
             fingerprint=fp,
-            checked=checked,
+            checked=prepared.checked,
         )
         return outcome, {n: v for n, v in values.items() if n not in kept}
 

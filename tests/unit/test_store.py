@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from offprompt.crypto.seal import SealKey
-from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
+from offprompt.spec import Prepared, SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
 
 TTL = 300.0
@@ -488,3 +488,136 @@ def test_store_imports_nothing_above_it() -> None:
     above = ("offprompt.collect", "offprompt.tools", "offprompt.mcp", "offprompt.page")
     assert [m for m in sorted(imported) if m.startswith(above)] == []
     assert "offprompt.crypto.tokens" in imported  # the walk does see the store's imports
+
+
+# -- the confirmation code (DESIGN §17) -------------------------------------------------------
+
+
+def held(value: str = "canary-store-value") -> Prepared:
+    return Prepared(
+        values={"STRIPE_SECRET_KEY": value, "RESEND_API_KEY": value + "-2"},
+        supplied=("STRIPE_SECRET_KEY", "RESEND_API_KEY"),
+    )
+
+
+def other_code(code: str) -> str:
+    return ("2" if code[0] != "2" else "3") + code[1:]
+
+
+def test_hold_returns_the_code_and_shows_confirm(store: RequestStore) -> None:
+    """A held submit: the code is returned, kept out of repr, and the request shows `confirm`."""
+    req = make(store)
+    assert req.shown_status == "awaiting"
+    code = store.hold(req, held())
+    assert len(code) == 7
+    assert (req.status, req.shown_status) == ("awaiting", "confirm")
+    assert req.delivery.code == code
+    assert code not in repr(req) + repr(req.delivery)
+    assert "canary-store-value" not in repr(req.delivery)
+
+
+def test_the_code_is_made_from_the_request_key_and_the_submission(store: RequestStore) -> None:
+    """The code is the HMAC of the request's key over its id and the submission's digest."""
+    from offprompt.crypto.confirm import code_for
+
+    req = make(store)
+    code = store.hold(req, held())
+    key = req.delivery.confirm_key
+    assert key is not None
+    assert code == code_for(key, req.id, held().digest())
+    assert store.hold(req, held("canary-another")) != code
+
+
+def test_a_right_code_is_used_once(store: RequestStore) -> None:
+    """Right: the caller may write the held submission; the code cannot be used again."""
+    req = make(store)
+    code = store.hold(req, held())
+    assert store.try_code(req, code.lower()) == "right"
+    assert req.delivery.code is None
+    assert store.take_pending(req) == held()
+    assert req.delivery.pending is None
+    assert store.try_code(req, code) == "none"
+
+
+def test_each_wrong_code_takes_one_try(store: RequestStore) -> None:
+    """Wrong: one try fewer, the submission still held."""
+    req = make(store)
+    code = store.hold(req, held())
+    for left in (4, 3, 2, 1):
+        assert store.try_code(req, other_code(code)) == "wrong"
+        assert req.delivery.tries_left == left
+        assert req.shown_status == "confirm"
+
+
+def test_the_fifth_wrong_code_drops_the_values_and_cancels(store: RequestStore) -> None:
+    """The fifth wrong code closes the request as cancelled, with the reason, values dropped."""
+    req = make(store)
+    code = store.hold(req, held())
+    wrong = other_code(code)
+    answers = [store.try_code(req, wrong) for _ in range(5)]
+    assert answers == ["wrong"] * 4 + ["cancelled"]
+    assert req.status == "cancelled"
+    assert req.delivery.confirm_reason is not None
+    assert "wrong" in req.delivery.confirm_reason
+    assert (req.delivery.pending, req.delivery.code, req.delivery.confirm_key) == (None, None, None)
+    assert store.try_code(req, code) == "closed"
+
+
+def test_a_new_hold_replaces_the_old_but_keeps_the_tries(store: RequestStore) -> None:
+    """Submitting the page again holds the new values under a new code; tries are not reset."""
+    req = make(store)
+    first = store.hold(req, held())
+    store.try_code(req, other_code(first))
+    second = store.hold(req, held("canary-second"))
+    assert req.delivery.tries_left == 4
+    assert second != first  # another submission, another code (2**-35 to collide)
+    assert store.try_code(req, first) == "wrong"
+    assert req.delivery.tries_left == 3
+    assert store.try_code(req, second) == "right"
+
+
+def test_no_code_is_tried_before_a_hold(store: RequestStore) -> None:
+    """Nothing held: `none`, and no try is spent."""
+    req = make(store)
+    assert store.try_code(req, "ABCD-EFG") == "none"
+    assert req.delivery.tries_left == 5
+
+
+def test_a_closed_or_claimed_request_takes_no_code_and_no_hold(store: RequestStore) -> None:
+    """Being written or closed: `closed` to a code, RequestClosed to a hold."""
+    from offprompt.errors import RequestClosed
+
+    req = make(store)
+    code = store.hold(req, held())
+    assert store.claim(req)
+    assert store.try_code(req, code) == "closed"
+    with pytest.raises(RequestClosed):
+        store.hold(req, held())
+    store.release(req)
+    store.cancel(req)
+    assert store.try_code(req, code) == "closed"
+    with pytest.raises(RequestClosed):
+        store.hold(req, held())
+
+
+def test_closing_drops_the_held_submission_and_key(store: RequestStore, clock: FakeClock) -> None:
+    """Expiry forgets the held values, the code and the key."""
+    req = make(store)
+    store.hold(req, held())
+    clock.advance(TTL + 1)
+    assert store.get(req.id) is req
+    assert req.status == "expired"
+    assert (req.delivery.pending, req.delivery.code, req.delivery.confirm_key) == (None, None, None)
+    assert req.shown_status == "expired"
+
+
+async def test_a_hold_wakes_a_shown_waiter_but_not_a_plain_one(store: RequestStore) -> None:
+    """wait_shown returns `confirm` on a hold; wait goes on until the request closes."""
+    req = make(store)
+    shown = asyncio.ensure_future(store.wait_shown(req, timeout=5))
+    plain = asyncio.ensure_future(store.wait(req, timeout=0.3))
+    await asyncio.sleep(0)
+    store.hold(req, held())
+    assert await asyncio.wait_for(shown, 1) == "confirm"
+    assert await plain == "awaiting"
+    assert await store.wait_shown(req, timeout=5) == "confirm"  # at once while held
