@@ -12,7 +12,7 @@
   if (!page) return;
   var form = page.form;
   var el = page.el;
-  var POLL_MS = 10000;
+  var POLL_MS = 10000;  // 2 s while a submit waits for its code
   var table = JSON.parse(document.getElementById("emoji-table").textContent);
   var submitButton = document.getElementById("submit");
   var formError = document.getElementById("form-error");
@@ -140,6 +140,32 @@
     }
     box.after(check);
     return section;
+  }
+
+  // DESIGN §17: a remote submit is held until the code shown here comes back through the
+  // agent's host. The page keeps asking for the request's state, and says when it is written.
+  var heldFingerprint = null;
+
+  function showHeld(code, mine) {
+    heldFingerprint = mine ? mine.emoji.join(" ") : "";
+    page.fields().forEach(function (area) { area.value = ""; });
+    var section = el("section", "confirm");
+    section.id = "confirm";
+    section.appendChild(el("h1", "", "One more step: the code"));
+    section.appendChild(el("p", "message", "Nothing is written yet. Type this code where " +
+      "your agent asks for it (in its dialog, or tell it in the chat). It shows the write was " +
+      "sent from your browser; it is not a secret value and works only once."));
+    var shown = el("p", "fp-emoji code", code.slice(0, 4) + "-" + code.slice(4));
+    shown.id = "confirm-code";
+    section.appendChild(shown);
+    if (heldFingerprint) {
+      section.appendChild(el("p", "hint", "Once it is written, your agent will say " +
+        "Fingerprint " + heldFingerprint + ": the four emoji this page computed."));
+    }
+    var card = form.closest("main");
+    card.replaceChildren(card.querySelector(".brand"), section);
+    POLL_MS = 2000;
+    poll();
   }
 
   function closedView(title, text) {
@@ -322,6 +348,8 @@
       var data = await readJson(response);
       if (response.status === 200 && data.status === "written") {
         finish(writtenView(data, mine, madeHere));
+      } else if (response.status === 200 && data.status === "confirm" && data.confirm_code) {
+        showHeld(data.confirm_code, mine);
       } else if (response.status === 422) {
         var first = showErrors(data.errors || {});
         var box = document.getElementById("tracked");
@@ -397,9 +425,16 @@
         return finish(closedView("Closed", "This request is no longer known to offprompt."));
       }
       var data = await readJson(response);
-      if (data.status && data.status !== "awaiting") {
+      if (data.status && data.status !== "awaiting" && data.status !== "confirm") {
         var why = CLOSED[data.status] || ["Closed", "This request is closed."];
-        if (data.status === "written" && sent) {
+        if (data.status === "written" && heldFingerprint !== null) {
+          why = ["Written", "offprompt wrote the values once the code came back. Your agent " +
+            "says the fingerprint" + (heldFingerprint ? ": it must be " + heldFingerprint : "") +
+            "."];
+        } else if (data.status === "cancelled" && heldFingerprint !== null) {
+          why = ["Cancelled", "Nothing was written: the request was cancelled, or five wrong " +
+            "codes were typed."];
+        } else if (data.status === "written" && sent) {
           why = ["Written", "offprompt wrote the values, but this page missed its answer. " +
             "Your agent has the fingerprint."];
         }

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from offprompt.crypto.confirm import shown as shown_code
 from offprompt.crypto.fingerprint import EMOJI
 from offprompt.page import assets
 from offprompt.page.clients import display_name
@@ -26,6 +27,7 @@ __all__ = [
     "FormState",
     "fingerprint_emoji",
     "outcome_json",
+    "render_confirm",
     "render_elsewhere",
     "render_form",
     "render_message",
@@ -392,3 +394,40 @@ def render_elsewhere(request: RequestRecord, *, csp_nonce: str) -> str:
         f'<p>Asked for:</p><ul class="names" id="names">{names}</ul></section>'
     )
     return assets.document("offprompt: opened in another browser", main, csp_nonce=csp_nonce)
+
+
+CONFIRM_HOW: Final = (
+    "Nothing is written yet. Type this code where your agent asks for it (in its dialog, or "
+    "tell it in the chat). It shows the write was sent from your browser; it is not a secret "
+    "value and works only once."
+)
+"""What the page says beside a held submit's code (DESIGN §17)."""
+
+
+def render_confirm(
+    request: RequestRecord,
+    code: str,
+    *,
+    csp_nonce: str,
+    verdicts: Mapping[str, tuple[str, str]] | None = None,
+) -> str:
+    """The answer to a held remote submit (DESIGN §17): the confirmation code, in the element
+    with id `confirm-code`, and the names waiting for it; no value."""
+    verdicts = verdicts or {}
+    items = "".join(
+        f'<li><span class="key">{esc(n)}</span>'
+        + (
+            f' <span class="why">{esc(visible(verdicts[n][1]))}</span>'
+            if n in verdicts and verdicts[n][0] != "skipped"
+            else ""
+        )
+        + "</li>"
+        for n in request.names
+    )
+    main = (
+        '<section class="confirm" id="confirm"><h1>One more step: the code</h1>'
+        f'<p class="message">{esc(CONFIRM_HOW)}</p>'
+        f'<p class="fp-emoji code" id="confirm-code">{esc(shown_code(code))}</p>'
+        f'<ul class="receipt" id="names">{items}</ul></section>'
+    )
+    return assets.document("offprompt: confirm", main, csp_nonce=csp_nonce)

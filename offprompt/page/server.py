@@ -15,7 +15,13 @@ from aiohttp.typedefs import Handler
 
 from offprompt import sinks
 from offprompt.crypto.tokens import same
-from offprompt.errors import CheckRejected, OffpromptError, Refusal, ValidationFailed
+from offprompt.errors import (
+    CheckRejected,
+    OffpromptError,
+    Refusal,
+    TrackedFile,
+    ValidationFailed,
+)
 from offprompt.offloop import run_off_loop
 from offprompt.page import claim, loopback, render
 from offprompt.page.answers import NOT_THIS_PAGE, answer_for, kind
@@ -300,7 +306,7 @@ async def _status(request: web.Request) -> web.StreamResponse:
     """GET /r/<token>/status: the state while the record exists (open or recently closed)."""
     req = _lookup(request)
     store = request.app[STORE]
-    return _json({"status": req.status, "expires_in": store.expires_in(req)})
+    return _json({"status": req.shown_status, "expires_in": store.expires_in(req)})
 
 
 async def _submit(request: web.Request) -> web.StreamResponse:
@@ -320,6 +326,10 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     held, req.delivery.held = req.delivery.held, None
     posted = posted.confirming(held)
     verdicts: dict[str, tuple[str, str]] = {}
+    if req.remote:
+        # From outside this machine the write waits for the code the person's page shows to
+        # come back through the host (DESIGN §17): a holder of the link cannot complete it.
+        return await _hold(request, req, posted, verdicts)
     try:
         outcome = await request.app[SUBMITTER].submit(
             req,
@@ -345,6 +355,60 @@ async def _submit(request: web.Request) -> web.StreamResponse:
             outcome, csp_nonce=request[CSP_NONCE], dialog_host=host, verdicts=verdicts
         )
     )
+
+
+async def _hold(
+    request: web.Request,
+    req: RequestRecord,
+    posted: Submission,
+    verdicts: dict[str, tuple[str, str]],
+) -> web.Response:
+    """A remote submit, validated and checked as any other, then held for its code: the page
+    shows the code, nothing is written yet. Errors are answered as a submit's."""
+    try:
+        prepared = await request.app[SUBMITTER].prepare(
+            req,
+            posted.values,
+            allow_tracked=posted.allow_tracked,
+            fp_key=posted.fp_key,
+            also=posted.also,
+            check=posted.check,
+            anyway=posted.anyway,
+            on_checked=lambda found: verdicts.update(
+                (n, (v.status, v.text)) for n, v in found.items()
+            ),
+        )
+        await _refuse_tracked(req, prepared.allow_tracked)
+        code = request.app[STORE].hold(req, prepared)
+    except Exception as exc:  # the handler boundary; the request stays open for a retry
+        return await _answer(request, req, exc, posted)
+    _log.info("page: request %s: held for its confirmation code", req.id)
+    checked = {n: status for n, (status, _) in verdicts.items()}
+    if request[WANTS_JSON]:
+        return _json(
+            {
+                "status": "confirm",
+                "confirm_code": code,
+                "names": list(req.names),
+                "checked": checked,
+                "verdicts": {n: text for n, (_, text) in verdicts.items()},
+            }
+        )
+    return _html(render.render_confirm(req, code, csp_nonce=request[CSP_NONCE], verdicts=verdicts))
+
+
+async def _refuse_tracked(req: RequestRecord, allowed: bool) -> None:
+    """A held submit must be writable once its code comes back: a git-tracked destination the
+    person did not allow is refused now, as the write itself would refuse it."""
+    if allowed or req.sink.kind == "none":
+        return
+    target, _ = await _inspect(req)
+    if target is not None and target.tracked:
+        raise TrackedFile(
+            f"{target.display} is tracked by git, so a secret written there could be committed;"
+            " nothing was changed. Untrack it (git rm --cached) and ignore it, or allow the"
+            " tracked file."
+        )
 
 
 async def _body(request: web.Request) -> dict[str, str]:
