@@ -232,11 +232,42 @@ class Collector:
         return self.store.get(request_id)
 
     async def await_(self, request: RequestRecord, client: Client) -> Report:
-        """Wait up to OFFPROMPT_AWAIT_SECONDS for the write (await_secret)."""
-        if request.status == "awaiting":
+        """Wait up to OFFPROMPT_AWAIT_SECONDS for the write (await_secret), or until a remote
+        submit is held for its confirmation code (then the code is to be asked for)."""
+        if request.shown_status == "awaiting":
             client.progress(f"Waiting for the person to fill in {', '.join(request.names)}")
-            await self.store.wait(request, timeout=self.settings.await_seconds)
+            await self.store.wait_shown(request, timeout=self.settings.await_seconds)
         return Report(request)
+
+    async def confirm(self, request: RequestRecord, typed: str) -> Report | Refused:
+        """The confirmation code the person typed (DESIGN §17): the right one writes the held
+        submission; a wrong one costs a try, and the last try cancels the request. A write that
+        fails after the right code is a refusal, and the request stays open for a new submit.
+        Nothing of the code, typed or held, is logged."""
+        answer = self.store.try_code(request, typed)
+        log.info("request %s: confirmation code: %s", request.id, answer)
+        if answer != "right":
+            return Report(request, confirmed=answer)
+        prepared = self.store.take_pending(request)
+        if prepared is None:  # cannot happen: `right` means a submission is held
+            return Report(request, confirmed="none")
+        try:
+            await self.parts.submitter.commit(request, prepared)
+        except OffpromptError as err:
+            log.warning(
+                "request %s: the confirmed write failed (%s)", request.id, type(err).__name__
+            )
+            if request.status != "awaiting":
+                return Report(request, confirmed="closed")
+            return Refused(
+                f"the confirmation code was right, but the write failed: {err} Nothing was "
+                f"written and the held values were dropped; request {request.id} is still "
+                "open. Tell the person, and ask them to submit the page again (it will show a "
+                f"new code), then call await_secret with request_id {request.id}.",
+                "write",
+            )
+        log.info("request %s: confirmed and written", request.id)
+        return Report(request, confirmed="right")
 
     def cancel(self, request: RequestRecord) -> bool:
         """Close an awaiting request; False while the person's submit is being written."""

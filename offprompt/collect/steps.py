@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from offprompt.spec import DialogAnswer
+    from offprompt.spec import ConfirmAnswer, DialogAnswer
     from offprompt.store import RequestRecord
 
 __all__ = ["Ask", "Client", "Refused", "Report", "Step", "Wait"]
@@ -77,11 +77,13 @@ class Report:
     """Answer now with the request's state; the link is in it when `delivery.hand_out`.
 
     `opened`: the page is known to be with the person; `declined`: the person just declined
-    the host's dialog (DESIGN §4.1)."""
+    the host's dialog (DESIGN §4.1); `confirmed`: what a confirmation code just typed did
+    (DESIGN §17), None when none was."""
 
     request: RequestRecord
     opened: bool = False
     declined: bool = False
+    confirmed: ConfirmAnswer | None = None
 
 
 @dataclass(frozen=True)

@@ -190,6 +190,7 @@ class Service:
             link_note=note,
             declined=report.declined,
             repeated=repeated,
+            confirmed=report.confirmed,
         )
 
     # -- await_secret / cancel_secret -----------------------------------------------------------
@@ -207,6 +208,12 @@ class Service:
         request = self._known(args)
         if isinstance(request, ToolResult):
             return request
+        typed = args.get("confirm")
+        if isinstance(typed, str):  # the code the person read on their page (DESIGN §17)
+            confirmed = await self.core.confirm(request, typed)
+            if isinstance(confirmed, Refused):
+                return ToolResult.refused(confirmed.message)
+            return self._result(confirmed)
         return self._result(await self.core.await_(request, McpClient(ctx)))
 
     async def cancel_secret(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
