@@ -87,6 +87,7 @@ class TerminalClient:
     name = CLIENT
     modern = False
     url_elicitation = False
+    form_elicitation = False  # the terminal asks for the code itself (`_confirm`)
     can_send_requests = False
 
     def __init__(self, err: TextIO) -> None:
@@ -102,6 +103,9 @@ class TerminalClient:
 
     def elicitation_complete(self, elicitation_id: str) -> None:
         pass
+
+    async def elicit_code(self, *, message: str, wait: float) -> str | None:
+        return None
 
 
 def run(

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from offprompt.collect.confirm import Codes
 from offprompt.collect.settings import REMOTE_TTL, Settings
-from offprompt.collect.steps import Ask, Client, Refused, Report, Step, Wait
+from offprompt.collect.steps import Ask, AskCode, Client, Refused, Report, Step, Wait
 from offprompt.errors import (
     NotLinked,
     OffpromptError,
@@ -66,6 +67,7 @@ class Collector:
         self.settings = settings
         self._parts = parts
         self._tasks: set[asyncio.Task[None]] = set()
+        self.codes = Codes(lambda: self.parts, settings.await_seconds)
         log.info("sandbox: %s (%s)", settings.sandbox.verdict, settings.sandbox.reason)
 
     @property
@@ -241,33 +243,18 @@ class Collector:
 
     async def confirm(self, request: RequestRecord, typed: str) -> Report | Refused:
         """The confirmation code the person typed (DESIGN §17): the right one writes the held
-        submission; a wrong one costs a try, and the last try cancels the request. A write that
-        fails after the right code is a refusal, and the request stays open for a new submit.
-        Nothing of the code, typed or held, is logged."""
-        answer = self.store.try_code(request, typed)
-        log.info("request %s: confirmation code: %s", request.id, answer)
-        if answer != "right":
-            return Report(request, confirmed=answer)
-        prepared = self.store.take_pending(request)
-        if prepared is None:  # cannot happen: `right` means a submission is held
-            return Report(request, confirmed="none")
-        try:
-            await self.parts.submitter.commit(request, prepared)
-        except OffpromptError as err:
-            log.warning(
-                "request %s: the confirmed write failed (%s)", request.id, type(err).__name__
-            )
-            if request.status != "awaiting":
-                return Report(request, confirmed="closed")
-            return Refused(
-                f"the confirmation code was right, but the write failed: {err} Nothing was "
-                f"written and the held values were dropped; request {request.id} is still "
-                "open. Tell the person, and ask them to submit the page again (it will show a "
-                f"new code), then call await_secret with request_id {request.id}.",
-                "write",
-            )
-        log.info("request %s: confirmed and written", request.id)
-        return Report(request, confirmed="right")
+        submission, a wrong one costs a try (`Codes.confirm`)."""
+        return await self.codes.confirm(request, typed)
+
+    async def ask_code(self, report: Report, client: Client) -> Report | AskCode | Refused:
+        """A submit held for its code: ask the host's form dialog, where it has one."""
+        return await self.codes.ask(report, client)
+
+    async def answer_code(
+        self, request: RequestRecord, client: Client, typed: str | None, answered: bool
+    ) -> Report | AskCode | Refused:
+        """A 2026-07-28 retry after an `AskCode`, with what the form brought."""
+        return await self.codes.answer(request, client, typed, answered)
 
     def cancel(self, request: RequestRecord) -> bool:
         """Close an awaiting request; False while the person's submit is being written."""
