@@ -19,7 +19,8 @@ INSTRUCTIONS = (
     "the chat, and never open, print or read the .env file. When a result has a url, show it to "
     "the person on its own line, then call await_secret. While a collect_secret call is open "
     "(even one moved to the background), do not call it again for the same keys: tell the "
-    "person the page is open and wait for its result."
+    "person the page is open and wait for its result. On status confirm, ask the person for "
+    "the code their page shows and pass it to await_secret as confirm; never guess it."
 )
 
 

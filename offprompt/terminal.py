@@ -11,6 +11,7 @@ import contextlib
 import dataclasses
 import signal
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from offprompt.collect.steps import Refused, Wait
 from offprompt.errors import FieldPath, OffpromptError, ProjectError, RefusedRequest, UsageProblem
 
 if TYPE_CHECKING:
+    from offprompt.collect.core import Collector
     from offprompt.collect.parts import Parts
     from offprompt.collect.settings import Settings
     from offprompt.schema import Violation
@@ -87,6 +89,7 @@ class TerminalClient:
     name = CLIENT
     modern = False
     url_elicitation = False
+    form_elicitation = False  # the terminal asks for the code itself (`_confirm`)
     can_send_requests = False
 
     def __init__(self, err: TextIO) -> None:
@@ -103,6 +106,9 @@ class TerminalClient:
     def elicitation_complete(self, elicitation_id: str) -> None:
         pass
 
+    async def elicit_code(self, *, message: str, wait: float) -> str | None:
+        return None
+
 
 def run(
     ask: CommandLine,
@@ -113,18 +119,21 @@ def run(
     err: TextIO | None = None,
     env: Mapping[str, str] | None = None,
     parts: Parts | None = None,
+    stdin: TextIO | None = None,
 ) -> int:
     """Collect `asked` (what `check_usage` made of `ask` in `cwd`; it is not checked again)
     and write; returns the exit code (0 written, 1 error, 2 usage, 3 expired or cancelled).
-    `out` and `err` default to sys.stdout and sys.stderr as they are now; `env` to the
-    process environment, read once now."""
+    `out` and `err` default to sys.stdout and sys.stderr as they are now, `stdin` (where a
+    remote request's confirmation code is typed) to sys.stdin; `env` to the process
+    environment, read once now."""
     from offprompt.collect.settings import Settings
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    lines = Lines(sys.stdin if stdin is None else stdin)
     settings = Settings.read(env)
     try:
-        return asyncio.run(_collect(ask, asked, cwd.resolve(), out, err, settings, parts))
+        return asyncio.run(_collect(ask, asked, cwd.resolve(), (out, err, lines), settings, parts))
     except KeyboardInterrupt:
         err.write("\noffprompt: cancelled; nothing was written.\n")
         return CLOSED
@@ -226,8 +235,7 @@ async def _collect(
     ask: CommandLine,
     asked: CollectRequest,
     cwd: Path,
-    out: TextIO,
-    err: TextIO,
+    io: tuple[TextIO, TextIO, Lines],
     settings: Settings,
     parts: Parts | None,
 ) -> int:
@@ -235,6 +243,7 @@ async def _collect(
     from offprompt.collect.core import Collector
 
     asyncio.get_running_loop().set_exception_handler(log.asyncio_handler)
+    out, err, lines = io
 
     try:
         if not project.usable(cwd):
@@ -268,7 +277,7 @@ async def _collect(
             err.write(f"offprompt: {step.message}\n")
             return ERROR
         _show_link(request, opened=isinstance(step, Wait), err=err)
-        status = await _wait(core.store, request, stop, err)
+        status = await _wait(core, request, stop, err, lines)
     except OffpromptError as error:
         err.write(f"offprompt: {error}\n")
         return ERROR
@@ -306,15 +315,21 @@ def _show_link(request: RequestRecord, *, opened: bool, err: TextIO) -> None:
 
 
 async def _wait(
-    store: RequestStore, request: RequestRecord, stop: asyncio.Event, err: TextIO
+    core: Collector, request: RequestRecord, stop: asyncio.Event, err: TextIO, lines: Lines
 ) -> str:
+    store = core.store
     live = err.isatty()
     while request.status == "awaiting" and not stop.is_set():
+        if request.shown_status == "confirm":
+            if live:
+                err.write("\r" + " " * 40 + "\r")
+            await _confirm(core, request, stop, err, lines)
+            continue
         left = store.expires_in(request)
         if live:
             err.write(f"\rWaiting for the page… {left // 60}:{left % 60:02d} left ")
             err.flush()
-        waiter = asyncio.ensure_future(store.wait(request, timeout=1.0))
+        waiter = asyncio.ensure_future(store.wait_shown(request, timeout=1.0))
         stopper = asyncio.ensure_future(stop.wait())
         await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
         for task in (waiter, stopper):
@@ -324,6 +339,92 @@ async def _wait(
     if stop.is_set() and request.status == "awaiting":
         store.cancel(request)
     return request.status
+
+
+CODE_PROMPT: Final = "Type the code the offprompt page shows: "
+NO_STDIN: Final = (
+    "offprompt: the page shows a confirmation code, but nothing can be typed here (stdin is "
+    "closed): run `offprompt collect` in a terminal, or give the code on its stdin. Nothing "
+    "was written.\n"
+)
+
+
+async def _confirm(
+    core: Collector, request: RequestRecord, stop: asyncio.Event, err: TextIO, lines: Lines
+) -> None:
+    """A remote submit is held (DESIGN §17): ask for the code its page shows, on this
+    terminal, and try it. The code typed is never echoed back or logged."""
+    err.write(f"\nThe page holds your values until you confirm them.\n{CODE_PROMPT}")
+    err.flush()
+    typed = await _next_line(core.store, request, stop, lines)
+    if typed is None:
+        if lines.closed and request.status == "awaiting":
+            err.write(NO_STDIN)
+            core.store.cancel(request)
+        return
+    done = await core.confirm(request, typed)
+    if isinstance(done, Refused):
+        err.write(f"offprompt: {done.message}\n")
+    elif done.confirmed == "wrong":
+        left = request.delivery.tries_left
+        err.write(f"That code was wrong: {left} {'try' if left == 1 else 'tries'} left.\n")
+    elif done.confirmed == "none":
+        err.write("offprompt: nothing is waiting for a code; waiting for the page.\n")
+
+
+async def _next_line(
+    store: RequestStore, request: RequestRecord, stop: asyncio.Event, lines: Lines
+) -> str | None:
+    """The next line typed, or None when stdin ends, the request closes or we are stopped."""
+    reader = asyncio.ensure_future(lines.next())
+    closed = asyncio.ensure_future(store.wait(request, timeout=store.expires_in(request) + 1))
+    stopper = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({reader, closed, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (closed, stopper):
+        task.cancel()
+    if not reader.done():
+        reader.cancel()
+        return None
+    return reader.result()
+
+
+class Lines:
+    """Lines of `stream` (the terminal's stdin), read by a daemon thread so that waiting for
+    one never holds the event loop, nor the exit (a thread blocked on a TTY cannot be
+    stopped). Started on the first line asked for; `closed` once the stream has ended."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._queue: asyncio.Queue[str | None] | None = None
+        self.closed = False
+
+    async def next(self) -> str | None:
+        """The next line without its line break; None at the end of the stream."""
+        if self.closed:
+            return None
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            loop = asyncio.get_running_loop()
+            thread = threading.Thread(target=self._pump, args=(loop, self._queue), daemon=True)
+            thread.start()
+        line = await self._queue.get()
+        if line is None:
+            self.closed = True
+        return line
+
+    def _pump(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
+        while True:
+            try:
+                raw = self._stream.readline()
+            except (OSError, ValueError):  # closed under us
+                raw = ""
+            line = raw.rstrip("\r\n") if raw else None
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+            except RuntimeError:  # the loop is gone: the command has finished
+                return
+            if line is None:
+                return
 
 
 def _report(request: RequestRecord, status: str, out: TextIO, err: TextIO) -> int:
@@ -343,6 +444,9 @@ def _report(request: RequestRecord, status: str, out: TextIO, err: TextIO) -> in
             else:
                 err.write(f"offprompt: {line}")
         return WRITTEN
+    if request.delivery.confirm_reason is not None:
+        err.write(f"offprompt: the request was cancelled. {request.delivery.confirm_reason}\n")
+        return CLOSED
     reason = "expired" if status == "expired" else "was cancelled"
     err.write(f"offprompt: the request {reason}; nothing was written.\n")
     return CLOSED

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from offprompt.collect.confirm import Codes
 from offprompt.collect.settings import REMOTE_TTL, Settings
-from offprompt.collect.steps import Ask, Client, Refused, Report, Step, Wait
+from offprompt.collect.steps import Ask, AskCode, Client, Refused, Report, Step, Wait
 from offprompt.errors import (
     NotLinked,
     OffpromptError,
@@ -66,6 +67,7 @@ class Collector:
         self.settings = settings
         self._parts = parts
         self._tasks: set[asyncio.Task[None]] = set()
+        self.codes = Codes(lambda: self.parts, settings.await_seconds)
         log.info("sandbox: %s (%s)", settings.sandbox.verdict, settings.sandbox.reason)
 
     @property
@@ -232,11 +234,27 @@ class Collector:
         return self.store.get(request_id)
 
     async def await_(self, request: RequestRecord, client: Client) -> Report:
-        """Wait up to OFFPROMPT_AWAIT_SECONDS for the write (await_secret)."""
-        if request.status == "awaiting":
+        """Wait up to OFFPROMPT_AWAIT_SECONDS for the write (await_secret), or until a remote
+        submit is held for its confirmation code (then the code is to be asked for)."""
+        if request.shown_status == "awaiting":
             client.progress(f"Waiting for the person to fill in {', '.join(request.names)}")
-            await self.store.wait(request, timeout=self.settings.await_seconds)
+            await self.store.wait_shown(request, timeout=self.settings.await_seconds)
         return Report(request)
+
+    async def confirm(self, request: RequestRecord, typed: str) -> Report | Refused:
+        """The confirmation code the person typed (DESIGN §17): the right one writes the held
+        submission, a wrong one costs a try (`Codes.confirm`)."""
+        return await self.codes.confirm(request, typed)
+
+    async def ask_code(self, report: Report, client: Client) -> Report | AskCode | Refused:
+        """A submit held for its code: ask the host's form dialog, where it has one."""
+        return await self.codes.ask(report, client)
+
+    async def answer_code(
+        self, request: RequestRecord, client: Client, typed: str | None, answered: bool
+    ) -> Report | AskCode | Refused:
+        """A 2026-07-28 retry after an `AskCode`, with what the form brought."""
+        return await self.codes.answer(request, client, typed, answered)
 
     def cancel(self, request: RequestRecord) -> bool:
         """Close an awaiting request; False while the person's submit is being written."""

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from offprompt.spec import DialogAnswer
+    from offprompt.spec import ConfirmAnswer, DialogAnswer
     from offprompt.store import RequestRecord
 
-__all__ = ["Ask", "Client", "Refused", "Report", "Step", "Wait"]
+__all__ = ["Ask", "AskCode", "Client", "Refused", "Report", "Step", "Wait"]
 
 
 class Client(Protocol):
@@ -49,6 +49,16 @@ class Client(Protocol):
 
     def elicitation_complete(self, elicitation_id: str) -> None: ...
 
+    @property
+    def form_elicitation(self) -> bool:
+        """The client declared form elicitation (`elicitation.form`, or the form-only `{}`)."""
+        ...
+
+    async def elicit_code(self, *, message: str, wait: float) -> str | None:
+        """Legacy: ask for the confirmation code in the host's form dialog and wait up to
+        `wait` seconds; what the person typed, or None (declined, dismissed, no answer)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Ask:
@@ -58,6 +68,17 @@ class Ask:
 
     request_id: str
     url: str
+    message: str
+    ttl: float
+
+
+@dataclass(frozen=True)
+class AskCode:
+    """Ask the client, in a form dialog, for the confirmation code the person's page shows,
+    and retry with what they typed (2026-07-28, DESIGN §17). `request_id` goes into the signed
+    requestState, which lives `ttl` seconds."""
+
+    request_id: str
     message: str
     ttl: float
 
@@ -77,11 +98,13 @@ class Report:
     """Answer now with the request's state; the link is in it when `delivery.hand_out`.
 
     `opened`: the page is known to be with the person; `declined`: the person just declined
-    the host's dialog (DESIGN §4.1)."""
+    the host's dialog (DESIGN §4.1); `confirmed`: what a confirmation code just typed did
+    (DESIGN §17), None when none was."""
 
     request: RequestRecord
     opened: bool = False
     declined: bool = False
+    confirmed: ConfirmAnswer | None = None
 
 
 @dataclass(frozen=True)
@@ -95,4 +118,4 @@ class Refused:
     cause: Literal["arguments", "project", "write", "environment"] = "arguments"
 
 
-Step = Ask | Wait | Report | Refused
+Step = Ask | AskCode | Wait | Report | Refused

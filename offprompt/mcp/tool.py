@@ -108,6 +108,14 @@ class ToolContext:
         elicitation = self.client_capabilities.get("elicitation")
         return isinstance(elicitation, dict) and isinstance(elicitation.get("url"), dict)
 
+    def supports_form_elicitation(self) -> bool:
+        """True when the client declared form elicitation: `elicitation.form`, or the bare
+        `elicitation: {}` that means form only (an `elicitation` with only `url` does not)."""
+        elicitation = self.client_capabilities.get("elicitation")
+        if not isinstance(elicitation, dict):
+            return False
+        return isinstance(elicitation.get("form"), dict) or not elicitation
+
     def supports_roots(self) -> bool:
         return isinstance(self.client_capabilities.get("roots"), dict)
 
@@ -132,6 +140,46 @@ class ToolContext:
         return InputRequired(
             {key: {"method": "elicitation/create", "params": params}}, data, state_ttl
         )
+
+    def ask_form(
+        self,
+        *,
+        key: str,
+        message: str,
+        schema: JSON,
+        data: dict[str, Any],
+        state_ttl: float,
+    ) -> InputRequired:
+        """Modern: the answer that asks the client to show a form (`schema`, a flat object of
+        primitives) and retry with its answer under `key`; `data` comes back as `state`."""
+        params: JSON = {"mode": "form", "message": message, "requestedSchema": schema}
+        return InputRequired(
+            {key: {"method": "elicitation/create", "params": params}}, data, state_ttl
+        )
+
+    def form_answer(self, key: str) -> FormAnswer | None:
+        """Modern retry: the form's answer found under `key` in `inputResponses`; None when the
+        retry carried none there (then ask again)."""
+        answer = (self.input_responses or {}).get(key)
+        if answer is None:
+            return None
+        return _form_answer(answer)
+
+    async def elicit_form(self, *, message: str, schema: JSON, wait: float) -> FormAnswer:
+        """Legacy: send a form `elicitation/create` and wait up to `wait` seconds for the
+        answer. A modern call asks with `ask_form` instead, so here it is "unsupported"."""
+        if not self.supports_form_elicitation() or self.modern:
+            return FormAnswer("unsupported")
+        if not self.peer.can_send_requests:
+            return FormAnswer("unsupported")
+        params: JSON = {"mode": "form", "message": message, "requestedSchema": schema}
+        try:
+            answer = await self.peer.send_request("elicitation/create", params, wait)
+        except TimeoutError:
+            return FormAnswer("timeout")
+        except ClientError:
+            return FormAnswer("error")
+        return _form_answer(answer)
 
     def elicitation_answer(self, key: str) -> DialogAnswer | None:
         """Modern retry: the action found under `key` in `inputResponses`; None when the retry
@@ -189,6 +237,30 @@ class ToolContext:
             for r in roots
             if isinstance(r, dict) and isinstance(r.get("uri"), str) and is_text(r["uri"])
         ]
+
+
+@dataclass(frozen=True)
+class FormAnswer:
+    """How a form elicitation ended; `content` is the form's fields on `accept` (else None).
+    Its fields may hold what the person typed: never logged, never repr'd."""
+
+    action: DialogAnswer
+    content: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    def text(self, name: str) -> str | None:
+        """The accepted form's string field `name`, else None."""
+        if self.action != "accept" or self.content is None:
+            return None
+        value = self.content.get(name)
+        return value if isinstance(value, str) and is_text(value) else None
+
+
+def _form_answer(answer: Any) -> FormAnswer:
+    action = answer.get("action") if isinstance(answer, dict) else None
+    if action not in ("accept", "decline", "cancel"):
+        return FormAnswer("error")
+    content = answer.get("content") if action == "accept" else None
+    return FormAnswer(action, content if isinstance(content, dict) else None)
 
 
 class ClientError(Exception):

@@ -40,7 +40,7 @@ def build(get_service: Callable[[], Service]) -> list[Tool]:
     async def collect(args: dict[str, Any], ctx: ToolContext) -> ToolResult | InputRequired:
         return await get_service().collect(args, ctx)
 
-    async def await_(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def await_(args: dict[str, Any], ctx: ToolContext) -> ToolResult | InputRequired:
         return await get_service().await_secret(args, ctx)
 
     async def cancel(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

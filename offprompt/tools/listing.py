@@ -26,12 +26,17 @@ the background), do not call collect_secret again for the same keys. When the re
 tell_user, say it to the person right away so they can match it with their page. Never ask for a \
 secret in the chat, and never open, print or read the .env file, before or after: secret_status \
 says which keys it holds. If the result has a url, show it to the person on its own line and \
-call await_secret. Use generate for values you may invent (session secrets, signing keys)."""
+call await_secret. If a result has status confirm, ask the person for the code their page shows \
+and pass it to await_secret as confirm. Use generate for values you may invent (session \
+secrets, signing keys)."""
 
 AWAIT_DESCRIPTION = """\
 Wait (up to a minute per call) for the person to submit a page that collect_secret opened, and \
-get the same result shape: awaiting, written (with the fingerprint to tell the person), expired \
-or cancelled."""
+get the same result shape: awaiting, confirm, written (with the fingerprint to tell the person), \
+expired or cancelled. Status confirm means the person submitted a remote page that now shows \
+them a confirmation code: ask the person to type that code to you, then call await_secret again \
+with request_id and confirm set to the code as they typed it. Never guess the code; five wrong \
+codes cancel the request."""
 
 STATUS_DESCRIPTION = """\
 Which of the project's keys are set, empty, missing or still a placeholder in its .env (or \
@@ -86,7 +91,7 @@ def generate() -> list[dict[str, Any]]:
             "await_secret",
             "Wait for a secret page",
             AWAIT_DESCRIPTION,
-            schemas.request_id_input(),
+            schemas.await_input(),
             output,
             {"readOnlyHint": True, "openWorldHint": False},
         ),

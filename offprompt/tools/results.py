@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from offprompt.mcp.tool import ToolResult
 
 if TYPE_CHECKING:
-    from offprompt.spec import WriteOutcome
+    from offprompt.spec import ConfirmAnswer, WriteOutcome
     from offprompt.store import RequestRecord
 
 NEVER_OPEN = (
@@ -29,14 +29,19 @@ def build(
     link_note: str | None = None,
     declined: bool = False,
     repeated: bool = False,
+    confirmed: ConfirmAnswer | None = None,
 ) -> ToolResult:
     """The result for `request` in its current state; `link_note` follows an awaiting note;
     `declined`: the person just declined the host's dialog (DESIGN §4.1); `repeated`: the
-    model asked again for the keys of this open request, and got it instead of a new one."""
+    model asked again for the keys of this open request, and got it instead of a new one;
+    `confirmed`: what the confirmation code the model just passed did (DESIGN §17).
+
+    Never the confirmation code: only whether one is awaited, and how many tries are left."""
     sink = {"kind": request.sink.kind, "path": request.display}
     out: dict[str, Any] = {}
-    status = request.status
+    status = request.shown_status
     outcome = request.outcome
+    delivery = request.delivery
     if status == "written" and outcome is not None:
         sink["path"] = outcome.file
         if outcome.fingerprint:
@@ -46,8 +51,12 @@ def build(
             out["note"] += " " + _destinations_note(outcome)
         if outcome.mask_problem:
             out["note"] += " Tell the person: " + outcome.mask_problem
+    elif status == "confirm":
+        out["note"] = _confirm_note(request.id, delivery.tries_left, wrong=confirmed == "wrong")
     elif status == "awaiting":
-        if repeated:
+        if confirmed == "none":
+            out["note"] = _no_code_yet_note(request.id)
+        elif repeated:
             out["note"] = _repeated_note(request.id, request.names, url is not None)
         elif declined and url is not None:
             out["note"] = _declined_note(request.id, request.names)
@@ -62,12 +71,21 @@ def build(
             "The request expired before the person submitted the page; nothing was written. "
             "Call collect_secret again if the values are still needed."
         )
+    elif delivery.confirm_reason is not None:
+        out["note"] = (
+            f"The request was cancelled: {delivery.confirm_reason} Tell the person. Call "
+            "collect_secret again only if they still want to provide the values."
+        )
     else:
         out["note"] = "The request was cancelled; nothing was written and nothing typed was kept."
+    if delivery.opened_elsewhere:
+        out["note"] += " " + OPENED_ELSEWHERE
     out["request_id"] = request.id
     out["status"] = status
-    if status == "awaiting":
+    if status in ("awaiting", "confirm"):
         out["expires_in"] = expires_in
+    if status == "confirm":
+        out["tries_left"] = delivery.tries_left
     out["names"] = list(request.names)
     if outcome is not None and status == "written":
         if outcome.kept:
@@ -81,10 +99,47 @@ def build(
         out["destinations"] = [d.to_dict() for d in outcome.destinations]
     if outcome is not None and status == "written" and outcome.checked:
         out["checked"] = dict(outcome.checked)
+    if delivery.opened_elsewhere:
+        out["opened_elsewhere"] = True
     first = None
     if status == "written" and outcome is not None:
         first = outcome.headline()
     return ToolResult.of(out, headline=first)
+
+
+OPENED_ELSEWHERE = (
+    "Tell the person: the page was opened in another browser. If that was not them, they "
+    "should type nothing there and say so; then call cancel_secret and collect_secret again "
+    "for a new link."
+)
+"""Said in every result once a second browser opened the page (DESIGN §17)."""
+
+
+def _confirm_note(request_id: str, tries_left: int, *, wrong: bool) -> str:
+    """The person submitted a remote page: the values wait for the code it now shows."""
+    first = (
+        f"That confirmation code was wrong; {tries_left} "
+        f"{'try' if tries_left == 1 else 'tries'} left before the request is cancelled. Ask "
+        "the person to read the code on their offprompt page again and type it here."
+        if wrong
+        else "The person submitted the page, and offprompt holds the values until they confirm "
+        "it: their offprompt page now shows a confirmation code of 7 characters. Ask the person "
+        "to type that code here in the chat (it is not a secret, and grants nothing once used)."
+    )
+    return (
+        f"{first} Then call await_secret with request_id {request_id} and confirm set to the "
+        "code exactly as they typed it. Never guess or make up a code, and never open the page "
+        f"yourself: {tries_left} wrong {'code cancels' if tries_left == 1 else 'codes cancel'} "
+        "the request."
+    )
+
+
+def _no_code_yet_note(request_id: str) -> str:
+    return (
+        "No submission is waiting for a confirmation code yet: the person has not submitted "
+        f"the page. Call await_secret with request_id {request_id} (without confirm) to wait; "
+        "ask for a code only once a result has status confirm."
+    )
 
 
 def _written_note(file: str, fp: str | None, kept: tuple[str, ...]) -> str:

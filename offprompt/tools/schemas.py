@@ -7,13 +7,14 @@ from typing import Any, get_args
 
 from offprompt.collect.schema import request_schema
 from offprompt.names import MAX_NAME_LENGTH, NAME_PATTERN
-from offprompt.spec import CheckStatus, RequestStatus, SendStatus, SinkKind
+from offprompt.spec import CheckStatus, SendStatus, ShownStatus, SinkKind
 from offprompt.status import MAX_NAMES as STATUS_MAX_NAMES
 from offprompt.status import KeyCheck, KeyStatus
 
 __all__ = [
     "NAME_PATTERN",
     "REQUEST_ID",
+    "await_input",
     "collect_input",
     "request_id_input",
     "result_output",
@@ -22,6 +23,8 @@ __all__ = [
 ]
 
 REQUEST_ID = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_-]+$"}
+MAX_CONFIRM = 32
+"""The longest `confirm` taken: 7 characters, and room for the blanks and hyphens a person types."""
 
 
 def collect_input() -> dict[str, Any]:
@@ -52,6 +55,19 @@ def request_id_input() -> dict[str, Any]:
     }
 
 
+def await_input() -> dict[str, Any]:
+    """`await_secret`: the request, and the confirmation code once a result asked for it."""
+    schema = request_id_input()
+    schema["properties"]["confirm"] = {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_CONFIRM,
+        "description": "Only after a result with status confirm: the confirmation code the "
+        "person read on their offprompt page and typed to you, as they typed it. Never guess it.",
+    }
+    return schema
+
+
 def result_output() -> dict[str, Any]:
     names = {"type": "array", "items": {"type": "string"}}
     return {
@@ -62,8 +78,17 @@ def result_output() -> dict[str, Any]:
             "note": {"type": "string"},
             "url": {"type": "string"},
             "request_id": {"type": "string"},
-            "status": {"type": "string", "enum": list(get_args(RequestStatus))},
+            "status": {"type": "string", "enum": list(get_args(ShownStatus))},
             "expires_in": {"type": "integer", "minimum": 0},
+            "tries_left": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "With status confirm: codes that may still be typed.",
+            },
+            "opened_elsewhere": {
+                "type": "boolean",
+                "description": "The page was opened in a second browser; tell the person.",
+            },
             "names": names,
             "kept": names,
             "fingerprint": {"type": "string"},

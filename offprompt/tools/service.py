@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 from offprompt import disk
 from offprompt.collect.core import Collector
 from offprompt.collect.settings import Settings
-from offprompt.collect.steps import Ask, Refused, Report, Step, Wait
+from offprompt.collect.steps import Ask, AskCode, Refused, Report, Step, Wait
 from offprompt.errors import ProjectError, RefusedRequest, Unreadable
 from offprompt.mcp.tool import InputRequired, ToolContext, ToolResult
 from offprompt.offloop import run_off_loop
@@ -30,6 +30,23 @@ log = logging.getLogger("offprompt")
 
 ELICIT_KEY: Final = "offprompt_page"
 """Where a 2026-07-28 retry carries the answer to our URL elicitation (`inputResponses`)."""
+CODE_KEY: Final = "offprompt_code"
+"""Where a 2026-07-28 retry carries the confirmation code from our form (`inputResponses`)."""
+CODE_FORM: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "code": {
+            "type": "string",
+            "title": "Confirmation code",
+            "description": "The 7 characters your offprompt page shows (case and hyphen do not "
+            "matter).",
+            "minLength": 7,
+            "maxLength": 32,
+        }
+    },
+    "required": ["code"],
+}
+"""The form the host shows for the confirmation code (DESIGN §17): one short text field."""
 
 
 def _same_file(a: RequestRecord, b: RequestRecord) -> bool:
@@ -76,6 +93,14 @@ class McpClient:
     def elicitation_complete(self, elicitation_id: str) -> None:
         self._ctx.elicitation_complete(elicitation_id)
 
+    @property
+    def form_elicitation(self) -> bool:
+        return self._ctx.supports_form_elicitation()
+
+    async def elicit_code(self, *, message: str, wait: float) -> str | None:
+        answer = await self._ctx.elicit_form(message=message, schema=CODE_FORM, wait=wait)
+        return answer.text("code")
+
 
 class Service:
     """The tools' side of one server process: settings read once, one collect core."""
@@ -106,13 +131,15 @@ class Service:
 
     async def collect(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult | InputRequired:
         client = McpClient(ctx)
-        if ctx.state is not None:  # a 2026-07-28 retry after our Ask
+        if ctx.state is not None:  # a 2026-07-28 retry after our Ask (or AskCode)
             request = self.core.known(str(ctx.state.get("request_id", "")))
             if request is None:
                 return ToolResult.refused(
                     "that request is no longer known (it closed over an hour ago). "
                     "Call collect_secret again without requestState."
                 )
+            if ctx.state.get("ask") == "code":
+                return await self._code_retry(request, ctx)
             answer = ctx.elicitation_answer(ELICIT_KEY)
             return await self._answer(await self.core.resume(request, client, answer), ctx)
         try:
@@ -127,11 +154,13 @@ class Service:
         # Made and checked in one step of the loop, so of two calls arriving together one opens
         # the page and the other finds it open.
         repeated = self._already_open(made)
+        if isinstance(repeated, Report):  # the open request is held for its code
+            return await self._answer(repeated, ctx)
         if repeated is not None:
             return repeated
         return await self._answer(await self.core.deliver(made, client), ctx)
 
-    def _already_open(self, made: RequestRecord) -> ToolResult | None:
+    def _already_open(self, made: RequestRecord) -> ToolResult | Report | None:
         """None when no open request of this session asks for any of `made`'s keys for the
         same file; else `made` is dropped (it has no page yet, so no tab) and the answer is the
         open request's state when both ask for the same keys and destinations, else a refusal.
@@ -152,6 +181,8 @@ class Service:
                     other.id,
                     ", ".join(other.names),
                 )
+                if other.shown_status == "confirm":
+                    return Report(other)  # its code is asked for, as await_secret would
                 return self._result(Report(other), repeated=True)
             return ToolResult.refused(
                 f"{', '.join(shared)} {'is' if len(shared) == 1 else 'are'} already being "
@@ -161,7 +192,12 @@ class Service:
             )
         return None
 
-    async def _answer(self, step: Step, ctx: ToolContext) -> ToolResult | InputRequired:
+    async def _answer(
+        self, step: Step, ctx: ToolContext, *, ask_code: bool = True
+    ) -> ToolResult | InputRequired:
+        """The step as this call's answer. `ask_code`: a submit held for its confirmation code
+        is asked for in the host's form dialog where it has one (DESIGN §17); False after the
+        person declined or dismissed that dialog, so the result asks through the agent."""
         if isinstance(step, Ask):
             return ctx.ask_url(
                 key=ELICIT_KEY,
@@ -172,9 +208,28 @@ class Service:
             )
         if isinstance(step, Wait):
             step = await self.core.wait(step, McpClient(ctx))
+        if isinstance(step, Report) and ask_code and step.confirmed is None:
+            step = await self.core.ask_code(step, McpClient(ctx))
+        if isinstance(step, AskCode):
+            return ctx.ask_form(
+                key=CODE_KEY,
+                message=step.message,
+                schema=CODE_FORM,
+                data={"request_id": step.request_id, "ask": "code"},
+                state_ttl=step.ttl,
+            )
         if isinstance(step, Refused):
             return ToolResult.refused(step.message)
         return self._result(step)
+
+    async def _code_retry(
+        self, request: RequestRecord, ctx: ToolContext
+    ) -> ToolResult | InputRequired:
+        """A 2026-07-28 retry after our code form: what the person typed there, if anything."""
+        answer = ctx.form_answer(CODE_KEY)
+        typed = answer.text("code") if answer is not None else None
+        step = await self.core.answer_code(request, McpClient(ctx), typed, answer is not None)
+        return await self._answer(step, ctx, ask_code=False)
 
     def _result(self, report: Report, *, repeated: bool = False) -> ToolResult:
         request = report.request
@@ -190,6 +245,7 @@ class Service:
             link_note=note,
             declined=report.declined,
             repeated=repeated,
+            confirmed=report.confirmed,
         )
 
     # -- await_secret / cancel_secret -----------------------------------------------------------
@@ -203,11 +259,21 @@ class Service:
             )
         return request
 
-    async def await_secret(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def await_secret(
+        self, args: dict[str, Any], ctx: ToolContext
+    ) -> ToolResult | InputRequired:
         request = self._known(args)
         if isinstance(request, ToolResult):
             return request
-        return self._result(await self.core.await_(request, McpClient(ctx)))
+        if ctx.state is not None and ctx.state.get("ask") == "code":  # a retry after AskCode
+            return await self._code_retry(request, ctx)
+        typed = args.get("confirm")
+        if isinstance(typed, str):  # the code the person read on their page (DESIGN §17)
+            confirmed = await self.core.confirm(request, typed)
+            if isinstance(confirmed, Refused):
+                return ToolResult.refused(confirmed.message)
+            return self._result(confirmed)
+        return await self._answer(await self.core.await_(request, McpClient(ctx)), ctx)
 
     async def cancel_secret(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         request = self._known(args)

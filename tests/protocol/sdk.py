@@ -52,7 +52,9 @@ async def connect(
     on_url: Callable[[str], Awaitable[None]] | None = None,
     roots: list[str] | None = None,
     client_name: str = "sdk-tests",
+    callback: Any = None,
 ) -> AsyncIterator[tuple[Client, Seen]]:
+    """`callback`: an elicitation callback of the test's own, in place of `action`'s."""
     cmd = command or FIXTURE
     seen = Seen()
     full_env = {
@@ -76,7 +78,7 @@ async def connect(
         async with Client(
             stdio_client(params, errlog=errlog),
             mode=mode,  # type: ignore[arg-type]
-            elicitation_callback=answering(action, seen, on_url),
+            elicitation_callback=callback or answering(action, seen, on_url),
             list_roots_callback=roots_cb,
             message_handler=on_message,
             client_info=types.Implementation(name=client_name, version="0"),
