@@ -144,23 +144,16 @@
 
   // DESIGN §17: a remote submit is held until the code shown here comes back through the
   // agent's host. The page keeps asking for the request's state, and says when it is written.
-  var heldFingerprint = null;
+  var heldFp = null;
 
-  function showHeld(code, mine) {
-    heldFingerprint = mine ? mine.emoji.join(" ") : "";
+  function showHeld(data, mine) {
+    heldFp = mine ? mine.emoji.join(" ") : "";
     page.fields().forEach(function (area) { area.value = ""; });
-    var section = el("section", "confirm");
-    section.id = "confirm";
-    section.appendChild(el("h1", "", "One more step: the code"));
-    section.appendChild(el("p", "message", "Nothing is written yet. Type this code where " +
-      "your agent asks for it (in its dialog, or tell it in the chat). It shows the write was " +
-      "sent from your browser; it is not a secret value and works only once."));
-    var shown = el("p", "fp-emoji code", code.slice(0, 4) + "-" + code.slice(4));
-    shown.id = "confirm-code";
-    section.appendChild(shown);
-    if (heldFingerprint) {
-      section.appendChild(el("p", "hint", "Once it is written, your agent will say " +
-        "Fingerprint " + heldFingerprint + ": the four emoji this page computed."));
+    var holder = document.createElement("template");
+    holder.innerHTML = data.html;
+    var section = holder.content.querySelector("#confirm");
+    if (heldFp) {
+      section.appendChild(el("p", "hint", "Your agent then says " + heldFp));
     }
     var card = form.closest("main");
     card.replaceChildren(card.querySelector(".brand"), section);
@@ -174,6 +167,20 @@
     section.appendChild(el("h1", "", title));
     section.appendChild(el("p", "message", text));
     return section;
+  }
+
+  // Every request this page makes: to its own address (+ `tail`), a POST when it has a body,
+  // never following a redirect or sending a referrer.
+  function send(tail, body) {
+    return fetch(form.action + tail, {
+      method: body ? "POST" : "GET",
+      headers: { "Accept": "application/json" },
+      body: body,
+      credentials: "same-origin",
+      cache: "no-store",
+      redirect: "error",
+      referrerPolicy: "no-referrer",
+    });
   }
 
   async function readJson(response) {
@@ -217,7 +224,7 @@
   function remoteSealing() {
     var status = document.getElementById("seal-status");
     var state = { ready: false, point: null };
-    var noKey = "This link has no valid key, so nothing can be sent from this page. Open the " +
+    var noKey = "This link has no valid key, so nothing can be sent. Open the " +
       "exact link the agent gave you, in full (it ends in #k=…).";
     function say(text, ok) {
       status.textContent = text;
@@ -227,8 +234,8 @@
     var hash = location.hash;
     if (hash) history.replaceState(null, "", location.pathname + location.search);
     if (!globalThis.offpromptSealSupported || !globalThis.offpromptSealSupported()) {
-      say("This browser cannot encrypt on this page (WebCrypto is missing), so nothing can be " +
-        "sent from it. Open the link in an up-to-date browser, over https.", false);
+      say("This browser cannot encrypt here (no WebCrypto), so nothing can be sent from it.",
+        false);
       return state;
     }
     state.point = globalThis.offpromptLinkKey(hash);
@@ -244,7 +251,7 @@
       if (!busy && !done) submitButton.disabled = false;
       say("What you type is encrypted in this browser, to a key only offprompt on the agent's " +
         "machine holds, before it is sent.", true);
-    });
+    }, function () { say("offprompt is out of reach: reload.", false); });
     return state;
   }
 
@@ -252,31 +259,11 @@
   // fetches the page without running script claims nothing (DESIGN §17). True: this browser
   // holds it; otherwise the page says why and nothing can be sent from it.
   async function claimRemote() {
-    var body = new URLSearchParams();
-    body.append("nonce", form.elements.nonce.value);
-    try {
-      var response = await fetch(form.action + "/claim", {
-        method: "POST",
-        headers: { "Accept": "application/json" },
-        body: body,
-        credentials: "same-origin",
-        cache: "no-store",
-        redirect: "error",
-        referrerPolicy: "no-referrer",
-      });
-      if (response.status === 204) return true;
-      var data = await readJson(response);
-      if (response.status === 403) {
-        finish(closedView("Opened in another browser", data.error || "This request is held " +
-          "by another browser."));
-      } else if (response.status === 410) {
-        finish(closedView("Closed", data.error || "This request is closed."));
-      } else {
-        setFormError(data.error || "offprompt answered HTTP " + response.status + ": reload.");
-      }
-    } catch (e) {
-      setFormError("offprompt could not be reached: reload the page.");
-    }
+    var response = await send("/claim", new URLSearchParams({ nonce: form.elements.nonce.value }));
+    if (response.status === 204) return true;
+    var data = await readJson(response);
+    finish(closedView(response.status === 403 ? "Another browser" : "Closed",
+      data.error || "HTTP " + response.status));
     return false;
   }
 
@@ -336,20 +323,12 @@
       }
 
       sent = true;
-      var response = await fetch(form.action, {
-        method: "POST",
-        headers: { "Accept": "application/json" },
-        body: body,
-        credentials: "same-origin",
-        cache: "no-store",
-        redirect: "error",
-        referrerPolicy: "no-referrer",
-      });
+      var response = await send("", body);
       var data = await readJson(response);
       if (response.status === 200 && data.status === "written") {
         finish(writtenView(data, mine, madeHere));
-      } else if (response.status === 200 && data.status === "confirm" && data.confirm_code) {
-        showHeld(data.confirm_code, mine);
+      } else if (response.status === 200 && data.status === "confirm") {
+        showHeld(data, mine);
       } else if (response.status === 422) {
         var first = showErrors(data.errors || {});
         var box = document.getElementById("tracked");
@@ -413,13 +392,7 @@
     clearTimeout(timer);
     if (done) return;
     try {
-      var response = await fetch(form.action + "/status", {
-        headers: { "Accept": "application/json" },
-        cache: "no-store",
-        credentials: "same-origin",
-        redirect: "error",
-        referrerPolicy: "no-referrer",
-      });
+      var response = await send("/status");
       if (done || busy) return schedule();
       if (response.status === 404) {
         return finish(closedView("Closed", "This request is no longer known to offprompt."));
@@ -427,13 +400,8 @@
       var data = await readJson(response);
       if (data.status && data.status !== "awaiting" && data.status !== "confirm") {
         var why = CLOSED[data.status] || ["Closed", "This request is closed."];
-        if (data.status === "written" && heldFingerprint !== null) {
-          why = ["Written", "offprompt wrote the values once the code came back. Your agent " +
-            "says the fingerprint" + (heldFingerprint ? ": it must be " + heldFingerprint : "") +
-            "."];
-        } else if (data.status === "cancelled" && heldFingerprint !== null) {
-          why = ["Cancelled", "Nothing was written: the request was cancelled, or five wrong " +
-            "codes were typed."];
+        if (heldFp !== null) {
+          why = data.status === "written" ? ["Written", heldFp] : why;
         } else if (data.status === "written" && sent) {
           why = ["Written", "offprompt wrote the values, but this page missed its answer. " +
             "Your agent has the fingerprint."];

@@ -23,6 +23,7 @@ from offprompt.store import RequestRecord
 
 __all__ = [
     "ELSEWHERE",
+    "confirm_section",
     "Anyway",
     "FormState",
     "fingerprint_emoji",
@@ -404,14 +405,10 @@ CONFIRM_HOW: Final = (
 """What the page says beside a held submit's code (DESIGN §17)."""
 
 
-def render_confirm(
-    request: RequestRecord,
-    code: str,
-    *,
-    csp_nonce: str,
-    verdicts: Mapping[str, tuple[str, str]] | None = None,
+def confirm_section(
+    request: RequestRecord, code: str, verdicts: Mapping[str, tuple[str, str]] | None = None
 ) -> str:
-    """The answer to a held remote submit (DESIGN §17): the confirmation code, in the element
+    """The held remote submit's section (DESIGN §17): the confirmation code, in the element
     with id `confirm-code`, and the names waiting for it; no value."""
     verdicts = verdicts or {}
     items = "".join(
@@ -424,10 +421,21 @@ def render_confirm(
         + "</li>"
         for n in request.names
     )
-    main = (
+    return (
         '<section class="confirm" id="confirm"><h1>One more step: the code</h1>'
         f'<p class="message">{esc(CONFIRM_HOW)}</p>'
         f'<p class="fp-emoji code" id="confirm-code">{esc(shown_code(code))}</p>'
         f'<ul class="receipt" id="names">{items}</ul></section>'
     )
+
+
+def render_confirm(
+    request: RequestRecord,
+    code: str,
+    *,
+    csp_nonce: str,
+    verdicts: Mapping[str, tuple[str, str]] | None = None,
+) -> str:
+    """The page a held remote submit answers (a post without script)."""
+    main = confirm_section(request, code, verdicts)
     return assets.document("offprompt: confirm", main, csp_nonce=csp_nonce)

@@ -392,6 +392,7 @@ async def _hold(
                 "names": list(req.names),
                 "checked": checked,
                 "verdicts": {n: text for n, (_, text) in verdicts.items()},
+                "html": render.confirm_section(req, code, verdicts),
             }
         )
     return _html(render.render_confirm(req, code, csp_nonce=request[CSP_NONCE], verdicts=verdicts))
