@@ -23,9 +23,9 @@ from offprompt.store import RequestRecord
 
 __all__ = [
     "ELSEWHERE",
-    "confirm_section",
     "Anyway",
     "FormState",
+    "confirm_section",
     "fingerprint_emoji",
     "outcome_json",
     "render_confirm",
