@@ -232,19 +232,26 @@ async def _page(request: web.Request) -> web.StreamResponse:
     holder = claim.holder(req, request.cookies)
     if holder == "other":
         return _elsewhere(request, req)
+    # A local page is claimed by the browser that loads it (not HEAD: only a GET means a
+    # browser has the page, DESIGN §4); a remote one from its script (POST …/claim), so a link
+    # previewer that fetches without running script claims nothing. Taken before any await, so
+    # of two GETs at once exactly one browser holds the request.
+    cookie = None
+    if holder == "none" and not req.remote and request.method == "GET":
+        cookie = claim.take(req)
     response = await _form(request, req)
-    if request.method == "GET":  # not HEAD: only a GET means a browser has the page (DESIGN §4)
+    if request.method == "GET":
         req.delivery.page_served()
-        # A local page is claimed by the browser that loads it; a remote one from its script
-        # (POST …/claim), so a link previewer that fetches without running script claims nothing.
-        if holder == "none" and not req.remote:
-            _set_claim(request, req, response)
+    if cookie is not None:
+        _set_claim(request, req, response, cookie)
     return response
 
 
-def _set_claim(request: web.Request, req: RequestRecord, response: web.StreamResponse) -> None:
+def _set_claim(
+    request: web.Request, req: RequestRecord, response: web.StreamResponse, cookie: str
+) -> None:
     secure = not on_loopback(request.headers.getall("Host", []))
-    response.headers.add("Set-Cookie", claim.cookie_header(req, claim.take(req), secure=secure))
+    response.headers.add("Set-Cookie", claim.cookie_header(req, cookie, secure=secure))
 
 
 def _elsewhere(request: web.Request, req: RequestRecord) -> web.Response:
@@ -290,7 +297,7 @@ async def _claim(request: web.Request) -> web.StreamResponse:
         raise _refuse(403, render.ELSEWHERE)
     response = web.Response(status=204)
     if holder == "none":
-        _set_claim(request, req, response)
+        _set_claim(request, req, response, claim.take(req))
     return response
 
 

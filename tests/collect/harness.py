@@ -71,8 +71,18 @@ def as_person(url: str) -> dict[str, str]:
     return {"Cookie": f"{COOKIE}={cookie}"} if cookie else {}
 
 
+# One browser loads a page at a time per URL, as the tab offprompt opened and the person's
+# reload would: the second load carries the cookie the first got.
+_LOADING: dict[str, asyncio.Lock] = {}
+
+
 async def load(url: str) -> str:
     """GET the page as the person's browser would (keeping its claim cookie); its HTML."""
+    async with _LOADING.setdefault(url, asyncio.Lock()):
+        return await _load(url)
+
+
+async def _load(url: str) -> str:
     async with (
         aiohttp.ClientSession(headers=as_person(url)) as session,
         session.get(url) as reply,

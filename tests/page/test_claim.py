@@ -4,6 +4,7 @@ form, posts nothing, and the request says it was opened elsewhere."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import AsyncIterator, Callable
@@ -235,3 +236,20 @@ async def test_no_log_line_holds_the_claim_cookie(
     assert cookie not in caplog.text
     assert canary not in caplog.text
     assert "second browser" in caplog.text
+
+
+async def test_of_two_browsers_loading_at_once_exactly_one_holds_the_request(
+    client: TestClient, stranger: aiohttp.ClientSession, make_request: MakeRequest
+) -> None:
+    """Two first GETs at the same moment (the page's render awaits the disk): one gets the form
+    and the cookie, the other the second browser's page; neither a 500."""
+    req = make_request()
+
+    async def load(session: aiohttp.ClientSession) -> tuple[int, bool, bool]:
+        async with session.get(str(client.make_url(path_of(req)))) as reply:
+            html = await reply.text()
+            return reply.status, "Set-Cookie" in reply.headers, has_field(html, "API_KEY")
+
+    first, second = await asyncio.gather(load(client.session), load(stranger))
+    assert (first[0], second[0]) == (200, 200)
+    assert sorted([first[1:], second[1:]]) == [(False, False), (True, True)]
