@@ -35,6 +35,7 @@ from offprompt.page.guards import (
     prefers_json,
 )
 from offprompt.page.loopback import PageSettings
+from offprompt.page.responses import closed, harden, html, json_answer, refuse
 from offprompt.page.submission import BadSubmission, Submission, read_submission
 from offprompt.store import Held, RequestRecord, RequestStore
 from offprompt.write.submit import Submitter
@@ -54,83 +55,11 @@ WANTS_JSON: Final = web.RequestKey("wants_json", bool)
 SEALED_PAGE: Final = web.RequestKey("sealed_page", bool)
 
 
-_DEFAULTS: Final[dict[int, tuple[str, str]]] = {
-    400: ("Bad request", "The form could not be read. Reload the page and try again."),
-    403: ("Refused", "This page only accepts requests made by itself."),
-    404: ("Not found", "This link is not known here: it may be mistyped, or from an earlier run."),
-    405: ("Method not allowed", "This address does not accept that kind of request."),
-    408: ("Too slow", "The form did not arrive in time, so it was not read. Nothing was written."),
-    409: ("Busy", "Another submission of this form is being written. Reload in a moment."),
-    413: ("Too large", "The form is larger than 64 KiB, so it was not read."),
-    415: ("Unsupported form", "The form must be sent as a normal HTML form (UTF-8)."),
-    421: ("Wrong address", "This page is served on 127.0.0.1 and localhost only."),
-    500: ("Something went wrong", "offprompt could not handle that. Nothing was written."),
-}
-
-
-def _refuse(status: int, text: str | None = None) -> Refusal:
-    title, default = _DEFAULTS.get(status, ("Error", "That request could not be handled."))
-    return Refusal(status, title, text or default)
-
-
-def _closed(request: RequestRecord) -> Refusal:
-    if request.status == "awaiting":  # claimed: a write is in progress right now
-        return _refuse(409)
-    text = {
-        "written": "These values were already written. There is nothing more to do here.",
-        "cancelled": "The agent cancelled this request. Nothing was written from this page.",
-        "expired": "This request expired before anything was written. Ask the agent again.",
-    }[request.status]
-    return Refusal(410, "Closed", text)
-
-
-# -- responses ---------------------------------------------------------------------------------
-
-
-_FORM_ACTION: Final = {False: "'self'", True: "'none'"}
-
-
-def _csp(nonce: str, *, sealed: bool = False) -> str:
-    # A remote page posts only through its script, sealed: `form-action 'none'` stops the
-    # browser from ever sending the plain form, whatever happens to the script.
-    return (
-        "default-src 'none'; "
-        f"script-src 'nonce-{nonce}'; "
-        f"style-src 'nonce-{nonce}'; "
-        "img-src 'self' data:; "
-        "connect-src 'self'; "
-        f"form-action {_FORM_ACTION[sealed]}; "
-        "frame-ancestors 'none'; "
-        "base-uri 'none'"
-    )
-
-
-def _harden(response: web.StreamResponse, nonce: str, *, sealed: bool = False) -> None:
-    headers = response.headers
-    headers["Content-Security-Policy"] = _csp(nonce, sealed=sealed)
-    headers["Referrer-Policy"] = "no-referrer"
-    headers["Cache-Control"] = "no-store"
-    headers["X-Content-Type-Options"] = "nosniff"
-    headers["X-Frame-Options"] = "DENY"
-    headers["Cross-Origin-Opener-Policy"] = "same-origin"
-    headers["Cross-Origin-Resource-Policy"] = "same-origin"
-
-
-def _html(body: str, status: int = 200) -> web.Response:
-    return web.Response(text=body, status=status, content_type="text/html", charset="utf-8")
-
-
-def _json(data: dict[str, Any], status: int = 200) -> web.Response:
-    return web.json_response(data, status=status)
-
-
 def _render_refusal(request: web.Request, refusal: Refusal) -> web.Response:
     if request.get(WANTS_JSON, False):
-        return _json({"error": refusal.text}, refusal.status)
+        return json_answer({"error": refusal.text}, refusal.status)
     nonce = request[CSP_NONCE]
-    return _html(
-        render.render_message(refusal.title, refusal.text, csp_nonce=nonce), refusal.status
-    )
+    return html(render.render_message(refusal.title, refusal.text, csp_nonce=nonce), refusal.status)
 
 
 @web.middleware
@@ -144,22 +73,22 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     response: web.StreamResponse
     try:
         if not host_allowed(request.headers.getall("Host", []), tunnel):
-            raise _refuse(421)
+            raise refuse(421)
         if not fetch_site_allowed(request.headers.getall("Sec-Fetch-Site", [])):
-            raise _refuse(403)
+            raise refuse(403)
         if not origin_allowed(request.headers.getall("Origin", []), tunnel):
-            raise _refuse(403)
+            raise refuse(403)
         response = await handler(request)
     except Refusal as refusal:
         response = _render_refusal(request, refusal)
     except web.HTTPException as exc:  # the router's 404/405, aiohttp's 413
-        response = _render_refusal(request, _refuse(exc.status))
+        response = _render_refusal(request, refuse(exc.status))
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the handler boundary: log the kind only, answer without detail
         _log.error("page: %s %s failed (%s)", request.method, route.name or "-", kind(exc))
-        response = _render_refusal(request, _refuse(500))
-    _harden(response, nonce, sealed=request.get(SEALED_PAGE, False))
+        response = _render_refusal(request, refuse(500))
+    harden(response, nonce, sealed=request.get(SEALED_PAGE, False))
     return response
 
 
@@ -176,13 +105,13 @@ def _lookup(request: web.Request) -> RequestRecord:
     """The request this URL names, or 404: unknown token, malformed token, any query, or a
     path not matched as sent (percent-encoded)."""
     if not _as_sent(request):
-        raise _refuse(404)
+        raise refuse(404)
     token = request.match_info.get("token", "")
     if not _TOKEN.fullmatch(token):
-        raise _refuse(404)
+        raise refuse(404)
     found = request.app[STORE].by_token(token)
     if found is None:
-        raise _refuse(404)
+        raise refuse(404)
     return found
 
 
@@ -217,7 +146,7 @@ async def _form(
         state=state,
         checks=request.app[SUBMITTER].checks_on,
     )
-    return _html(body, status)
+    return html(body, status)
 
 
 async def _page(request: web.Request) -> web.StreamResponse:
@@ -228,7 +157,7 @@ async def _page(request: web.Request) -> web.StreamResponse:
         return web.Response(text=answer, content_type="text/plain")
     req = _lookup(request)
     if req.status != "awaiting":
-        raise _closed(req)
+        raise closed(req)
     holder = claim.holder(req, request.cookies)
     if holder == "other":
         return _elsewhere(request, req)
@@ -260,8 +189,8 @@ def _elsewhere(request: web.Request, req: RequestRecord) -> web.Response:
         _log.warning("page: request %s: opened in a second browser", req.id)
     req.delivery.opened_elsewhere = True
     if request[WANTS_JSON]:
-        return _json({"error": render.ELSEWHERE, "names": list(req.names)})
-    return _html(render.render_elsewhere(req, csp_nonce=request[CSP_NONCE]))
+        return json_answer({"error": render.ELSEWHERE, "names": list(req.names)})
+    return html(render.render_elsewhere(req, csp_nonce=request[CSP_NONCE]))
 
 
 def _held_by_this(request: web.Request, req: RequestRecord) -> None:
@@ -274,8 +203,8 @@ def _held_by_this(request: web.Request, req: RequestRecord) -> None:
         if not req.delivery.opened_elsewhere:
             _log.warning("page: request %s: a second browser tried to post", req.id)
         req.delivery.opened_elsewhere = True
-        raise _refuse(403, render.ELSEWHERE)
-    raise _refuse(403, UNCLAIMED)
+        raise refuse(403, render.ELSEWHERE)
+    raise refuse(403, UNCLAIMED)
 
 
 UNCLAIMED: Final = "This page has not been opened here yet, so nothing was sent. Reload it."
@@ -286,15 +215,15 @@ async def _claim(request: web.Request) -> web.StreamResponse:
     with the cookie), or learns that another browser holds it (403)."""
     req = _lookup(request)
     if req.status != "awaiting":
-        raise _closed(req)
+        raise closed(req)
     form = await _body(request)
     if not same(form.get("nonce", ""), req.nonce):
-        raise _refuse(403, NOT_THIS_PAGE)
+        raise refuse(403, NOT_THIS_PAGE)
     holder = claim.holder(req, request.cookies)
     if holder == "other":
         req.delivery.opened_elsewhere = True
         _log.warning("page: request %s: a second browser tried to claim it", req.id)
-        raise _refuse(403, render.ELSEWHERE)
+        raise refuse(403, render.ELSEWHERE)
     response = web.Response(status=204)
     if holder == "none":
         _set_claim(request, req, response, claim.take(req))
@@ -313,7 +242,7 @@ async def _status(request: web.Request) -> web.StreamResponse:
     """GET /r/<token>/status: the state while the record exists (open or recently closed)."""
     req = _lookup(request)
     store = request.app[STORE]
-    return _json({"status": req.shown_status, "expires_in": store.expires_in(req)})
+    return json_answer({"status": req.shown_status, "expires_in": store.expires_in(req)})
 
 
 async def _submit(request: web.Request) -> web.StreamResponse:
@@ -321,7 +250,7 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     error answered by its row in `answers.ANSWERS`; answers HTML or JSON."""
     req = _lookup(request)
     if req.status != "awaiting":
-        raise _closed(req)
+        raise closed(req)
     _held_by_this(request, req)
     try:
         posted = read_submission(await _body(request), req)
@@ -356,8 +285,8 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     # A 2026-07-28 dialog still on screen keeps the agent waiting until the person confirms it.
     host = display_name(req.client) if req.delivery.dialog else None
     if request[WANTS_JSON]:
-        return _json(render.outcome_json(outcome, dialog_host=host, verdicts=verdicts))
-    return _html(
+        return json_answer(render.outcome_json(outcome, dialog_host=host, verdicts=verdicts))
+    return html(
         render.render_written(
             outcome, csp_nonce=request[CSP_NONCE], dialog_host=host, verdicts=verdicts
         )
@@ -392,7 +321,7 @@ async def _hold(
     _log.info("page: request %s: held for its confirmation code", req.id)
     checked = {n: status for n, (status, _) in verdicts.items()}
     if request[WANTS_JSON]:
-        return _json(
+        return json_answer(
             {
                 "status": "confirm",
                 "confirm_code": code,
@@ -402,7 +331,7 @@ async def _hold(
                 "html": render.confirm_section(req, code, verdicts),
             }
         )
-    return _html(render.render_confirm(req, code, csp_nonce=request[CSP_NONCE], verdicts=verdicts))
+    return html(render.render_confirm(req, code, csp_nonce=request[CSP_NONCE], verdicts=verdicts))
 
 
 async def _refuse_tracked(req: RequestRecord, allowed: bool) -> None:
@@ -429,7 +358,7 @@ async def _body(request: web.Request) -> dict[str, str]:
         _log.info("page: a form's body did not arrive within %g s; dropped", loopback.BODY_TIMEOUT)
         if request.transport is not None:
             request.transport.abort()
-        raise _refuse(408) from None
+        raise refuse(408) from None
 
 
 async def _answer(
@@ -442,9 +371,9 @@ async def _answer(
         _log.log(answer.level, "page: request %s: %s", req.id, note)
     match answer.shape:
         case "closed":
-            raise _closed(req) from None
+            raise closed(req) from None
         case "message":
-            raise _refuse(answer.status_of(exc), answer.says(exc)) from None
+            raise refuse(answer.status_of(exc), answer.says(exc)) from None
         case "check" if isinstance(exc, CheckRejected) and posted is not None:
             return await _refused(request, req, exc, posted)
         case _:
@@ -469,7 +398,7 @@ async def _refused(
     verdicts = {n: (v.status, v.text) for n, v in exc.verdicts.items()}
     refused = [n for n, (status, _) in verdicts.items() if status == "rejected"]
     if request[WANTS_JSON]:
-        return _json(
+        return json_answer(
             {
                 "error": "Nothing was written: the provider refused "
                 + ", ".join(refused)
@@ -501,7 +430,7 @@ async def _failed(
             body["error"] = message
         if tracked:
             body["tracked"] = True
-        return _json(body, status)
+        return json_answer(body, status)
     state = render.FormState(errors=errors or {}, form_error=message, tracked=tracked, retype=True)
     return await _form(request, req, status=status, state=state)
 
