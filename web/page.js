@@ -100,7 +100,7 @@
   function finish(main) {
     done = true;
     page.fields().forEach(function (area) { area.value = ""; });
-    var card = form.closest("main");
+    var card = document.querySelector("main");
     card.replaceChildren(card.querySelector(".brand"), main);
     var heading = main.querySelector("h1");
     if (heading) {
@@ -155,7 +155,7 @@
     if (heldFp) {
       section.appendChild(el("p", "hint", "Your agent then says " + heldFp));
     }
-    var card = form.closest("main");
+    var card = document.querySelector("main");
     card.replaceChildren(card.querySelector(".brand"), section);
     POLL_MS = 2000;
     poll();
@@ -401,7 +401,7 @@
       if (data.status && data.status !== "awaiting" && data.status !== "confirm") {
         var why = CLOSED[data.status] || ["Closed", "This request is closed."];
         if (heldFp !== null) {
-          why = data.status === "written" ? ["Written", heldFp] : why;
+          why = data.status === "written" ? ["Written", "Fingerprint " + heldFp] : why;
         } else if (data.status === "written" && sent) {
           why = ["Written", "offprompt wrote the values, but this page missed its answer. " +
             "Your agent has the fingerprint."];

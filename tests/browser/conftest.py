@@ -29,7 +29,8 @@ class LiveServer:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.store = RequestStore()
-        self.server = PageServer(self.store, Submitter(self.store, journal))
+        self.submitter = Submitter(self.store, journal)
+        self.server = PageServer(self.store, self.submitter)
         self.port = self.call(self.server.start())
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -61,6 +62,20 @@ class LiveServer:
             return self.store.cancel(request)
 
         return self.call(cancel())
+
+    def confirm(self, request: RequestRecord, code: str) -> str:
+        """The person's code coming back through the host (DESIGN §17), as the collect core
+        takes it: tried against the held submit, and the held values written when right."""
+
+        async def confirm() -> str:
+            answer = self.store.try_code(request, code)
+            if answer == "right":
+                prepared = self.store.take_pending(request)
+                assert prepared is not None
+                await self.submitter.commit(request, prepared)
+            return answer
+
+        return self.call(confirm())
 
     def url(self, request: RequestRecord) -> str:
         return self.server.url_for(request)

@@ -96,7 +96,10 @@ def test_without_javascript_the_ticked_boxes_post_with_the_form(
 def test_a_remote_page_seals_the_ticked_indices(
     live: LiveServer, context: BrowserContext, fakes: FakePrograms, canary: str
 ) -> None:
-    """On a sealed page the ticks travel inside the seal; only `nonce` and `sealed` are sent."""
+    """On a sealed page the ticks travel inside the seal; only `nonce` and `sealed` are sent
+    (after the page's claim, which sends only `nonce`). The submit is held for its code
+    (DESIGN §17); once the code comes back, only the ticked destination runs and the page
+    says Written."""
     req = create(live, fakes, remote=True)
     key = req.delivery.seal_key
     assert key is not None
@@ -108,9 +111,14 @@ def test_a_remote_page_seals_the_ticked_indices(
     page.uncheck("#also-1")
     page.fill("textarea[name=API_KEY]", canary)
     page.click("#submit")
-    page.wait_for_selector("#destinations")
+    code = page.inner_text("#confirm-code")
+    assert fakes.calls() == []
+    assert live.confirm(req, code) == "right"
+    page.locator("#closed h1", has_text="Written").wait_for(timeout=10_000)
     assert [c.name for c in fakes.calls()] == ["gh"]
-    (body,) = posted
+    claim, body = posted
+    assert claim.startswith("nonce=")
+    assert "sealed=" not in claim
     assert "also" not in body
     assert canary not in body
 
