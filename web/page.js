@@ -11,6 +11,9 @@
   var page = globalThis.offpromptPage;
   if (!page) return;
   var form = page.form;
+  // The card is looked up once: a held submit's view takes the form out of it (showHeld), and
+  // the Written view that follows must still find it.
+  var card = form.closest("main");
   var el = page.el;
   var POLL_MS = 10000;  // 2 s while a submit waits for its code
   var table = JSON.parse(document.getElementById("emoji-table").textContent);
@@ -100,7 +103,6 @@
   function finish(main) {
     done = true;
     page.fields().forEach(function (area) { area.value = ""; });
-    var card = document.querySelector("main");
     card.replaceChildren(card.querySelector(".brand"), main);
     var heading = main.querySelector("h1");
     if (heading) {
@@ -155,7 +157,6 @@
     if (heldFp) {
       section.appendChild(el("p", "hint", "Your agent then says " + heldFp));
     }
-    var card = document.querySelector("main");
     card.replaceChildren(card.querySelector(".brand"), section);
     POLL_MS = 2000;
     poll();

@@ -87,6 +87,7 @@ class Page:
     store: RequestStore
     journal: Journal
     project: Path
+    submitter: Submitter
 
     def request(self, *secrets: SecretSpec, sink: SinkSpec | None = None) -> RequestRecord:
         return self.store.create(
@@ -117,7 +118,7 @@ def page(
         bases = ",".join(f"{host}={fake.base}" for host, fake in fakes)
         submitter = Submitter(store, journal, env={"OFFPROMPT_CHECK_BASE": bases, **env})
         client = await aiohttp_client(create_app(store, submitter))
-        return Page(client, store, journal, project)
+        return Page(client, store, journal, project, submitter)
 
     return start
 
@@ -500,7 +501,8 @@ async def test_a_sealed_post_is_checked_after_it_is_opened(
     providers: Any, page: Any, canary: str
 ) -> None:
     """From a sandbox: `"check": true` inside the seal checks; `"anyway": true` with the fresh
-    nonce writes the held value."""
+    nonce checks again and holds the refused value for its confirmation code (DESIGN §17);
+    the code back writes it without asking the provider a third time."""
     openai = await providers(status=401)
     p = await page(("api.openai.com", openai))
     req = p.store.create((OPENAI,), SinkSpec(), p.project, "r", ttl=1800, remote=True)
@@ -516,8 +518,20 @@ async def test_a_sealed_post_is_checked_after_it_is_opened(
     resp = await p.client.post(
         f"/r/{req.token}", data={"nonce": req.nonce, "sealed": box}, headers=JSON
     )
-    assert resp.status == 200
+    held = await resp.json()
+    assert (resp.status, held["status"], held["checked"]) == (
+        200,
+        "confirm",
+        {"OPENAI_API_KEY": "rejected"},
+    )
+    assert (not (p.project / ".env").exists(), 2) == (True, len(openai.seen))
+    assert "right" == p.store.try_code(req, held["confirm_code"])
+    prepared = p.store.take_pending(req)
+    assert prepared is not None
+    outcome = await p.submitter.commit(req, prepared)
     assert {"OPENAI_API_KEY": openai_key(canary)} == p.env()
+    assert (("OPENAI_API_KEY", "rejected"),) == outcome.checked
+    assert 2 == len(openai.seen)
 
 
 async def test_no_log_line_holds_the_value_or_the_answer(

@@ -1,31 +1,29 @@
-"""The confirmation code over a real stdio pipe (DESIGN §17): the official SDK client answering
-the code form (legacy `elicitation/create`, and 2026-07-28 `input_required`), a client without
-form elicitation completing through `await_secret` + `confirm`, and raw JSON lines to see that
-the code is nowhere in the server's stdout, its stderr (debug logging on) or the journal.
-
-The page's held submit is made by `confirm_serve.py`, which holds it as the page does and hands
-the test the code the person's page would show."""
+"""The confirmation code end to end over a real stdio pipe (DESIGN §17): a real `offprompt serve`
+in remote mode (`OFFPROMPT_SANDBOX=1`, no tunnel), the person a sealing HTTP client that opens the
+link, claims the request, submits and reads the code off the page's answer; then the official SDK
+client answering the code form (legacy `elicitation/create`, and 2026-07-28 `input_required`), a
+client without form elicitation completing through `await_secret` + `confirm`, five wrong codes
+cancelling, and raw JSON lines to see that the code is nowhere in the server's stdout, its stderr
+(debug logging on) or the journal: only in the page's answer."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import sys
-import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
 from dotenv import dotenv_values
+from sandbox.person import sealed_submit
 from sdk import Seen, connect
-from wire import ROOT, Wire
+from wire import OFFPROMPT, Wire
 
 from offprompt.crypto.confirm import shown
 
-SERVE = [sys.executable, str(ROOT / "tests" / "protocol" / "confirm_serve.py")]
 ARGS = {"secrets": [{"name": "API_KEY"}], "reason": "The billing module calls the API."}
 
 
@@ -36,48 +34,44 @@ def server_env(tmp_path: Path) -> dict[str, str]:
         "OFFPROMPT_AWAIT_SECONDS": "10",
         "OFFPROMPT_LOG": "debug",
         "OFFPROMPT_STATE_DIR": str(tmp_path / "state"),
-        "CONFIRM_HOLD": str(tmp_path / "hold.json"),
-        "CONFIRM_CODE": str(tmp_path / "code.txt"),
     }
 
 
-def ask_hold(tmp_path: Path, request_id: str, values: dict[str, str]) -> None:
-    """The person submits the page: the server holds it."""
-    part = tmp_path / "hold.part"
-    part.write_text(json.dumps({"request_id": request_id, "values": values}))
-    part.replace(tmp_path / "hold.json")
+@dataclass
+class Page:
+    """What the person's page showed after their submit: its code, and the four emoji their
+    page computed from what they typed."""
+
+    code: str
+    fingerprint: str
+    answer: str
 
 
-def read_code(tmp_path: Path) -> str | None:
-    out = tmp_path / "code.txt"
-    return out.read_text() if out.exists() else None
+def submit(url: str, value: str) -> Page:
+    """The person opens the link, the page claims the request and seals the value; the submit
+    is held, and the page's answer carries the code."""
+    answer, expected = sealed_submit(url, {"API_KEY": value})
+    data = answer.json()
+    assert (answer.status, data["status"]) == (200, "confirm"), answer.body[:300]
+    assert value not in answer.body
+    return Page(data["confirm_code"], expected, answer.body)
 
 
-def wait_code(tmp_path: Path) -> str:
-    """The code the person's page shows, once the submit is held."""
-    deadline = time.monotonic() + 15
-    while (code := read_code(tmp_path)) is None:
-        assert time.monotonic() < deadline, "the submit was not held"
-        time.sleep(0.05)
-    return code
+async def held(url: str, value: str) -> Page:
+    return await asyncio.to_thread(submit, url, value)
 
 
-async def held(tmp_path: Path, request_id: str, value: str) -> str:
-    ask_hold(tmp_path, request_id, {"API_KEY": value})
-    return await asyncio.to_thread(wait_code, tmp_path)
-
-
-def person(tmp_path: Path, seen: Seen, typed: Callable[[str], str] = shown) -> Any:
-    """A host whose person types the code their page shows into the form dialog; the link
-    offered for the remote page is declined (the person has the page already)."""
+def person(seen: Seen, page: list[Page]) -> Any:
+    """A host whose person types the code their page shows into the form dialog, as shown
+    (with its hyphen); the link offered for the remote page is declined (the person opened it
+    already)."""
 
     async def callback(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         seen.elicitations.append(params)
         if getattr(params, "mode", None) == "url":
             return types.ElicitResult(action="decline")
-        code = read_code(tmp_path)
-        assert code is not None
-        return types.ElicitResult(action="accept", content={"code": typed(code)})
+        assert page, "the code form came before the person submitted the page"
+        return types.ElicitResult(action="accept", content={"code": shown(page[0].code)})
 
     return callback
 
@@ -99,24 +93,28 @@ def structured(result: Any) -> dict[str, Any]:
 async def test_the_sdk_client_answers_the_code_form_and_the_value_is_written(
     mode: str, project: Path, tmp_path: Path, canary: str
 ) -> None:
-    """The official SDK client, declaring form elicitation, gets the code form (legacy: a
-    server→client request; 2026-07-28: input_required, retried by the SDK itself); the code
-    typed there writes the value, which is only in the destination file."""
+    """The official SDK client, declaring form elicitation, gets `awaiting` and the sealed
+    link; the person submits the page and is shown the code; await_secret asks for it in the
+    code form (legacy: a server→client request; 2026-07-28: input_required, retried by the SDK
+    itself); the code typed there writes the value, which is only in the destination file, and
+    the result's fingerprint is the one the person's page computed."""
     seen = Seen()
+    page: list[Page] = []
     async with connect(
         mode,
-        command=SERVE,
+        command=OFFPROMPT,
         env=server_env(tmp_path),
         cwd=str(project),
-        callback=person(tmp_path, seen),
+        callback=person(seen, page),
     ) as (client, got):
         first = structured(await client.call_tool("collect_secret", ARGS))
-        assert first["status"] == "awaiting"
-        code = await held(tmp_path, first["request_id"], canary)
+        assert (first["status"], "#k=" in first["url"]) == ("awaiting", True)
+        page.append(await held(first["url"], canary))
+        code = page[0].code
+        assert not (project / ".env").exists()
         done = await client.call_tool("await_secret", {"request_id": first["request_id"]})
         said = structured(done)
-    assert said["status"] == "written"
-    assert said["fingerprint"]
+    assert (said["status"], said["fingerprint"]) == ("written", page[0].fingerprint)
     assert dotenv_values(project / ".env") == {"API_KEY": canary}
     forms = [e for e in seen.elicitations if getattr(e, "mode", None) != "url"]
     assert len(forms) == 1
@@ -132,15 +130,17 @@ async def test_the_sdk_client_answers_the_code_form_and_the_value_is_written(
 async def test_a_client_without_form_completes_through_await_secret(
     project: Path, tmp_path: Path, canary: str
 ) -> None:
-    """No elicitation declared: `confirm` with tries left; a wrong code costs one; the right
-    code passed as `confirm` writes the value."""
-    async with connect("legacy", command=SERVE, env=server_env(tmp_path), cwd=str(project)) as (
+    """No elicitation declared: after the person's submit await_secret says `confirm` with
+    tries left; a wrong code costs one; the right code passed as `confirm` writes the value
+    with the person's fingerprint."""
+    async with connect("legacy", command=OFFPROMPT, env=server_env(tmp_path), cwd=str(project)) as (
         client,
         got,
     ):
         first = structured(await client.call_tool("collect_secret", ARGS))
         request_id = first["request_id"]
-        code = await held(tmp_path, request_id, canary)
+        page = await held(first["url"], canary)
+        code = page.code
         asked = structured(await client.call_tool("await_secret", {"request_id": request_id}))
         assert (asked["status"], asked["tries_left"]) == ("confirm", 5)
         bad = ("2" if code[0] != "2" else "3") + code[1:]
@@ -153,13 +153,56 @@ async def test_a_client_without_form_completes_through_await_secret(
                 "await_secret", {"request_id": request_id, "confirm": code.lower()}
             )
         )
-    assert done["status"] == "written"
+    assert (done["status"], done["fingerprint"]) == ("written", page.fingerprint)
     assert dotenv_values(project / ".env") == {"API_KEY": canary}
-    no_code(code, json.dumps([first, asked, wrong, done]), got.stderr)
+    journal = (tmp_path / "state" / "journal.jsonl").read_text()
+    texts = [json.dumps([first, asked, wrong, done]), got.stderr, journal]
+    no_code(code, *texts)
+    for text in texts:
+        assert canary not in text
+
+
+async def test_five_wrong_codes_cancel_through_the_sdk_client(
+    project: Path, tmp_path: Path, canary: str
+) -> None:
+    """The SDK client without form elicitation: five wrong codes as `confirm` count down from
+    4 and the fifth cancels; the right code after that writes nothing, and no file is made."""
+    async with connect("legacy", command=OFFPROMPT, env=server_env(tmp_path), cwd=str(project)) as (
+        client,
+        got,
+    ):
+        first = structured(await client.call_tool("collect_secret", ARGS))
+        request_id = first["request_id"]
+        code = (await held(first["url"], canary)).code
+        bad = ("2" if code[0] != "2" else "3") + code[1:]
+        said = [
+            structured(
+                await client.call_tool("await_secret", {"request_id": request_id, "confirm": bad})
+            )
+            for _ in range(5)
+        ]
+        late = structured(
+            await client.call_tool("await_secret", {"request_id": request_id, "confirm": code})
+        )
+    assert [(s["status"], s.get("tries_left")) for s in said] == [
+        ("confirm", 4),
+        ("confirm", 3),
+        ("confirm", 2),
+        ("confirm", 1),
+        ("cancelled", None),
+    ]
+    assert late["status"] == "cancelled"
+    assert not (project / ".env").exists()
+    journal_file = tmp_path / "state" / "journal.jsonl"
+    journal = journal_file.read_text() if journal_file.exists() else ""
+    texts = [json.dumps([first, *said, late]), got.stderr, journal]
+    no_code(code, *texts)
+    for text in texts:
+        assert canary not in text
 
 
 def legacy_wire(tmp_path: Path, project: Path, caps: dict[str, Any]) -> Wire:
-    wire = Wire(SERVE, env={**os.environ, **server_env(tmp_path)}, cwd=str(project))
+    wire = Wire(OFFPROMPT, env={**os.environ, **server_env(tmp_path)}, cwd=str(project))
     wire.initialize(caps)
     return wire
 
@@ -185,14 +228,16 @@ def result_of(wire: Wire, rid: str) -> dict[str, Any]:
 def test_the_code_is_nowhere_on_stdout_stderr_or_the_journal(
     project: Path, tmp_path: Path, canary: str
 ) -> None:
-    """Raw JSON lines, a form dialog answered with the code: every line the server wrote, its
-    stderr (debug logging) and the journal hold neither the code nor the value."""
+    """Raw JSON lines, a form dialog answered with the code the person's page showed: every
+    line the server wrote, its stderr (debug logging) and the journal hold neither the code nor
+    the value; the page's answer was the only place the code appeared."""
     wire = legacy_wire(tmp_path, project, {"elicitation": {"form": {}}})
     try:
         call(wire, "c1", "collect_secret", ARGS)
-        request_id = result_of(wire, "c1")["request_id"]
-        ask_hold(tmp_path, request_id, {"API_KEY": canary})
-        code = wait_code(tmp_path)
+        first = result_of(wire, "c1")
+        request_id = first["request_id"]
+        page = submit(first["url"], canary)
+        code = page.code
         call(wire, "a1", "await_secret", {"request_id": request_id})
         form = wire.expect(lambda m: m.get("method") == "elicitation/create", timeout=20)
         assert form["params"]["mode"] == "form"
@@ -203,7 +248,8 @@ def test_the_code_is_nowhere_on_stdout_stderr_or_the_journal(
                 "result": {"action": "accept", "content": {"code": shown(code)}},
             }
         )
-        assert result_of(wire, "a1")["status"] == "written"
+        done = result_of(wire, "a1")
+        assert (done["status"], done["fingerprint"]) == ("written", page.fingerprint)
         wire.close()
         stderr = wire.wait_stderr()
     finally:
@@ -223,9 +269,9 @@ def test_five_wrong_codes_cancel_over_the_wire(project: Path, tmp_path: Path, ca
     wire = legacy_wire(tmp_path, project, {})
     try:
         call(wire, "c1", "collect_secret", ARGS)
-        request_id = result_of(wire, "c1")["request_id"]
-        ask_hold(tmp_path, request_id, {"API_KEY": canary})
-        code = wait_code(tmp_path)
+        first = result_of(wire, "c1")
+        request_id = first["request_id"]
+        code = submit(first["url"], canary).code
         bad = ("2" if code[0] != "2" else "3") + code[1:]
         said = []
         for i in range(5):

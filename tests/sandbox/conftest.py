@@ -95,9 +95,21 @@ def tab(browser: Browser) -> Iterator[Page]:
         ctx.close()
 
 
-def type_and_submit(tab: Page, url: str, value: str) -> None:
+def type_and_submit(tab: Page, url: str, value: str) -> str:
+    """Open a remote link, type `value`, submit: the page claims the request once loaded and
+    its submit is held (DESIGN §17). Returns the confirmation code the page shows, as typed
+    back (without the hyphen)."""
     tab.goto(url)
     tab.locator("#submit:not([disabled])").wait_for(timeout=10_000)
     tab.locator('textarea[name="API_KEY"]').fill(value)
     tab.locator("#submit").click()
-    tab.locator("#written").wait_for(timeout=30_000)
+    shown = tab.locator("#confirm-code")
+    shown.wait_for(timeout=30_000)
+    return shown.inner_text().strip().replace("-", "")
+
+
+def wait_written(tab: Page) -> str:
+    """After the code came back, the held page (polling its status every 2 s) says Written,
+    with the four emoji it computed itself; returns them."""
+    tab.locator("#closed h1").filter(has_text="Written").wait_for(timeout=15_000)
+    return tab.locator("#closed .message").inner_text().strip()

@@ -1,4 +1,6 @@
-"""A remote request in real Chromium through the tunnel: sealed in the page, written, never clear.
+"""A remote request in real Chromium through the tunnel: the page claims the request, seals the
+values, shows the confirmation code of its held submit; the code typed back through
+`await_secret` writes them, and the page then says Written. Never clear on the wire.
 
 The service runs on its own event-loop thread (as in `offprompt serve`); Chromium reaches the
 tunnel's hostname through the fake edge (its HTTPS proxy), as a browser reaches Cloudflare.
@@ -20,7 +22,7 @@ from offprompt.crypto.seal import SealKey, b64u_encode
 from offprompt.mcp.tool import ToolContext
 from offprompt.tools.service import Service
 
-from .conftest import FakeCloudflared, type_and_submit
+from .conftest import FakeCloudflared, type_and_submit, wait_written
 from .edge import FakeEdge
 from .test_remote_service import ARGS, FakePeer, context, data
 
@@ -44,10 +46,10 @@ class Remote:
     def collect(self, ctx: ToolContext | None = None) -> dict[str, Any]:
         return data(self.call(self.service.collect(ARGS, ctx or context(FakePeer()))))
 
-    def await_secret(self, request_id: str) -> dict[str, Any]:
-        return data(
-            self.call(self.service.await_secret({"request_id": request_id}, context(FakePeer())))
-        )
+    def await_secret(self, request_id: str, confirm: str | None = None) -> dict[str, Any]:
+        """await_secret, with the person's code as `confirm` when given."""
+        args = {"request_id": request_id} | ({"confirm": confirm} if confirm is not None else {})
+        return data(self.call(self.service.await_secret(args, context(FakePeer()))))
 
     def close(self) -> None:
         self.call(self.service.close())
@@ -69,39 +71,58 @@ def remote(edge: FakeEdge, cloudflared: FakeCloudflared, project: Path) -> Itera
 def test_chromium_writes_a_sealed_value_through_the_tunnel(
     remote: Remote, tab: Page, project: Path, canary: str
 ) -> None:
-    """Typed in Chromium on the tunnel link, the value lands in .env."""
+    """Typed in Chromium on the tunnel link, the submit is held (nothing written); the code
+    the page shows, typed back through await_secret, lands the value in .env and the page then
+    says Written."""
     out = remote.collect()
-    type_and_submit(tab, out["url"], canary)
+    code = type_and_submit(tab, out["url"], canary)
+    assert remote.await_secret(out["request_id"])["status"] == "confirm"
+    assert not (project / ".env").exists()
+    assert remote.await_secret(out["request_id"], code)["status"] == "written"
     assert (project / ".env").read_text() == f"API_KEY={canary}\n"
+    wait_written(tab)
 
 
 def test_page_and_agent_see_the_same_fingerprint(remote: Remote, tab: Page, canary: str) -> None:
-    """The page's own four emoji match the server's, and await_secret reports the same."""
+    """The four emoji the page computed itself from what was typed (shown beside the code,
+    and again once written) are the ones await_secret reports for the confirmed write."""
     out = remote.collect()
-    type_and_submit(tab, out["url"], canary)
-    shown = tab.locator("#fp-server").inner_text().strip()
-    computed = tab.locator("#fp-check").get_attribute("data-page-fingerprint")
-    assert (computed, remote.await_secret(out["request_id"])["fingerprint"]) == (shown, shown)
+    code = type_and_submit(tab, out["url"], canary)
+    hint = tab.locator("#confirm .hint").inner_text()
+    reported = remote.await_secret(out["request_id"], code)["fingerprint"]
+    computed = wait_written(tab)
+    assert (hint, computed) == (f"Your agent then says {reported}", reported)
 
 
 def test_tunnel_never_carries_the_value(
     remote: Remote, edge: FakeEdge, tab: Page, canary: str
 ) -> None:
-    """Every byte the browser sent through the tunnel: a sealed form, and no value."""
+    """Every byte the browser sent through the tunnel, from the claim to the page saying
+    Written: a sealed form, and no value."""
     out = remote.collect()
-    type_and_submit(tab, out["url"], canary)
+    code = type_and_submit(tab, out["url"], canary)
+    assert remote.await_secret(out["request_id"], code)["status"] == "written"
+    wait_written(tab)
     traffic = edge.traffic()
     assert (b"sealed=v1." in traffic, canary.encode() in traffic) == (True, False)
 
 
 def test_posted_body_is_only_nonce_and_sealed(remote: Remote, tab: Page, canary: str) -> None:
-    """The page's POST has exactly two fields, nonce and sealed."""
+    """The page posts twice: its claim (the nonce only), then the submit with exactly two
+    fields, nonce and sealed; nothing more once the code comes back."""
     out = remote.collect()
-    posts: list[str] = []
-    tab.on("request", lambda r: posts.append(r.post_data or "") if r.method == "POST" else None)
-    type_and_submit(tab, out["url"], canary)
-    assert [sorted(p.split("=", 1)[0] for p in body.split("&")) for body in posts] == [
-        ["nonce", "sealed"]
+    posts: list[tuple[str, str]] = []
+    tab.on(
+        "request",
+        lambda r: posts.append((r.url, r.post_data or "")) if r.method == "POST" else None,
+    )
+    code = type_and_submit(tab, out["url"], canary)
+    remote.await_secret(out["request_id"], code)
+    wait_written(tab)
+    page = out["url"].split("#")[0]
+    assert [(url, sorted(p.split("=", 1)[0] for p in body.split("&"))) for url, body in posts] == [
+        (f"{page}/claim", ["nonce"]),
+        (page, ["nonce", "sealed"]),
     ]
 
 

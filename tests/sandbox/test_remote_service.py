@@ -1,4 +1,5 @@
-"""The tools for a remote request (DESIGN §5): a sealed link at once, never the opener."""
+"""The tools for a remote request (DESIGN §5, §17): a sealed link at once, never the opener; a
+sealed submit is held until its confirmation code comes back through `await_secret`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from offprompt.tools.service import Service
 
 from .conftest import FakeCloudflared
 from .edge import FakeEdge
-from .person import sealed_submit
+from .person import Answer, sealed_submit
 
 ARGS = {"secrets": [{"name": "API_KEY"}], "reason": "The billing module calls the API."}
 URL_CAPS: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
@@ -86,6 +87,21 @@ def data(result: ToolResult) -> dict[str, Any]:
     return result.structured
 
 
+def held_code(answer: Answer) -> str:
+    """The code of the page's held answer (200 `confirm`): what the person reads off it."""
+    body = answer.json()
+    assert (answer.status, body["status"]) == (200, "confirm"), answer.body[:300]
+    code = body["confirm_code"]
+    assert isinstance(code, str)
+    return code
+
+
+async def confirm(service: Service, request_id: str, code: str) -> dict[str, Any]:
+    """The person's code typed back through the agent: `await_secret` with `confirm`."""
+    args = {"request_id": request_id, "confirm": code}
+    return data(await service.await_secret(args, context(FakePeer())))
+
+
 async def test_remote_collect_returns_the_tunnel_link_at_once(
     service: Service, edge: FakeEdge
 ) -> None:
@@ -141,22 +157,31 @@ async def test_modern_url_elicitation_still_gets_the_awaiting_result(service: Se
 async def test_sealed_submit_through_the_tunnel_writes(
     service: Service, edge: FakeEdge, project: Path, canary: str
 ) -> None:
-    """A sealed POST through the tunnel writes the file; await_secret reports the fingerprint;
+    """A sealed POST through the tunnel is held: await_secret says `confirm` and nothing is
+    written; await_secret with the page's code writes the file and reports the fingerprint;
     the tunnel carried no value."""
     out = data(await service.collect(ARGS, context(FakePeer())))
     answer, expected = await asyncio.to_thread(sealed_submit, out["url"], {"API_KEY": canary})
-    done = data(await service.await_secret({"request_id": out["request_id"]}, context(FakePeer())))
-    assert (answer.status, done["status"], done["fingerprint"]) == (200, "written", expected)
+    code = held_code(answer)
+    held = data(await service.await_secret({"request_id": out["request_id"]}, context(FakePeer())))
+    assert (held["status"], (project / ".env").exists()) == ("confirm", False)
+    done = await confirm(service, out["request_id"], code)
+    assert (done["status"], done["fingerprint"]) == ("written", expected)
     assert (project / ".env").read_text() == f"API_KEY={canary}\n"
     assert canary.encode() not in edge.traffic()
     assert b"sealed=v1." in edge.traffic()
 
 
 async def test_legacy_elicitation_completes_after_the_write(service: Service, canary: str) -> None:
-    """After the write, a legacy client that was offered the link gets elicitation/complete."""
+    """After the write (the held submit confirmed by its code), a legacy client that was
+    offered the link gets elicitation/complete; not while the submit is only held."""
     peer = FakePeer()
     out = data(await service.collect(ARGS, context(peer, URL_CAPS)))
-    await asyncio.to_thread(sealed_submit, out["url"], {"API_KEY": canary})
+    answer, _ = await asyncio.to_thread(sealed_submit, out["url"], {"API_KEY": canary})
+    code = held_code(answer)
+    await asyncio.sleep(0.2)
+    assert peer.notes == []
+    assert (await confirm(service, out["request_id"], code))["status"] == "written"
     for _ in range(100):
         if peer.notes:
             break
@@ -237,14 +262,19 @@ async def test_missing_cloudflared_note_says_so(
 async def test_loopback_link_still_takes_a_sealed_post(
     project: Path, base_env: dict[str, str], canary: str
 ) -> None:
-    """Forwarded or not, the loopback link of a remote request accepts only sealed values."""
+    """Forwarded or not, the loopback link of a remote request takes sealed values, and holds
+    them for the code as through the tunnel: a remote request's page is reached from outside
+    this machine either way."""
     service = Service(cwd=project, env={**base_env, "OFFPROMPT_TUNNEL": "off"})
     try:
         out = data(await service.collect(ARGS, context(FakePeer())))
         answer, _ = await asyncio.to_thread(sealed_submit, out["url"], {"API_KEY": canary})
+        code = held_code(answer)
+        assert not (project / ".env").exists()
+        done = await confirm(service, out["request_id"], code)
     finally:
         await service.close()
-    assert (answer.status, (project / ".env").read_text()) == (200, f"API_KEY={canary}\n")
+    assert (done["status"], (project / ".env").read_text()) == ("written", f"API_KEY={canary}\n")
 
 
 # -- the argument ---------------------------------------------------------------------------------

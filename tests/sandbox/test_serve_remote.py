@@ -1,5 +1,7 @@
 """`offprompt serve` believing it is remote: a link over MCP, Chromium through the tunnel, the
-value in the file and nowhere else, and cloudflared gone when the server is."""
+submit held until the page's confirmation code comes back in `await_secret`, the value in the
+file and nowhere else, the code only in the page's answer, and cloudflared gone when the server
+is."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 from playwright.sync_api import Page
 from wire import OFFPROMPT, Wire
 
-from .conftest import FakeCloudflared, type_and_submit
+from .conftest import FakeCloudflared, type_and_submit, wait_written
 from .edge import FakeEdge
 from .person import sealed_submit
 
@@ -72,19 +74,25 @@ def test_remote_serve_end_to_end_in_chromium(
     project: Path,
     canary: str,
 ) -> None:
-    """Link over MCP → Chromium seals and submits through the tunnel → .env holds the value;
-    no value in MCP traffic, stderr, the journal or the tunnel."""
+    """Link over MCP → Chromium claims, seals and submits through the tunnel → held, the page
+    shows the code → await_secret says `confirm`, then with the code `written` → .env holds
+    the value and the page says Written with the same emoji; no value in MCP traffic, stderr,
+    the journal or the tunnel, and the code in none but what the agent sent back."""
     out = call(serve, "collect_secret", ARGS)
     assert out["url"].startswith(f"https://{edge.registered[0]}/r/")
-    type_and_submit(tab, out["url"], canary)
-    shown = tab.locator("#fp-server").inner_text().strip()
-    done = call(serve, "await_secret", {"request_id": out["request_id"]})
-    assert (done["status"], done["fingerprint"]) == ("written", shown)
+    code = type_and_submit(tab, out["url"], canary)
+    held = call(serve, "await_secret", {"request_id": out["request_id"]})
+    assert (held["status"], (project / ".env").exists()) == ("confirm", False)
+    answers = b"".join(serve.lines)
+    done = call(serve, "await_secret", {"request_id": out["request_id"], "confirm": code})
+    assert (done["status"], done["fingerprint"]) == ("written", wait_written(tab))
     assert (project / ".env").read_text() == f"API_KEY={canary}\n"
     assert serve.close() == 0
     mcp = b"".join(serve.lines) + b"".join(serve.sent)
     assert canary.encode() not in mcp + edge.traffic()
     assert canary not in serve.wait_stderr() + journal()
+    assert code.encode() not in answers + b"".join(serve.lines)
+    assert code not in serve.wait_stderr() + journal()
 
 
 def test_remote_serve_answers_awaiting_with_the_sealed_link(serve: Wire, edge: FakeEdge) -> None:
@@ -100,11 +108,15 @@ def test_remote_serve_answers_awaiting_with_the_sealed_link(serve: Wire, edge: F
 
 
 def test_remote_serve_with_a_sealing_client_writes(serve: Wire, project: Path, canary: str) -> None:
-    """A client sealing as the page does, through the tunnel, gets the value written."""
+    """A client sealing as the page does, through the tunnel, is held for its code; the code
+    back in await_secret gets the value written with the page's fingerprint."""
     out = call(serve, "collect_secret", ARGS)
     answer, expected = sealed_submit(out["url"], {"API_KEY": canary})
-    done = call(serve, "await_secret", {"request_id": out["request_id"]})
-    assert (answer.status, done["fingerprint"]) == (200, expected)
+    assert (answer.status, answer.json()["status"]) == (200, "confirm")
+    code = answer.json()["confirm_code"]
+    done = call(serve, "await_secret", {"request_id": out["request_id"], "confirm": code})
+    assert (done["status"], done["fingerprint"]) == ("written", expected)
+    assert (project / ".env").read_text() == f"API_KEY={canary}\n"
 
 
 def test_stdin_eof_stops_cloudflared(serve: Wire, cloudflared: FakeCloudflared) -> None:
