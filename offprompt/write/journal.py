@@ -260,6 +260,18 @@ class Journal:
                 ids.add(now)
         return frozenset(ids)
 
+    def records_file_sink(self, path: Path) -> bool:
+        """Whether a file sink wrote `path`: by its real path, or as the same file (device and
+        inode, as recorded or of a recorded path now), however it was moved, renamed or linked.
+        False when there is no such file; OSError as for `file_sinks`."""
+        if os.path.realpath(path) in self.file_sinks():
+            return True
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return False
+        return (st.st_dev, st.st_ino) in self.file_sink_ids()
+
 
 def _make_private_dirs(folder: Path) -> None:
     """Create missing folders as 0700; folders that exist already are left as they are."""

@@ -84,3 +84,7 @@ class JournalStep(Protocol):
     def append(self, entry: JournalEntry) -> None:
         """Record one write; raises OSError (or ValueError) when it cannot."""
         ...
+
+    def records_file_sink(self, path: Path) -> bool:
+        """Whether a file sink wrote `path` (by path, or as the same device and inode)."""
+        ...

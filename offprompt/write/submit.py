@@ -20,7 +20,13 @@ from typing import Final
 from offprompt import sinks
 from offprompt.crypto.fingerprint import fingerprint
 from offprompt.crypto.tokens import new_fp_key
-from offprompt.errors import CheckRejected, OffpromptError, RequestClosed, ValidationFailed
+from offprompt.errors import (
+    CheckRejected,
+    OffpromptError,
+    RequestClosed,
+    ValidationFailed,
+    WriteError,
+)
 from offprompt.offloop import run_off_loop
 from offprompt.spec import (
     SKIPPED,
@@ -319,6 +325,8 @@ class Submitter:
         # In offloop's bounded daemon threads, so a destination on a hung file system holds
         # neither the exit nor more threads; when none is free, a ProjectError before a byte is
         # written. A write cut short by the exit leaves the file as it was (atomic.replace).
+        if request.sink.kind == "dotenv":
+            await run_off_loop(self._refuse_file_sink, request)
         result = await run_off_loop(
             sinks.write,
             request.project,
@@ -348,6 +356,24 @@ class Submitter:
             checked=prepared.checked,
         )
         return outcome, {n: v for n, v in values.items() if n not in kept}
+
+    def _refuse_file_sink(self, request: RequestRecord) -> None:
+        """A file sink's file holds one value as a whole (DESIGN §12): keys are never written into
+        it as a dotenv file, wherever it was moved, renamed or linked to, or the write's
+        `file_keys` would list names read inside the value. A journal that cannot be read is
+        not a refusal here (status, keys and secret_status then show no names of their own)."""
+        path = Path(request.project, *request.display.split("/"))
+        try:
+            recorded = self._journal.records_file_sink(path)
+        except OSError as exc:
+            _log.warning("journal: could not read it before a write (%s)", type(exc).__name__)
+            return
+        if recorded:
+            raise WriteError(
+                f"{request.display} is a file offprompt wrote as one whole secret (a file sink),"
+                " so keys are not written into it as a dotenv file; nothing was changed. Choose"
+                " another file for these keys."
+            )
 
     @property
     def checks_on(self) -> bool:

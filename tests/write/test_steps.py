@@ -77,6 +77,9 @@ class FailingJournal:
     def append(self, entry: JournalEntry) -> None:
         raise OSError(28, "No space left on device")
 
+    def records_file_sink(self, path: Path) -> bool:
+        return False  # an empty journal: nothing recorded yet
+
 
 class RefusingSender:
     """Destinations whose programs would not take any value as it is, and could not run."""
