@@ -41,6 +41,7 @@ from .drive import (
     claude_argv,
     result_of,
     server_ready,
+    soft_wait,
     type_prompt,
 )
 from .harness import ARGUMENTS, KEY, PROMPT, World
@@ -179,9 +180,12 @@ def pipe_carrying(world: World, who: Person) -> tuple[list[dict[str, Any]], list
     return sent, answered
 
 
-def assert_held_then_written(world: World, who: Person, canary: str) -> None:
+def assert_held_then_written(
+    world: World, who: Person, canary: str, *, page_saw: str = "written"
+) -> None:
     """The common end of every run: no tab, the link loopback, held until the code, written
-    with the page's fingerprint, the page told, the value only in `.env`."""
+    with the page's fingerprint, the value only in `.env`; `page_saw`: what the page's own
+    status said afterwards (`unreachable` once a print-mode host has ended offprompt)."""
     first = result_of(world.model.tool_results()[0])
     assert first["status"] == "awaiting"
     assert first["url"] == who.link
@@ -195,7 +199,7 @@ def assert_held_then_written(world: World, who: Person, canary: str) -> None:
     assert "Nothing is written yet" in who.held["html"]
     assert who.written_before_code is False
     assert world.model.fingerprints() == [who.fingerprint]
-    assert who.page_after["status"] == "written"
+    assert who.page_after["status"] == page_saw
     assert world.written_value() == canary
 
 
@@ -236,11 +240,12 @@ def claude_form(term: Terminal, who: Person) -> None:
 
 def claude_decline(term: Terminal, who: Person) -> None:
     """The person declines the dialog; the model asks in the chat; they type the code there."""
-    for _ in range(4):
-        if f"{SELECTED} Decline" in term.screen():
+    for _ in range(4):  # from the field down to Decline, letting each move draw
+        if soft_wait(term, f"{SELECTED} Decline", 1.5):
             break
         term.press("down")
     term.wait(f"{SELECTED} Decline", 5)
+    time.sleep(0.3)
     term.press("enter")
     term.wait(re.escape(ASK_CODE), 20)
     time.sleep(0.3)
@@ -319,21 +324,26 @@ def codex_forms(world: World) -> list[dict[str, Any]]:
     return asked + answers
 
 
-def test_codex_exec_declines_the_form_and_the_model_asks_for_the_code(
-    make_world: MakeWorld, canary: str
-) -> None:
-    """`codex exec` declines offprompt's form for the code unseen, so the `confirm` result
-    and its note reach the model; the model asks, and (no one at a prompt in print mode) is
-    given the person's answer within its turn, which it passes as `confirm` once: written,
-    the fingerprint in the model's result and on stdout."""
-    held: dict[str, str] = {}
-    model = ScriptedModel("openai", ARGUMENTS, code_in_turn=lambda: held.get("code"))
-    world = remote(make_world("openai", model=model))
-    argv = [tool_or_skip("codex"), "exec", "--skip-git-repo-check", PROMPT]
+@dataclass
+class Printed:
+    """A print-mode run: what the person saw and what the host printed."""
+
+    who: Person
+    stdout: str
+    stderr: str
+    returncode: int
+
+
+def run_print_mode(
+    world: World, argv: list[str], env: dict[str, str], started: Callable[[Person], None]
+) -> Printed:
+    """The host in print mode; the person submits the link the model got, and is the one the
+    model asks for the code (the scripted model's `code_in_turn`: nobody is at a prompt)."""
     who = Person()
+    started(who)
     host = subprocess.Popen(
         argv,
-        env=world.codex(),
+        env=env,
         cwd=world.project,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -341,11 +351,10 @@ def test_codex_exec_declines_the_form_and_the_model_asks_for_the_code(
         text=True,
     )
     try:
-        submit(world, canary, who)
-        held["code"] = who.code
+        submit(world, world.canary, who)
         stdout, stderr = host.communicate(timeout=60)
-        # offprompt ends with `codex exec`: the page, asking every 2 s, may have missed the
-        # write; it then says it cannot reach offprompt (seen as `unreachable` here).
+        # offprompt ends with the host: the page, asking every 2 s, missed the write, and
+        # now says it cannot reach offprompt (`unreachable` here).
         try:
             page_after(who)
         except OSError:
@@ -355,23 +364,71 @@ def test_codex_exec_declines_the_form_and_the_model_asks_for_the_code(
             host.kill()
             host.communicate()
         who.show()
-    assert host.returncode == 0, stderr
-    asked, answer = codex_forms(world)
-    assert asked["params"]["message"] == FORM_MESSAGE
-    assert answer["result"] == {"action": "decline"}
+    return Printed(who, stdout, stderr, host.returncode)
+
+
+def print_model(kind: str, who: Callable[[], Person | None]) -> ScriptedModel:
+    """A scripted model told the code by the person within its turn, once the page shows it."""
+
+    def code() -> str | None:
+        person_now = who()
+        return (person_now.code or None) if person_now else None
+
+    return ScriptedModel(kind, ARGUMENTS, code_in_turn=code)
+
+
+def assert_print_mode(world: World, run: Printed, canary: str) -> None:
+    """The `confirm` result and its note reached the model; it passed the person's code as
+    `confirm`, once; written; the fingerprint printed; code and canary nowhere else."""
+    who = run.who
+    assert run.returncode == 0, run.stderr
     (result,) = confirm_results(world)
     assert CODE_NOTE in result["note"]
     assert result["tries_left"] == 5
-    assert who.page_after == {"status": "unreachable"}
-    who.page_after = {"status": "written"}  # for the common checks; the page cannot know
-    assert_held_then_written(world, who, canary)
-    assert f"Done. Fingerprint {who.fingerprint}" in stdout
+    assert_held_then_written(world, who, canary, page_saw="unreachable")
+    assert f"Done. Fingerprint {who.fingerprint}" in run.stdout
     assert_code_used_once(world, who, by_model=True)
     assert code_places(world, who, model_has_it=True) == []
-    outputs = ("stdout", stdout.encode()), ("stderr", stderr.encode())
     for code in code_forms(who):
-        assert code not in stdout + stderr
+        assert code not in run.stdout + run.stderr
+    outputs = ("stdout", run.stdout.encode()), ("stderr", run.stderr.encode())
     assert world.places_holding(canary, *outputs) == []
+
+
+def test_codex_exec_declines_the_form_and_the_model_asks_for_the_code(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """`codex exec` declines offprompt's form for the code unseen (legacy
+    `elicitation/create`), so the `confirm` result and its note reach the model, which asks
+    and passes the person's answer as `confirm`: written, the fingerprint on stdout."""
+    runs: list[Person] = []
+    model = print_model("openai", lambda: runs[0] if runs else None)
+    world = remote(make_world("openai", model=model))
+    argv = [tool_or_skip("codex"), "exec", "--skip-git-repo-check", PROMPT]
+    run = run_print_mode(world, argv, world.codex(), runs.append)
+    asked, answer = codex_forms(world)
+    assert asked["params"]["message"] == FORM_MESSAGE
+    assert answer["result"] == {"action": "decline"}
+    assert_print_mode(world, run, canary)
+
+
+def test_claude_print_mode_cancels_the_form_and_the_model_asks_for_the_code(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """`claude -p` retries offprompt's form (`input_required`) with `cancel` at once, so the
+    `confirm` result and its note reach the model, which asks and passes the person's answer
+    as `confirm`: written, the fingerprint on stdout."""
+    runs: list[Person] = []
+    model = print_model("anthropic", lambda: runs[0] if runs else None)
+    world = remote(make_world("anthropic", model=model))
+    env, config = world.claude()
+    argv = claude_argv(tool_or_skip("claude"), str(config), "-p", PROMPT)
+    run = run_print_mode(world, argv, env, runs.append)
+    retries = [m for m in world.mcp_messages(".in") if m.get("params", {}).get("inputResponses")]
+    assert [r["params"]["inputResponses"] for r in retries] == [
+        {"offprompt_code": {"action": "cancel"}}
+    ]
+    assert_print_mode(world, run, canary)
 
 
 def test_codex_tui_shows_the_form_and_writes(make_world: MakeWorld, canary: str) -> None:
