@@ -18,6 +18,8 @@ import asyncio
 import json
 import re
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,12 @@ URL = re.compile(r'"url":"(http[^"]+)"')
 
 
 AWAITING = re.compile(r'"status":"awaiting"')
+CONFIRM = re.compile(r'"status":"confirm"')
+# What the model says on a result with status confirm (DESIGN §17): it asks the person for the
+# code their page shows, as the result's note tells it to, and ends its turn.
+ASK_CODE = "Your offprompt page now shows a confirmation code. Please type it here."
+# A confirmation code as a person types it in the chat (what the page shows: `ABCD-EFG`).
+TYPED_CODE = re.compile(r"(?<![0-9A-Za-z])([0-9A-Za-z]{4}-?[0-9A-Za-z]{3})(?![0-9A-Za-z])")
 REQUEST_ID = re.compile(r'"request_id":"([^"]+)"')
 # Claude Code's answer for a call it moved to the background (still running after
 # CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS, or at once when the person sends a message meanwhile), and
@@ -86,15 +94,24 @@ class ScriptedModel:
     """One host's provider on 127.0.0.1, serving from its own thread and event loop."""
 
     def __init__(
-        self, kind: str, arguments: dict[str, Any], *, again_after_background: bool = False
+        self,
+        kind: str,
+        arguments: dict[str, Any],
+        *,
+        again_after_background: bool = False,
+        code_in_turn: Callable[[], str | None] | None = None,
     ) -> None:
         """`again_after_background`: a model that, told its call moved to the background,
         calls collect_secret again with the same arguments (once), as the instructions say not
-        to."""
+        to. `code_in_turn`: for a host with nobody at its prompt (print mode), the person's
+        answer to the model's question for the confirmation code, given within the same turn
+        (None until the person has it); without it the model asks and ends its turn, and reads
+        the code from the person's next message."""
         assert kind in {"anthropic", "openai", "google"}
         self.kind = kind
         self.arguments = arguments
         self.again_after_background = again_after_background
+        self.code_in_turn = code_in_turn
         self.requests: list[Recorded] = []
         self.port = 0
         self._loop = asyncio.new_event_loop()
@@ -277,8 +294,48 @@ class ScriptedModel:
         again = self.again_after_background and self.kind == "anthropic"
         if again and BACKGROUNDED.search(results[-1]) and self.calls_made(body) == 1:
             return "", (TOOL, json.dumps(self.arguments))
+        if CONFIRM.search(results[-1]) and (request := REQUEST_ID.search(results[-1])):
+            typed = self._person_said(body) or self._code_in_turn()
+            if typed is None:
+                return ASK_CODE, None
+            confirm = {"request_id": request.group(1), "confirm": typed}
+            return "", (AWAIT, json.dumps(confirm))
         words, wait = reply_for(results[-1])
         return words, (AWAIT, json.dumps(wait)) if wait else None
+
+    def _person_said(self, body: dict[str, Any]) -> str | None:
+        """A confirmation code in what the person typed after the last tool result (the
+        answer to ASK_CODE), as they typed it; None when they typed none."""
+        after: list[str] = []
+        if self.kind == "anthropic":
+            for message in body.get("messages") or []:
+                content = message.get("content")
+                blocks = content if isinstance(content, list) else [content]
+                if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+                    after = []
+                elif message.get("role") == "user":
+                    after += [b if isinstance(b, str) else str(b.get("text", "")) for b in blocks]
+        elif self.kind == "openai":
+            for item in body.get("input") or []:
+                if str(item.get("type", "")).endswith("_output"):
+                    after = []
+                elif item.get("type") == "message" and item.get("role") == "user":
+                    content = item.get("content")
+                    parts = content if isinstance(content, list) else [{"text": content}]
+                    after += [str(p.get("text", "")) for p in parts if isinstance(p, dict)]
+        # The host's own notes in a user turn (Claude Code's <system-reminder>) are no answer.
+        said = [t for t in after if not t.lstrip().startswith("<")]
+        found = [m.group(1) for t in said for m in TYPED_CODE.finditer(t)]
+        return found[-1] if found else None
+
+    def _code_in_turn(self) -> str | None:
+        """The person's answer in print mode: waited for (10 s at most) from `code_in_turn`."""
+        if self.code_in_turn is None:
+            return None
+        deadline = time.monotonic() + 10
+        while (code := self.code_in_turn()) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return code
 
     # -- Anthropic Messages ---------------------------------------------------------------------
 
