@@ -146,17 +146,18 @@
 
   // DESIGN §17: a remote submit is held until the code shown here comes back through the
   // agent's host. The page keeps asking for the request's state, and says when it is written.
-  var heldFp = null;
+  var held = null;
 
   function showHeld(data, mine) {
-    heldFp = mine ? mine.emoji.join(" ") : "";
+    held = mine ? mine.emoji.join(" ") : "";
     page.fields().forEach(function (area) { area.value = ""; });
     var holder = document.createElement("template");
     holder.innerHTML = data.html;
     var section = holder.content.querySelector("#confirm");
-    if (heldFp) {
-      section.appendChild(el("p", "hint", "Your agent then says " + heldFp));
+    if (held) {
+      section.appendChild(el("p", "hint", "Agent will say " + held));
     }
+    section.appendChild(expiry);  // the request's state stays in view
     card.replaceChildren(card.querySelector(".brand"), section);
     POLL_MS = 2000;
     poll();
@@ -349,8 +350,8 @@
           ". Nothing was written.") + " What you typed is still here.");
       }
     } catch (e) {
-      setFormError("offprompt could not be reached, so nothing was written. Is the agent still " +
-        "running? What you typed is still here: try again.");
+      setFormError("offprompt could not be reached, so nothing was written. Is the agent " +
+        "running? What you typed is still here.");
     } finally {
       if (!done) label.innerHTML = text;
       anyway = false;
@@ -401,8 +402,8 @@
       var data = await readJson(response);
       if (data.status && data.status !== "awaiting" && data.status !== "confirm") {
         var why = CLOSED[data.status] || ["Closed", "This request is closed."];
-        if (heldFp !== null) {
-          why = data.status === "written" ? ["Written", "Fingerprint " + heldFp] : why;
+        if (held !== null) {
+          why = data.status === "written" ? ["Written", "Fingerprint " + held] : why;
         } else if (data.status === "written" && sent) {
           why = ["Written", "offprompt wrote the values, but this page missed its answer. " +
             "Your agent has the fingerprint."];
@@ -414,8 +415,8 @@
       tick();
     } catch (e) {
       expiry.classList.add("warn");
-      expiry.textContent = "Cannot reach offprompt right now; trying again. What you typed " +
-        "stays here.";
+      expiry.textContent = "Cannot reach offprompt right now; trying again." +
+        (held === null ? " What you typed stays here." : "");
     }
     schedule();
   }
