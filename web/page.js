@@ -146,7 +146,8 @@
 
   // DESIGN §17: a remote submit is held until the code shown here comes back through the
   // agent's host. The page keeps asking for the request's state, and says when it is written.
-  var held = null;  // this page's own four emoji for the held submit; null: nothing held
+  // This page's own four emoji for the held submit; null: nothing is held.
+  var held = null;
 
   function showHeld(data, mine) {
     held = mine ? mine.emoji.join(" ") : "";
