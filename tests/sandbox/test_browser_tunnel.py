@@ -9,6 +9,7 @@ tunnel's hostname through the fake edge (its HTTPS proxy), as a browser reaches 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
 from collections.abc import Coroutine, Iterator
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 import pytest
 from playwright.sync_api import Browser, Page
 
+from offprompt.crypto.confirm import shown
 from offprompt.crypto.seal import SealKey, b64u_encode
 from offprompt.mcp.tool import ToolContext
 from offprompt.tools.service import Service
@@ -199,3 +201,35 @@ def test_a_different_key_in_the_link_is_refused_by_the_server(
     tab.locator("#submit").click()
     tab.locator("#form-error").filter(has_text="out of date").wait_for(timeout=10_000)
     assert not (project / ".env").exists()
+
+
+def test_the_page_claims_by_script_and_a_second_browser_sees_another_browser(
+    remote: Remote, browser: Browser, tab: Page, project: Path, canary: str
+) -> None:
+    """The remote page claims its request from its script (a POST to …/claim, answered 204);
+    its submit shows the code; a second browser opening the whole link meanwhile sees "another
+    browser" and no field; the code typed back through await_secret writes the person's value,
+    and the person's page then says Written."""
+    out = remote.collect()
+    page = out["url"].split("#")[0]
+    claims: list[int] = []
+    tab.on("response", lambda r: claims.append(r.status) if r.url == f"{page}/claim" else None)
+    code = type_and_submit(tab, out["url"], canary)
+    assert claims == [204]
+    other = browser.new_context(ignore_https_errors=True)
+    try:
+        theirs = other.new_page()
+        theirs.goto(out["url"])
+        theirs.locator("main").filter(has_text="another browser").wait_for(timeout=10_000)
+        assert (theirs.locator("textarea").count(), theirs.locator("#submit").count()) == (0, 0)
+    finally:
+        other.close()
+    held = remote.await_secret(out["request_id"])
+    assert (held["status"], held.get("opened_elsewhere")) == ("confirm", True)
+    done = remote.await_secret(out["request_id"], code)
+    assert done["status"] == "written"
+    wait_written(tab)
+    assert (project / ".env").read_text() == f"API_KEY={canary}\n"
+    journal = (Path(os.environ["OFFPROMPT_STATE_DIR"]) / "journal.jsonl").read_text()
+    for text in (json.dumps([out, held, done]), journal):
+        assert (canary in text, code in text, shown(code) in text) == (False, False, False)
