@@ -29,6 +29,14 @@ Public API
     lines as strings for an error list). `check(None, v)` is ok with no lines. Pass the value
     exactly as it will be written (nothing is trimmed); refusing an empty one is the caller's job,
     and so is skipping entries with `generate` (resolve them to None: their values are ours).
+`whose(field, value) -> "own" | "claimed" | "unclaimed"`
+    Whether `value` is positively `field`'s credential's by the longest registry prefix it
+    starts with (`own`: one that credential declares as distinctive and no other provider
+    declares), carries a prefix the registry knows for anything else (`claimed`), or none
+    (`unclaimed`): what decides where a value may be sent to be checked (DESIGN §16).
+`distinctive(field) -> bool`, `can_be_own(field) -> bool`
+    Whether `field`'s credential has a distinctive prefix at all; whether any value can be
+    `own` for it (not when every distinctive prefix it has is shared with another provider).
 `page_data(fields: Mapping[str, Field | None]) -> dict`
     JSON-ready `{"fields": {NAME: field}, "hints": [...]}` for the page; web/rules.js's
     `offpromptCheck(data.fields[NAME], value, data.hints)` returns the same verdict as
@@ -51,6 +59,7 @@ from offprompt.registry.model import CATEGORIES, Credential, Format, Offer, Prov
 
 if TYPE_CHECKING:
     from offprompt.registry.export import field_json, hint_table, page_data
+    from offprompt.registry.issuers import can_be_own, distinctive, whose
     from offprompt.registry.resolution import AmbiguousProvider, RegistryError, UnknownRef, resolve
     from offprompt.registry.results import CheckVerdict, Field, Line
     from offprompt.registry.rules import check
@@ -65,6 +74,9 @@ _LAZY: Final[dict[str, str]] = {
     "Line": "results",
     "CheckVerdict": "results",
     "check": "rules",
+    "can_be_own": "issuers",
+    "distinctive": "issuers",
+    "whose": "issuers",
     "field_json": "export",
     "hint_table": "export",
     "page_data": "export",
@@ -95,7 +107,9 @@ __all__ = [
     "RegistryError",
     "Rule",
     "UnknownRef",
+    "can_be_own",
     "check",
+    "distinctive",
     "field_json",
     "format_ids",
     "hint_table",
@@ -104,4 +118,5 @@ __all__ = [
     "provider",
     "provider_refs",
     "resolve",
+    "whose",
 ]

@@ -1,8 +1,15 @@
 """Asking the provider whether a key works before it is written (DESIGN §16): which values may be
 sent where, one HTTPS request each, in parallel, and the verdict the page shows.
 
-A value goes only to one of its own provider's API hosts, in the place that provider documents,
-and only when it passes that credential's shape rules; nothing of an answer is logged.
+A value goes only to its own issuer: one of its provider's API hosts, in the place that provider
+documents, and only when it is positively that credential's (`_issued`): it passes the
+credential's shape rules and, by the longest prefix the registry knows that it starts with, is
+that credential's own and no other provider's (registry.whose == "own"; `sk-proj-…` is OpenAI's,
+`sk-ant-…` is Anthropic's, `sk-…`, `sk_live_…`, `whsec_…` and `AIza…` are shared and so nobody's
+own); or, for a credential with no distinctive prefix at all (Mistral, Vercel, Cloudflare), it
+carries no prefix the registry knows and the request named the provider (never when the
+credential was found from the key's name alone). Never a `secret: false` field, whatever the
+registry says, nor a generated value. Nothing of an answer is logged.
 """
 
 from __future__ import annotations
@@ -95,13 +102,32 @@ def _sendable(text: str) -> bool:
 
 
 def _shaped(field: Field, value: str) -> bool:
-    """Whether `value` is shaped like `field`'s credential and like no other one."""
+    """Whether `value` passes `field`'s rules and carries no prefix the registry knows for
+    anything else (a basic-auth user name from the credential beside the checked one)."""
     from offprompt import registry
 
-    if not _sendable(value):
+    if not _sendable(value) or not registry.check(field, value).ok:
         return False
-    verdict = registry.check(field, value)
-    return verdict.ok and verdict.hint is None
+    return registry.whose(field, value) != "claimed"
+
+
+def _issued(secret: SecretSpec, field: Field, value: str) -> bool:
+    """Whether `value` is positively `field`'s credential's, so its provider may see it (§16).
+
+    Its own distinctive prefix, longest of those the registry knows and no other provider's,
+    where the credential has one; where it has none, no prefix the registry knows at all and a
+    provider named by the request, since nothing in the value then says whose it is.
+    """
+    from offprompt import registry
+
+    if secret.generate is not None or not secret.secret or not field.secret:
+        return False
+    if not _sendable(value) or not registry.check(field, value).ok:
+        return False
+    whose = registry.whose(field, value)
+    if whose == "own":
+        return True
+    return whose == "unclaimed" and secret.provider is not None and not registry.distinctive(field)
 
 
 def _field(secret: SecretSpec) -> Field | None:
@@ -130,8 +156,17 @@ def _check_of(field: Field | None) -> Check | None:
 
 
 def checkable(field: Field | None) -> bool:
-    """Whether values of `field` can be checked with their provider (the page's checkbox)."""
-    return field is not None and field.secret and _check_of(field) is not None
+    """Whether values of `field` can be checked with their provider (the page's checkbox): not
+    for a credential whose every distinctive prefix another provider issues too (Gemini's
+    `AIza`, Google Cloud's as well), since no value of it is ever positively its own."""
+    from offprompt import registry
+
+    return (
+        field is not None
+        and field.secret
+        and _check_of(field) is not None
+        and registry.can_be_own(field)
+    )
 
 
 def plan(
@@ -139,17 +174,20 @@ def plan(
 ) -> dict[str, Probe | None]:
     """For each of `names` (values the person supplied), the request to send, or None (skipped).
 
-    Skipped: no check for its credential, not a secret, or a value that fails its rules or
-    looks like another credential's; a basic-auth check whose user name comes from a sibling
-    credential that was not supplied beside it, or fails its own rules.
+    Skipped: no check for its credential, not a secret (by the request or the registry), or a
+    value that is not positively this credential's (`_issued`); a basic-auth check whose user
+    name comes from a sibling credential that was not supplied beside it, fails its own rules or
+    carries a prefix the registry knows for something else.
     """
+    specs = {s.name: s for s in secrets}
     fields = {s.name: _field(s) for s in secrets}
     out: dict[str, Probe | None] = {}
     for name in names:
         f = fields.get(name)
+        spec = specs.get(name)
         check = _check_of(f)
         value = values.get(name, "")
-        if f is None or check is None or not f.secret or not _shaped(f, value):
+        if f is None or spec is None or check is None or not _issued(spec, f, value):
             out[name] = None
             continue
         user = check.user

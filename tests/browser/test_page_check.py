@@ -70,10 +70,12 @@ def fakes(live: LiveServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fakes]:
 
 
 def values(canary: str) -> dict[str, str]:
+    """Each key positively its provider's (DESIGN §16): Stripe's a restricted `rk_live_` one,
+    since an `sk_live_` key, whose prefix Clerk's keys share, is no longer sent to Stripe."""
     plain = canary.replace("-", "")
     return {
         "OPENAI_API_KEY": "sk-proj-" + canary + "Q" * 12,
-        "STRIPE_SECRET_KEY": "sk_live_" + plain + "a" * 20,
+        "STRIPE_SECRET_KEY": "rk_live_" + plain + "a" * 20,
         "GITHUB_TOKEN": "ghp_" + (plain + "b" * 36)[:36],
     }
 
