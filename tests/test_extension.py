@@ -1,6 +1,8 @@
-"""Adding a destination is one module and one registration (issue 31): a throwaway kind,
-registered through `destinations.KINDS` alone, reaches the schema, the `also` parse, the CLI's
-`--also`, the page and the send; and no module but a kind's own names it."""
+"""Adding a destination or an agent host is one module and one registration (issue 31): a
+throwaway kind, registered through `destinations.KINDS` alone, reaches the schema, the `also`
+parse, the CLI's `--also`, the page and the send; a throwaway host declares, guards and tells
+the doctor its waits through the `Agent` interface alone; and no module but a kind's or a
+host's own names it."""
 
 from __future__ import annotations
 
@@ -218,5 +220,123 @@ def test_no_module_but_its_own_names_a_destination_kind() -> None:
             (module, kind)
             for kind in sorted(_string_constants(path) & set(own))
             if own[kind] != module
+        ]
+    assert [] == found
+
+
+# Agent hosts --------------------------------------------------------------------------------
+
+HOST = textwrap.dedent(
+    '''
+    """An agent host written by a test: `.demo/mcp.json`, a PreToolUse hook beside it, and an
+    approval it waits for."""
+
+    from __future__ import annotations
+
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from offprompt.agents.interface import (
+        GuardFile, Hook, HostWaits, Machine, Presence, Scope, ServerCommand, Wait, found_by,
+        guard_file_for,
+    )
+    from offprompt.agents.json_agent import JsonAgent
+
+
+    class _Waits(HostWaits):
+        def about(self, kind: str, scope: Scope, hook: Hook | None = None):
+            return (Wait("approval", f"Demo asks before its {kind} runs"),), None
+
+
+    class DemoHost(JsonAgent):
+        name = "demo-host"
+        title = "Demo Host"
+        section = "mcpServers"
+        project_file = ".demo/mcp.json"
+        project_folder = ".demo"
+
+        def waits(self, machine: Machine, folder: Path) -> HostWaits:
+            return _Waits()
+
+        def guard_file(self, scope: Scope, machine: Machine, project: Path | None):
+            return guard_file_for(
+                scope, machine, project, user=self.user_file(machine),
+                in_project=".demo/hooks.json", matcher="*", events=("PreToolUse",),
+            )
+
+        def user_file(self, machine: Machine) -> Path:
+            return machine.home / ".demo" / "mcp.json"
+
+        def presence(self, machine: Machine) -> Presence:
+            return found_by(machine, ("demo-host",), (machine.home / ".demo",))
+
+        def entry(self, server: ServerCommand, existing: Mapping[str, object] | None):
+            return {"command": server.command, "args": list(server.args)}
+
+
+    AGENT = DemoHost()
+    '''
+)
+
+
+def test_a_new_agent_host_is_one_module(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A throwaway host module declares the server, takes the guard's hook and tells the
+    doctor what it waits for, through the `Agent` interface alone."""
+    from offprompt.agents import Machine, ServerCommand, doctor, guard_install
+
+    package = tmp_path / "pkg" / "exthost"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "host.py").write_text(HOST)
+    monkeypatch.syspath_prepend(str(tmp_path / "pkg"))
+    agent = importlib.import_module("exthost.host").AGENT
+    try:
+        machine = Machine(home=tmp_path / "home", environ=dict(os.environ), platform="linux")
+        server = ServerCommand(sys.executable, ("-m", "offprompt", "serve"))
+        assert "added" == agent.install("project", machine, project, server).outcome
+        hooks = agent.guard_file("project", machine, project)
+        assert "added" == guard_install.install(hooks, server)
+        (report,) = doctor.examine([agent], machine, project, timeout=10)
+        assert [("server", "Demo asks before its server runs")] == [
+            (f.kind, w.detail) for f in report.servers for w in f.waits
+        ]
+        assert [("guard", "Demo asks before its guard runs")] == [
+            (f.kind, w.detail) for f in report.guards for w in f.waits
+        ]
+    finally:
+        for name in ("exthost.host", "exthost"):
+            sys.modules.pop(name, None)
+
+
+# The names hosts give themselves at the MCP handshake (`clientInfo.name`), which the page shows
+# by product name, and the hook dialects the guard reads and answers in (it may not import the
+# agents): the same words, another namespace. A host's mask is part of the host (agents/mask/).
+NOT_A_HOST = (
+    "offprompt/page/clients.py",
+    "offprompt/page/written.py",
+    "offprompt/guard/events.py",
+    "offprompt/agents/hook_wrapper.py",
+    "offprompt/registry/",
+)
+
+
+def test_no_module_but_its_own_names_an_agent_host() -> None:
+    """An agent's name is a string only in its own module (and its mask's): everything else
+    reads `agents.AGENTS`."""
+    from offprompt.agents import AGENTS
+
+    own = {a.name: type(a).__module__ for a in AGENTS}
+    found: list[tuple[str, str]] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(NOT_A_HOST):
+            continue
+        module = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        found += [
+            (module, name)
+            for name in sorted(_string_constants(path) & set(own))
+            if module not in (own[name], own[name].replace(".agents.", ".agents.mask."))
         ]
     assert [] == found
