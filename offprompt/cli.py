@@ -314,6 +314,17 @@ def _provider_pairs(values: Sequence[str]) -> dict[str, str]:
     return pairs
 
 
+class _AlsoOption(click.Option):
+    """`--also`, whose help names each destination's form: read from the destinations when the
+    help is shown, so no other command pays for importing them."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from offprompt.sinks.destinations import cli_help
+
+        self.help = cli_help()
+        return super().get_help_record(ctx)
+
+
 @cli.command(short_help="Ask for values on the page from a terminal and write them.")
 @click.argument("names", nargs=-1, metavar="NAME...")
 @click.option(
@@ -338,15 +349,7 @@ def _provider_pairs(values: Sequence[str]) -> dict[str, str]:
     metavar="S",
     help="Seconds to wait for the page (default 300, or OFFPROMPT_TTL).",
 )
-@click.option(
-    "--also",
-    "also",
-    multiple=True,
-    metavar="KIND[:OPT]",
-    help="Also send to a platform this project is linked to: github[:ENVIRONMENT], "
-    "vercel:ENV[,ENV] (production, preview, development), cloudflare[:ENV], fly "
-    "(repeatable, at most 4).",
-)
+@click.option("--also", "also", multiple=True, metavar="KIND[:OPT]", cls=_AlsoOption)
 def collect(
     names: tuple[str, ...],
     file: str,

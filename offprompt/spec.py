@@ -9,12 +9,11 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import ClassVar, Final, Literal
+from typing import Final, Literal, Protocol
 
 # Each literal is defined once, here; the tools' schemas take their enums from these.
 Encoding = Literal["base64url", "base64", "hex"]
 SinkKind = Literal["dotenv", "file", "none"]
-DestinationKind = Literal["github", "vercel", "cloudflare", "fly"]
 RequestStatus = Literal["awaiting", "written", "expired", "cancelled"]
 """Where a collect request is in its life (the store's state machine)."""
 ShownStatus = Literal["awaiting", "confirm", "written", "expired", "cancelled"]
@@ -73,41 +72,14 @@ class SinkSpec:
     path: str = ".env"
 
 
-@dataclass(frozen=True)
-class GithubSpec:
-    """GitHub Actions secrets of the project's repository; `environment`: one of its deployment
-    environments, else the repository's own secrets."""
+class DestinationSpec(Protocol):
+    """One more place the values go (DESIGN §13): only what the entry may choose, never the
+    target (that comes from the project's files). Each destination's module defines its own
+    frozen, hashable dataclass for it (`offprompt.sinks.destinations.interface` says why);
+    `kind` names that module's destination."""
 
-    kind: ClassVar[Literal["github"]] = "github"
-    environment: str | None = None
-
-
-@dataclass(frozen=True)
-class VercelSpec:
-    """Vercel environment variables of the linked project, in each of `environments` (≥1)."""
-
-    kind: ClassVar[Literal["vercel"]] = "vercel"
-    environments: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class CloudflareSpec:
-    """Cloudflare Workers secrets of the configured worker; `env`: a wrangler environment."""
-
-    kind: ClassVar[Literal["cloudflare"]] = "cloudflare"
-    env: str | None = None
-
-
-@dataclass(frozen=True)
-class FlySpec:
-    """Fly.io secrets of the app fly.toml names; nothing to choose."""
-
-    kind: ClassVar[Literal["fly"]] = "fly"
-
-
-DestinationSpec = GithubSpec | VercelSpec | CloudflareSpec | FlySpec
-"""One more place the values go (DESIGN §13), one frozen spec per kind: only what the entry may
-choose. The target itself comes from the project's files, never from here."""
+    @property
+    def kind(self) -> str: ...
 
 
 @dataclass(frozen=True)

@@ -46,20 +46,17 @@ class CommandLine:
     providers: Mapping[str, str] | None = None
     timeout: float | None = None
     also: tuple[str, ...] = ()
-    """`--also` values as typed: `github[:ENV]`, `vercel:ENV[,ENV]`, `cloudflare[:ENV]`, `fly`."""
+    """`--also` values as typed, `KIND[:OPTION]` (each destination's `cli_form`)."""
 
 
 def also_entry(text: str) -> dict[str, object]:
-    """One `--also KIND[:OPTION]` as the `also` entry an agent would pass (DESIGN §13)."""
+    """One `--also KIND[:OPTION]` as the `also` entry an agent would pass (DESIGN §13); each
+    destination says what its option means (`Destination.from_cli`)."""
+    from offprompt.sinks import destinations
+
     kind, sep, option = text.partition(":")
-    entry: dict[str, object] = {"kind": kind}
-    if kind == "vercel":
-        entry["environments"] = option.split(",") if option else []
-    elif sep and kind == "github":
-        entry["environment"] = option
-    elif sep and kind == "cloudflare":
-        entry["env"] = option
-    elif sep:
+    entry = destinations.cli_entry(kind, option if sep else None)
+    if entry is None:
         raise UsageProblem(f"--also {_shown(text)}: {kind} takes no option after ':'")
     return entry
 

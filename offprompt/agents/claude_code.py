@@ -2,24 +2,31 @@
 `.claude/settings.local.json`), `.mcp.json` in the project, top-level `mcpServers` of
 `~/.claude.json` for the user.
 
-Found when `claude` is on PATH or its folder exists (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+Found when `claude` is on PATH or its folder exists (`$CLAUDE_CONFIG_DIR`, else `~/.claude`). Its
+folder trust and approval of a project server are read from its own files (`ClaudeCode.waits`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from offprompt.agents.hook_wrapper import HOST_LIMIT
+from offprompt.agents.host_waits import json_file, names_us, project_keys
 from offprompt.agents.interface import (
+    Agent,
     GuardFile,
+    Hook,
+    HostWaits,
     Location,
     Machine,
     Presence,
     Scope,
     ServerCommand,
+    Wait,
     found_by,
     guard_file_for,
 )
@@ -77,6 +84,9 @@ class ClaudeCode(JsonAgent):
     project_file = ".mcp.json"
     project_note = "Claude Code asks you to approve it the next time it starts in this project"
     mask: ClassVar[HostMask | None] = ClaudeCodeMask()
+
+    def waits(self, machine: Machine, folder: Path) -> HostWaits:
+        return _ClaudeWaits(self, machine, folder)
 
     def location(self, scope: Scope, machine: Machine, project: Path | None) -> Location:
         if scope == "local":
@@ -136,3 +146,98 @@ class ClaudeCode(JsonAgent):
         self, server: ServerCommand, existing: Mapping[str, object] | None
     ) -> dict[str, object]:
         return {"type": "stdio", "command": server.command, "args": list(server.args)}
+
+
+# What Claude Code 2.1.328 waits for --------------------------------------------------------
+
+
+class _ClaudeWaits(HostWaits):
+    """Its folder trust, and its approval of a server from the project's .mcp.json."""
+
+    def __init__(self, agent: Agent, machine: Machine, folder: Path) -> None:
+        self.agent, self.machine, self.folder = agent, machine, folder
+        self._state: _ClaudeState | None = None
+
+    def about(
+        self, kind: str, scope: Scope, hook: Hook | None = None
+    ) -> tuple[tuple[Wait, ...], str | None]:
+        if kind != "server" or scope == "user":
+            # Its trust dialog comes before anything runs in the folder, so it is said once,
+            # on the server; user servers are Claude Code's own, the same in every folder.
+            return (), None
+        state = self._state or _claude_state(self.agent, self.machine, self.folder)
+        self._state = state
+        waits: list[Wait] = []
+        if not state.trusted:
+            waits.append(
+                Wait(
+                    "folder-trust",
+                    "Claude Code asks whether you trust this folder when it starts here:"
+                    " answer yes",
+                )
+            )
+        if scope == "project":
+            if state.rejected is not None:
+                return tuple(waits), (
+                    f"you declined offprompt in Claude Code (disabledMcpjsonServers in"
+                    f" {state.rejected}); run `claude mcp reset-project-choices` here, then"
+                    " approve it"
+                )
+            if not state.approved:
+                waits.append(
+                    Wait(
+                        "approval",
+                        "Claude Code asks you to approve offprompt, a server from .mcp.json,"
+                        " when it starts here: approve it",
+                    )
+                )
+        return tuple(waits), None
+
+
+@dataclass(frozen=True)
+class _ClaudeState:
+    trusted: bool
+    approved: bool
+    rejected: str | None  # the file that declines offprompt
+
+
+def _claude_state(agent: Agent, machine: Machine, folder: Path) -> _ClaudeState:
+    """Folder trust and the approval of the project's .mcp.json `offprompt`, as Claude Code
+    2.1.328 decides them (checked against `claude mcp list`; tests/real_hosts/test_doctor.py).
+
+    Trust is `projects[<folder>].hasTrustDialogAccepted` in ~/.claude.json (the folder or the
+    git work tree holding it; a parent folder's trust does not count). Approval: a
+    `disabledMcpjsonServers` naming it in any settings file or the legacy project entry
+    declines it; `enabledMcpjsonServers` or `enableAllProjectMcpServers` approves it from the
+    user settings always, and from the project's settings, its settings.local.json or the legacy
+    project entry only in a trusted folder.
+    """
+    user_json = agent.location("user", machine, folder).path
+    config = json_file(user_json, machine) if user_json is not None else {}
+    projects = config.get("projects")
+    projects = projects if isinstance(projects, dict) else {}
+    entries = [projects.get(key) for key in project_keys(folder)]
+    legacy = [e for e in entries if isinstance(e, dict)]
+    trusted = any(e.get("hasTrustDialogAccepted") is True for e in legacy)
+    user_settings = agent.guard_file("user", machine, folder)
+    sources: list[tuple[str, dict[str, Any], bool]] = []
+    if user_settings is not None:
+        sources.append(
+            (user_settings.shown, json_file(user_settings.path, machine), True),
+        )
+    for name in ("settings.json", "settings.local.json"):
+        path = folder / ".claude" / name
+        sources.append((machine.shown(path), json_file(path, machine), False))
+    shown_json = machine.shown(user_json) if user_json is not None else "~/.claude.json"
+    sources.extend((shown_json, entry, False) for entry in legacy)
+    rejected = next(
+        (where for where, s, _ in sources if names_us(s.get("disabledMcpjsonServers"))), None
+    )
+    approved = any(
+        (always or trusted)
+        and (
+            s.get("enableAllProjectMcpServers") is True or names_us(s.get("enabledMcpjsonServers"))
+        )
+        for _, s, always in sources
+    )
+    return _ClaudeState(trusted, approved, rejected)

@@ -1,18 +1,22 @@
 """Codex: a `[mcp_servers.offprompt]` table in `.codex/config.toml` (project; Codex reads it only
 in a project you trusted) or `$CODEX_HOME/config.toml` (user; `~/.codex` by default).
 
-Found when `codex` is on PATH or the Codex home folder exists.
+Found when `codex` is on PATH or the Codex home folder exists. What it still waits for (its
+folder trust, its trust of the hook in /hooks) is read from its user config (`Codex.waits`).
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from offprompt.agents import files
+from offprompt.agents import files, host_waits
 from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.interface import (
     SERVER_NAME,
@@ -20,11 +24,14 @@ from offprompt.agents.interface import (
     Change,
     Declaration,
     GuardFile,
+    Hook,
+    HostWaits,
     Location,
     Machine,
     Presence,
     Scope,
     ServerCommand,
+    Wait,
     describe,
     found_by,
     guard_file_for,
@@ -108,6 +115,9 @@ class Codex(Agent):
     guard_note = "Codex runs it once you trust it in /hooks"
     # Codex's trust is for a hook's exact definition (command and timeout): a changed one waits.
     guard_update_note = "Codex runs the changed hook only once you trust it again in /hooks"
+
+    def waits(self, machine: Machine, folder: Path) -> HostWaits:
+        return _CodexWaits(self, machine, folder)
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # hooks.json beside config.toml: the same PreToolUse shape as Claude Code's, and a
@@ -278,3 +288,136 @@ def _check(
         raise _cannot_edit(shown, f"the result would not be valid TOML: {e}", desired) from None
     if not jsonc.same(got, expected):
         raise _cannot_edit(shown, "the result did not read back as intended", desired)
+
+
+# What Codex 0.169 waits for -----------------------------------------------------------------
+
+
+class _CodexWaits(HostWaits):
+    """Its folder trust (for .codex/), and its trust of each hook in /hooks."""
+
+    def __init__(self, agent: Agent, machine: Machine, folder: Path) -> None:
+        self.agent, self.machine, self.folder = agent, machine, folder
+        self._config: dict[str, Any] | None = None
+
+    def about(
+        self, kind: str, scope: Scope, hook: Hook | None = None
+    ) -> tuple[tuple[Wait, ...], str | None]:
+        config = self._config if self._config is not None else self._read_config()
+        self._config = config
+        waits: list[Wait] = []
+        if scope == "project":
+            trust = _codex_trust(config, self.folder)
+            if trust == "untrusted":
+                return (), (
+                    "you told Codex not to trust this folder, so it ignores .codex/ here; set"
+                    f' trust_level = "trusted" under [projects."{self.folder}"] in'
+                    f" {self._shown()} or trust it when Codex asks"
+                )
+            if trust != "trusted":
+                waits.append(
+                    Wait(
+                        "folder-trust",
+                        "Codex ignores .codex/ until you trust this folder: choose Trust when"
+                        " Codex asks",
+                    )
+                )
+        if hook is not None:
+            state = _codex_hook_state(config, hook)
+            if state == "disabled":
+                return tuple(waits), "you turned this hook off in Codex's /hooks; turn it on there"
+            if state == "untrusted":
+                waits.append(
+                    Wait("hook-trust", "Codex runs it only once you trust it: open /hooks in Codex")
+                )
+            elif state == "modified":
+                waits.append(
+                    Wait(
+                        "hook-trust",
+                        "it changed since you trusted it, so Codex skips it: trust it again in"
+                        " /hooks",
+                    )
+                )
+        return tuple(waits), None
+
+    def _path(self) -> Path | None:
+        return self.agent.location("user", self.machine, self.folder).path
+
+    def _shown(self) -> str:
+        path = self._path()
+        return self.machine.shown(path) if path is not None else "Codex's config.toml"
+
+    def _read_config(self) -> dict[str, Any]:
+        path = self._path()
+        if path is None:
+            return {}
+        shown = self.machine.shown(path)
+        text = files.read_text(path, shown)
+        if text is None:
+            return {}
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(
+                f"{shown} is not valid TOML ({e}); fix it, then run this again. Nothing was"
+                " changed."
+            ) from None
+
+
+def _codex_trust(config: Mapping[str, Any], folder: Path) -> str | None:
+    """`trust_level` of the project in Codex's config.toml, or None when it has none."""
+    projects = config.get("projects")
+    if not isinstance(projects, dict):
+        return None
+    levels = [projects.get(key) for key in host_waits.project_keys(folder)]
+    found = [p.get("trust_level") for p in levels if isinstance(p, dict)]
+    if "trusted" in found:
+        return "trusted"
+    return "untrusted" if "untrusted" in found else None
+
+
+def _codex_hook_state(config: Mapping[str, Any], hook: Hook) -> str:
+    """trusted, untrusted, modified (trusted once, changed since) or disabled, as Codex 0.169
+    records it: `[hooks.state."<hooks.json>:<event>:<group>:<handler>"]` in the user config,
+    with `trusted_hash` the hash of the hook's definition and `enabled = false` for a hook
+    turned off."""
+    hooks = config.get("hooks")
+    states = hooks.get("state") if isinstance(hooks, dict) else None
+    key = f"{hook.path}:{_snake(hook.event)}:{hook.group}:{hook.handler}"
+    state = states.get(key) if isinstance(states, dict) else None
+    state = state if isinstance(state, dict) else {}
+    if state.get("enabled") is False:
+        return "disabled"
+    trusted = state.get("trusted_hash")
+    if not isinstance(trusted, str):
+        return "untrusted"
+    return "trusted" if trusted == codex_hook_hash(hook) else "modified"
+
+
+def codex_hook_hash(hook: Hook) -> str:
+    """Codex's hash of one hook's definition (codex-rs/hooks discovery `command_hook_hash`):
+    sha256 of the compact, key-sorted JSON of the event's snake-case name, the group's matcher
+    and the one handler with its timeout (600 when unset, at least 1) and `async`; absent
+    optional fields are left out."""
+    handler = hook.entry if "hooks" not in hook.entry else hook.entry["hooks"][hook.handler]
+    timeout = handler.get("timeout", handler.get("timeoutSec"))
+    timeout = timeout if isinstance(timeout, int) and not isinstance(timeout, bool) else 600
+    normalized: dict[str, Any] = {
+        "type": "command",
+        "command": hook.command,
+        "timeout": max(timeout, 1),
+        "async": handler.get("async") is True,
+    }
+    status = handler.get("statusMessage")
+    if isinstance(status, str):
+        normalized["statusMessage"] = status
+    identity: dict[str, Any] = {"event_name": _snake(hook.event), "hooks": [normalized]}
+    matcher = hook.entry.get("matcher")
+    if isinstance(matcher, str):
+        identity["matcher"] = matcher
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _snake(event: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()

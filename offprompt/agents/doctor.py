@@ -4,8 +4,8 @@ values from the model there. Facts only; cli_doctor.py prints them.
 
 Commands are checked by running them with `--version` (the server's `… serve` and the guard's
 `… guard` with their last word swapped), all at once, each killed after its time limit.
-Declarations are read through the `Agent` interface and guard_install; what Claude Code and
-Codex keep about approval and trust is read from their own files, as those versions record it.
+Declarations are read through the `Agent` interface and guard_install; what a host still waits
+for (approval, trust) is its own `Agent.waits`, read from its files as its version records it.
 """
 
 from __future__ import annotations
@@ -19,8 +19,16 @@ from pathlib import Path
 from typing import Literal
 
 from offprompt.agents import files, guard_install
-from offprompt.agents.host_waits import Hook, HostWaits, Wait
-from offprompt.agents.interface import SCOPES, SERVER_NAME, Agent, Machine, Presence, Scope
+from offprompt.agents.interface import (
+    SCOPES,
+    SERVER_NAME,
+    Agent,
+    Hook,
+    Machine,
+    Presence,
+    Scope,
+    Wait,
+)
 from offprompt.agents.mask.interface import MaskPlace, MaskState
 from offprompt.agents.version_check import TIMEOUT, Check, Probe, run_checks
 from offprompt.configedit import jsonc
@@ -130,7 +138,7 @@ def examine(
     results = run_checks(wanted, machine, timeout=timeout)
     reports = []
     for agent, presence, items, problems in found:
-        waits = HostWaits(agent, machine, folder)
+        waits = agent.waits(machine, folder)
         findings = []
         for item in items:
             check = results[item.plan] if isinstance(item.plan, Probe) else item.plan

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import shlex
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from offprompt.agents.hook_wrapper import Answer
 from offprompt.agents.machine import Machine
@@ -29,11 +30,15 @@ __all__ = [
     "ConfigChange",
     "Declaration",
     "GuardFile",
+    "Hook",
+    "HostWaits",
     "Location",
     "Machine",
     "Presence",
     "Scope",
     "ServerCommand",
+    "Wait",
+    "WaitKind",
 ]
 
 # The key of our entry in every agent's config (DESIGN §9).
@@ -197,6 +202,43 @@ def guard_file_for(
     )
 
 
+WaitKind = Literal["approval", "folder-trust", "hook-trust"]
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Something the agent still waits for from the person before offprompt works there."""
+
+    kind: WaitKind
+    detail: str
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One of our hooks in a guard file: its command and where it sits (for Codex's trust)."""
+
+    path: Path
+    event: str
+    group: int
+    handler: int
+    entry: Mapping[str, Any]
+    command: str
+
+
+class HostWaits:
+    """What one agent still waits for from the person in one folder (DESIGN §9), read from the
+    files where that host's version records it, once per agent (`Agent.waits`): a host that
+    asks for nothing keeps this one."""
+
+    def about(
+        self, kind: str, scope: Scope, hook: Hook | None = None
+    ) -> tuple[tuple[Wait, ...], str | None]:
+        """The waits for one declaration (`kind` server or guard, the guard's `hook`) and,
+        when the agent will not run it, why not. ConfigError when the agent's file is
+        unreadable."""
+        return (), None
+
+
 class Agent(ABC):
     """One agent host: where it keeps MCP servers, and how to add or take out ours.
 
@@ -253,6 +295,11 @@ class Agent(ABC):
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         """The settings file that takes the guard's hook for `scope`; None when unsupported."""
         return None
+
+    def waits(self, machine: Machine, folder: Path) -> HostWaits:
+        """What the agent still waits for from the person in `folder` (its approval of a
+        server, its trust of the folder or of the hook), for `offprompt agents`."""
+        return HostWaits()
 
     def private_files(self, scope: Scope, project: Path | None) -> tuple[Path, ...]:
         """Files inside the project that `scope` writes and git must never add (Claude Code's

@@ -16,6 +16,8 @@ __all__ = ["request_schema"]
 def request_schema() -> dict[str, Any]:
     """The JSON Schema of a collect request (DESIGN §3.1), closed objects throughout; enums from
     the registry, the destinations and the literals in `spec`."""
+    from offprompt.sinks import destinations
+
     secret = {
         "type": "object",
         "additionalProperties": False,
@@ -100,51 +102,16 @@ def request_schema() -> dict[str, Any]:
             "also": {
                 "type": "array",
                 "minItems": 1,
-                "maxItems": 4,
-                "items": _destination(),
+                "maxItems": destinations.MAX_ALSO,
+                "items": destinations.entry_schema(),
                 "description": "More places the same values go, each one the project is "
-                "already linked to (its git remote on GitHub, .vercel/project.json, the "
-                "wrangler config's worker, fly.toml's app); the target always comes from those "
-                "files. The person sees each on the page and may untick it.",
+                f"already linked to ({destinations.linked_by()}); the target always comes from "
+                "those files. The person sees each on the page and may untick it.",
             },
             "sandbox": {
                 "type": "boolean",
                 "description": "true when the person's browser is on another machine; only "
                 "counts where offprompt cannot tell by itself.",
-            },
-        },
-    }
-
-
-def _destination() -> dict[str, Any]:
-    from offprompt.sinks.destinations import KINDS
-    from offprompt.sinks.destinations.cloudflare import ENV_PATTERN as WRANGLER_ENV
-    from offprompt.sinks.destinations.github import ENV_PATTERN as GITHUB_ENV
-    from offprompt.sinks.destinations.vercel import ENVIRONMENTS
-
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind"],
-        "properties": {
-            "kind": {"type": "string", "enum": list(KINDS)},
-            "environment": {
-                "type": "string",
-                "pattern": GITHUB_ENV,
-                "description": "github: a deployment environment of the repository.",
-            },
-            "environments": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": len(ENVIRONMENTS),
-                "uniqueItems": True,
-                "items": {"type": "string", "enum": list(ENVIRONMENTS)},
-                "description": "vercel (required): the environments to set it in.",
-            },
-            "env": {
-                "type": "string",
-                "pattern": WRANGLER_ENV,
-                "description": "cloudflare: a wrangler environment the config defines.",
             },
         },
     }

@@ -118,14 +118,6 @@ def _header(request: RequestRecord) -> str:
     )
 
 
-_KIND_NAMES: Final = {
-    "github": "GitHub Actions secret",
-    "vercel": "Vercel environment variable",
-    "cloudflare": "Cloudflare Workers secret",
-    "fly": "Fly.io secret",
-}
-
-
 def _also(request: RequestRecord) -> str:
     """One ticked checkbox per `also` destination (DESIGN §13), with the program and target it
     will use, and a missing program said now, before the submit. `form="collect"` puts the
@@ -134,7 +126,7 @@ def _also(request: RequestRecord) -> str:
         return ""
     rows = []
     for i, planned in enumerate(request.also):
-        kind = _KIND_NAMES.get(planned.kind, planned.kind)
+        kind = planned.label
         missing = planned.missing
         note = (
             f'<p class="also-missing warn" id="also-{i}-missing">{esc(visible(missing))}: it '

@@ -25,6 +25,7 @@ from offprompt.agents import (
     host_waits,
     version_check,
 )
+from offprompt.agents.codex import codex_hook_hash
 from offprompt.agents.zed import Zed
 
 Run = Callable[..., Result]
@@ -630,7 +631,7 @@ def test_codex_hook_hash_is_the_one_codex_computes(
     command = group["hooks"][handler]["command"]
     hook = host_waits.Hook(Path("/p/.codex/hooks.json"), "PreToolUse", 0, handler, group, command)
 
-    assert expected == host_waits.codex_hook_hash(hook)
+    assert expected == codex_hook_hash(hook)
 
 
 def codex_world(project: Path, home: Path, trust: str | None, state: str = "") -> None:
@@ -650,7 +651,7 @@ def current_hash(project: Path) -> str:
     hook = host_waits.Hook(
         project / ".codex" / "hooks.json", "PreToolUse", 0, 0, group, group["hooks"][0]["command"]
     )
-    return host_waits.codex_hook_hash(hook)
+    return codex_hook_hash(hook)
 
 
 def test_codex_untrusted_folder_ignores_the_project(
@@ -748,7 +749,7 @@ def test_codex_user_hook_is_keyed_by_its_own_file(
     hooks = home / ".codex" / "hooks.json"
     group = json.loads(hooks.read_text())["hooks"]["PreToolUse"][0]
     command = group["hooks"][0]["command"]
-    digest = host_waits.codex_hook_hash(host_waits.Hook(hooks, "PreToolUse", 0, 0, group, command))
+    digest = codex_hook_hash(host_waits.Hook(hooks, "PreToolUse", 0, 0, group, command))
     config = home / ".codex" / "config.toml"
     config.write_text(config.read_text() + f'\n[hooks.state."{hooks}:pre_tool_use:0:0"]\n'
                       f'trusted_hash = "{digest}"\n')  # fmt: skip

@@ -12,7 +12,9 @@ from playwright.sync_api import Browser, BrowserContext
 
 from offprompt.crypto.seal import SealKey
 from offprompt.sinks import destinations
-from offprompt.spec import FlySpec, GithubSpec, SecretSpec, SinkSpec
+from offprompt.sinks.destinations.fly import FlySpec
+from offprompt.sinks.destinations.github import GithubSpec
+from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestRecord
 
 from .conftest import LiveServer

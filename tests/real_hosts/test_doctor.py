@@ -16,8 +16,9 @@ import pytest
 from helpers import tool_or_skip
 
 from offprompt.agents import Machine, ServerCommand, get, guard_install
+from offprompt.agents.codex import codex_hook_hash
 from offprompt.agents.doctor import AgentReport, examine
-from offprompt.agents.host_waits import Hook, codex_hook_hash
+from offprompt.agents.host_waits import Hook
 
 pytestmark = pytest.mark.real_hosts
 

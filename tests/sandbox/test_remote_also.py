@@ -15,7 +15,9 @@ from pytest_aiohttp import AiohttpClient
 from offprompt.crypto.seal import SealKey, plaintext, seal
 from offprompt.page.server import create_app
 from offprompt.sinks import destinations
-from offprompt.spec import FlySpec, GithubSpec, SecretSpec, SinkSpec, WriteOutcome
+from offprompt.sinks.destinations.fly import FlySpec
+from offprompt.sinks.destinations.github import GithubSpec
+from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.write.journal import Journal
 from offprompt.write.submit import Submitter

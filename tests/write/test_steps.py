@@ -15,13 +15,8 @@ from fake_programs import FakePrograms
 from offprompt.errors import CheckRejected, ValidationFailed
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import Planned
-from offprompt.spec import (
-    DestinationResult,
-    GithubSpec,
-    SecretSpec,
-    SinkSpec,
-    Verdict,
-)
+from offprompt.sinks.destinations.github import GithubSpec
+from offprompt.spec import DestinationResult, SecretSpec, SinkSpec, Verdict
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.write.journal import Journal, JournalEntry
 from offprompt.write.steps import DestinationSender, JournalStep, MaskKeeper, ProviderChecker

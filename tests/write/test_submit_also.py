@@ -10,7 +10,8 @@ from fake_programs import FakePrograms
 
 from offprompt.errors import RequestClosed
 from offprompt.sinks import destinations
-from offprompt.spec import GenerateSpec, GithubSpec, SecretSpec, SinkSpec
+from offprompt.sinks.destinations.github import GithubSpec
+from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.write.journal import Journal
 from offprompt.write.submit import Submitter

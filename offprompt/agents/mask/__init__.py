@@ -2,8 +2,8 @@
 commands it runs. One interface (interface.py), one module per host that has a mask
 (claude_code.py, codex.py), each named by its agent's declaration (`Agent.mask`).
 
-`keep` is what a write calls in a masked project, `check` what `offprompt agents` reads for
-Claude Code. The hosts are found through the agents' list when called, not imported here: the
+`keep` is what a write calls in a masked project; `offprompt agents` asks each host's
+`HostMask.check`. The hosts are found through the agents' list when called, not imported here: the
 agents' declarations import their masks, which import this package's interface.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from offprompt.agents.machine import Machine
 from offprompt.agents.mask.interface import (
@@ -34,7 +33,6 @@ __all__ = [
     "MaskState",
     "Said",
     "Written",
-    "check",
     "keep",
     "masks",
 ]
@@ -67,13 +65,3 @@ def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: b
             " commands may read them."
         )
     return None
-
-
-def check(
-    record: Path, project: Path, which: Any, platform: str, shown: Any = str
-) -> tuple[bool, str] | None:
-    """Claude Code's mask for `project`: None when it is not masked; else whether it holds here
-    and why not, or where it is."""
-    from offprompt.agents.mask import claude_settings
-
-    return claude_settings.check(record, project, which, platform, shown)

@@ -1,8 +1,9 @@
 """More destinations (DESIGN §13): programs the project is already linked to, sent the same
 values after the local write, each on its stdin.
 
-One module per kind implements `interface.Destination` (`github`, `vercel`, `cloudflare`,
-`fly`), picked from `KINDS`; `linked` reads the project's files, `runner` runs the programs.
+One module per kind implements `interface.Destination` and says everything about it; `KINDS`
+registers them, and the `also` schema, its parse, the CLI's `--also`, the page and the send
+all read it. `linked` reads the project's files, `runner` runs the programs.
 """
 
 from __future__ import annotations
@@ -17,17 +18,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from offprompt.errors import NotLinked, RefusedRequest
-from offprompt.sinks.destinations import runner
-from offprompt.sinks.destinations.cloudflare import CloudflareDestination
-from offprompt.sinks.destinations.fly import FlyDestination
-from offprompt.sinks.destinations.github import GithubDestination
+from offprompt.sinks.destinations import cloudflare, fly, github, runner, vercel
 from offprompt.sinks.destinations.interface import (
     Destination,
     DestinationResult,
     Link,
     SendStatus,
 )
-from offprompt.sinks.destinations.vercel import VercelDestination
 from offprompt.spec import DestinationSpec
 
 __all__ = [
@@ -39,7 +36,11 @@ __all__ = [
     "Planned",
     "SendStatus",
     "check_values",
+    "cli_entry",
+    "cli_help",
     "destination_for",
+    "entry_schema",
+    "linked_by",
     "parse",
     "pinned_args",
     "plan",
@@ -48,14 +49,55 @@ __all__ = [
 
 MAX_ALSO = 4
 
-# Every kind an `also` entry may name. A new destination is one module and one entry here.
-KINDS: Mapping[str, Destination[Any]] = {
+# The registration: every kind an `also` entry may name, in the order the schema, the CLI's
+# help and the page list them. A new destination is one module beside these and one entry here.
+KINDS: dict[str, Destination[Any]] = {
     d.kind: d
-    for d in (GithubDestination(), VercelDestination(), CloudflareDestination(), FlyDestination())
+    for d in (github.DESTINATION, vercel.DESTINATION, cloudflare.DESTINATION, fly.DESTINATION)
 }
 
-# Every kind's targeting variables, kept from every program: one kind's could steer another.
-_DROP_ENV: frozenset[str] = frozenset().union(*(d.drop_env for d in KINDS.values()))
+
+def _drop_env() -> frozenset[str]:
+    """Every kind's targeting variables, kept from every program: one kind's could steer
+    another."""
+    return frozenset().union(*(d.drop_env for d in KINDS.values()))
+
+
+def entry_schema() -> dict[str, Any]:
+    """The JSON Schema of one `also` entry: `kind`, then each kind's own fields, in `KINDS`'
+    order (an entry's fields that its kind does not take are refused by `parse`)."""
+    properties: dict[str, Any] = {"kind": {"type": "string", "enum": list(KINDS)}}
+    for dest in KINDS.values():
+        properties.update(dest.properties())
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["kind"],
+        "properties": properties,
+    }
+
+
+def linked_by() -> str:
+    """What links a project to each kind, for the `also` field's description."""
+    return ", ".join(d.linked_by for d in KINDS.values())
+
+
+def cli_help() -> str:
+    """The CLI's `--also` help: each kind's `KIND[:OPT]` form."""
+    forms = ", ".join(d.cli_form for d in KINDS.values())
+    return (
+        f"Also send to a platform this project is linked to: {forms} (repeatable, at most "
+        f"{MAX_ALSO})."
+    )
+
+
+def cli_entry(kind: str, option: str | None) -> dict[str, Any] | None:
+    """`--also KIND[:OPTION]` (option None: no `:`) as the `also` entry an agent would pass;
+    None when the kind takes no option. An unknown kind passes as typed, so the request's
+    validation says it in the agent's words."""
+    dest = KINDS.get(kind)
+    fields = dest.from_cli(option) if dest is not None else ({} if option is None else None)
+    return None if fields is None else {"kind": kind, **fields}
 
 
 def destination_for(kind: str) -> Destination[Any]:
@@ -98,6 +140,11 @@ class Planned:
     @property
     def kind(self) -> str:
         return self.spec.kind
+
+    @property
+    def label(self) -> str:
+        """What the page calls one value sent there."""
+        return destination_for(self.kind).label
 
     @property
     def missing(self) -> str | None:
@@ -230,7 +277,7 @@ def _send_one(
         else:
             problems.append(f"{why}, so it was not sent")
     # Every kind's targeting variables dropped, then the checked target's own set (Vercel's).
-    child = {**runner.child_env(env, _DROP_ENV), **dict(now.env)}
+    child = {**runner.child_env(env, _drop_env()), **dict(now.env)}
     sent: list[str] = []
     deadline = time.monotonic() + timeout
     with _config_folder(dest, now) as folder:

@@ -16,27 +16,38 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from offprompt.errors import FieldPath, NotLinked, RefusedRequest
 from offprompt.sinks.destinations import linked
 from offprompt.sinks.destinations.interface import Call, Destination, Link
-from offprompt.spec import CloudflareSpec
 
-__all__ = ["CONFIG_FILES", "CloudflareDestination"]
+__all__ = ["CONFIG_FILES", "DESTINATION", "CloudflareDestination", "CloudflareSpec"]
 
+KIND: Final = "cloudflare"
 CONFIG_FILES: Final = ("wrangler.json", "wrangler.jsonc", "wrangler.toml")
 ENV_PATTERN: Final = "^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$"
 _ENV: Final = re.compile(ENV_PATTERN)
 _WORKER: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}")
 
 
+@dataclass(frozen=True)
+class CloudflareSpec:
+    """Cloudflare Workers secrets of the configured worker; `env`: a wrangler environment."""
+
+    kind: ClassVar[str] = KIND
+    env: str | None = None
+
+
 class CloudflareDestination(Destination[CloudflareSpec]):
-    kind = "cloudflare"
+    kind = KIND
+    label = "Cloudflare Workers secret"
+    linked_by = "the wrangler config's worker"
+    cli_form = "cloudflare[:ENV]"
     programs = ("wrangler",)
     command = "wrangler secret put"
-    fields = frozenset({"env"})
     # CLOUDFLARE_ENV picks a wrangler environment the page would not show.
     drop_env = frozenset({"CLOUDFLARE_ENV", "WRANGLER_ENV"})
     # Every failing run ends with where its log went; the line before says what failed.
@@ -50,6 +61,18 @@ class CloudflareDestination(Destination[CloudflareSpec]):
                 f" {env!r} is not a wrangler environment name (letters, digits, '-' and '_').",
             )
         return CloudflareSpec(env=env)
+
+    def properties(self) -> dict[str, Any]:
+        return {
+            "env": {
+                "type": "string",
+                "pattern": ENV_PATTERN,
+                "description": "cloudflare: a wrangler environment the config defines.",
+            }
+        }
+
+    def from_cli(self, option: str | None) -> dict[str, Any] | None:
+        return {} if option is None else {"env": option}
 
     def link(self, project: Path, spec: CloudflareSpec) -> Link:
         for file in CONFIG_FILES:
@@ -133,3 +156,6 @@ class CloudflareDestination(Destination[CloudflareSpec]):
 
     def describe(self, link: Link, spec: CloudflareSpec, names: Sequence[str]) -> str:
         return f"{self.command} {' '.join(names)} --name {link.ident}"
+
+
+DESTINATION: Final = CloudflareDestination()

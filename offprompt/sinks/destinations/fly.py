@@ -10,24 +10,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from offprompt.errors import FieldPath, NotLinked
 from offprompt.sinks.destinations import linked
 from offprompt.sinks.destinations.interface import Call, Destination, Link
-from offprompt.spec import FlySpec
 
-__all__ = ["FlyDestination"]
+__all__ = ["DESTINATION", "FlyDestination", "FlySpec"]
 
+KIND: Final = "fly"
 _APP: Final = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 # Read back unchanged by every flyctl parser (plain split at the first `=`, the one that strips
 # quotes and comments, and go-envparse).
 _BARE: Final = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 
 
+@dataclass(frozen=True)
+class FlySpec:
+    """Fly.io secrets of the app fly.toml names; nothing to choose."""
+
+    kind: ClassVar[str] = KIND
+
+
 class FlyDestination(Destination[FlySpec]):
-    kind = "fly"
+    kind = KIND
+    label = "Fly.io secret"
+    linked_by = "fly.toml's app"
+    cli_form = "fly"
     programs = ("fly", "flyctl")
     command = "fly secrets import"
     drop_env = frozenset({"FLY_APP"})  # names an app instead of fly.toml
@@ -76,3 +87,6 @@ class FlyDestination(Destination[FlySpec]):
 
     def describe(self, link: Link, spec: FlySpec, names: Sequence[str]) -> str:
         return f"{self.command} ({', '.join(names)}) --app {link.ident}"
+
+
+DESTINATION: Final = FlyDestination()

@@ -9,25 +9,58 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from offprompt.errors import FieldPath, NotLinked, RefusedRequest
 from offprompt.sinks.destinations import linked
 from offprompt.sinks.destinations.interface import Call, Destination, Link
-from offprompt.spec import GithubSpec
 
-__all__ = ["GithubDestination"]
+__all__ = ["DESTINATION", "GithubDestination", "GithubSpec", "github_repo"]
 
+KIND: Final = "github"
 ENV_PATTERN: Final = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$"
 _ENV: Final = re.compile(ENV_PATTERN)
+_OWNER: Final = r"(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))"
+_REPO: Final = r"(?P<repo>[A-Za-z0-9._-]{1,100}?)"
+_TAIL: Final = r"(?:\.git)?/?"
+_GITHUB_URL: Final = re.compile(
+    rf"(?:https?|git|ssh|git\+ssh)://(?:[^@/\s]+@)?github\.com(?::\d+)?/{_OWNER}/{_REPO}{_TAIL}",
+    re.IGNORECASE,
+)
+_GITHUB_SCP: Final = re.compile(
+    rf"(?:[^@/:\s]+@)?github\.com:/?{_OWNER}/{_REPO}{_TAIL}", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class GithubSpec:
+    """GitHub Actions secrets of the project's repository; `environment`: one of its deployment
+    environments, else the repository's own secrets."""
+
+    kind: ClassVar[str] = KIND
+    environment: str | None = None
+
+
+def github_repo(url: str) -> str | None:
+    """`OWNER/REPO` when `url` is a github.com remote (https, ssh or scp form), else None."""
+    match = _GITHUB_URL.fullmatch(url) or _GITHUB_SCP.fullmatch(url)
+    if match is None:
+        return None
+    repo = match["repo"]
+    if repo in {".", ".."} or repo.endswith(".git"):
+        return None
+    return f"{match['owner']}/{repo}"
 
 
 class GithubDestination(Destination[GithubSpec]):
-    kind = "github"
+    kind = KIND
+    label = "GitHub Actions secret"
+    linked_by = "its git remote on GitHub"
+    cli_form = "github[:ENVIRONMENT]"
     programs = ("gh",)
     command = "gh secret set"
-    fields = frozenset({"environment"})
     # GH_REPO would be overridden by --repo anyway; GH_HOST could point gh at another server.
     drop_env = frozenset({"GH_REPO", "GH_HOST"})
 
@@ -40,6 +73,18 @@ class GithubDestination(Destination[GithubSpec]):
                 "(letters, digits, '.', '-' and '_').",
             )
         return GithubSpec(environment=environment)
+
+    def properties(self) -> dict[str, Any]:
+        return {
+            "environment": {
+                "type": "string",
+                "pattern": ENV_PATTERN,
+                "description": "github: a deployment environment of the repository.",
+            }
+        }
+
+    def from_cli(self, option: str | None) -> dict[str, Any] | None:
+        return {} if option is None else {"environment": option}
 
     def link(self, project: Path, spec: GithubSpec) -> Link:
         try:
@@ -54,7 +99,7 @@ class GithubDestination(Destination[GithubSpec]):
                 "(add one with `git remote add origin git@github.com:OWNER/REPO.git`)."
             )
         name, url = remote
-        repo = linked.github_repo(url)
+        repo = github_repo(url)
         if repo is None:  # the url may carry a token: name the remote, never the url
             raise NotLinked(
                 f"the project is not linked to GitHub: its first git remote, {name!r}, is not "
@@ -82,3 +127,6 @@ class GithubDestination(Destination[GithubSpec]):
     def describe(self, link: Link, spec: GithubSpec, names: Sequence[str]) -> str:
         env = f" --env {spec.environment}" if spec.environment is not None else ""
         return f"{self.command} {' '.join(names)} --repo {link.ident}{env}"
+
+
+DESTINATION: Final = GithubDestination()

@@ -1,8 +1,18 @@
 """The destination interface (DESIGN §13): a program the project is already linked to that
 takes the same values on its stdin, and the records a send returns.
 
-One module per kind (`github`, `vercel`, `cloudflare`, `fly`), picked from
-`destinations.KINDS` by the spec's `kind`; each takes its own frozen spec (`spec.GithubSpec`…).
+A kind is one module beside this one that says everything about it: its name, its `also`
+entry's fields (their JSON Schema and their parse into the kind's own frozen spec), its
+`--also KIND[:OPT]` form, its page label and command line, how the project is linked to it,
+and the program it runs. `destinations.KINDS`, the one registration, is what the schema, the
+request's validation, the CLI, the page and the send read; nothing else names a kind.
+
+The specs: `spec.DestinationSpec` is a Protocol (a frozen value with a `kind`), and each
+module defines its own frozen dataclass for it. `spec` is a leaf and cannot import the
+modules, so a per-kind union there would be a second list of kinds; a generic spec with an
+options mapping would leave each module reading untyped keys. The Protocol keeps both: one
+list, and typed fields inside the module that reads them.
+
 Not `interface.Sink`: that one speaks of a file (path, git, tracked, read-back) and a program
 has none of those.
 """
@@ -54,18 +64,38 @@ class Destination(ABC, Generic[S]):
     with every call."""
 
     kind: ClassVar[str]
+    label: ClassVar[str]
+    """What the page calls one value sent there, e.g. `GitHub Actions secret`."""
+    linked_by: ClassVar[str]
+    """What links a project to it, as the `also` field's description names it."""
+    cli_form: ClassVar[str]
+    """Its `--also` value as the CLI's help shows it, e.g. `github[:ENVIRONMENT]`."""
     programs: ClassVar[tuple[str, ...]]
     """The program's names, tried in this order on PATH."""
     command: ClassVar[str]
     """How the page names what runs, e.g. `gh secret set`."""
-    fields: ClassVar[frozenset[str]] = frozenset()
-    """The entry's fields besides `kind` (DESIGN §13)."""
     drop_env: ClassVar[frozenset[str]] = frozenset()
     """Variables that would make the program choose another target than the project's files."""
     noise: ClassVar[tuple[re.Pattern[str], ...]] = ()
     """Lines the program signs off with that say nothing about what happened."""
     config_option: ClassVar[str] = "--config"
     """How the program is pointed at a config file (`pinned_config`)."""
+
+    def properties(self) -> dict[str, Any]:
+        """The JSON Schema of each field its `also` entry takes besides `kind` (DESIGN §13),
+        merged into the one entry schema in `KINDS`' order; its description says the kind."""
+        return {}
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The entry's fields besides `kind`."""
+        return frozenset(self.properties())
+
+    def from_cli(self, option: str | None) -> dict[str, Any] | None:
+        """The entry's fields besides `kind` for `--also KIND[:OPTION]` (None: no `:` given),
+        as an agent would pass them (the request's validation checks them); None when the
+        kind takes no option."""
+        return {} if option is None else None
 
     @abstractmethod
     def parse(self, raw: Mapping[str, Any], at: FieldPath) -> S:

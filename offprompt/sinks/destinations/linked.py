@@ -1,5 +1,6 @@
-"""Reading what the project's own files link it to: git remotes, `.vercel/project.json`, the
-wrangler config and `fly.toml`. Read-only; nothing here runs a destination's program.
+"""Reading the project's own files a destination's link is made of: its first git remote, and
+config files (TOML, JSON, JSONC) by their project-relative name. Read-only; what a file must
+say to link a kind is that kind's module's, and nothing here runs a destination's program.
 
 Every file is read only when it is a regular file inside the project under 1 MiB, and within
 `READ_SECONDS`: a FIFO, a device, a link out of the project or a stuck file system is "not
@@ -9,7 +10,6 @@ linked", never a wait (the agent can put any of them where a config should be).
 from __future__ import annotations
 
 import os
-import re
 import stat
 import threading
 import time
@@ -20,7 +20,7 @@ from typing import Any, Final
 from offprompt.configedit import jsonc
 from offprompt.disk import git as runner
 
-__all__ = ["MAX_READERS", "READ_SECONDS", "first_remote", "github_repo", "read_config"]
+__all__ = ["MAX_READERS", "READ_SECONDS", "first_remote", "read_config"]
 
 READ_SECONDS: Final = 2.0
 MAX_READERS: Final = 8
@@ -28,17 +28,7 @@ MAX_READERS: Final = 8
 so past this many a further read is refused instead of leaving one more thread for ever."""
 _READERS: Final = threading.BoundedSemaphore(MAX_READERS)
 _MAX_CONFIG: Final = 1024 * 1024
-_OWNER: Final = r"(?P<owner>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))"
-_REPO: Final = r"(?P<repo>[A-Za-z0-9._-]{1,100}?)"
-_TAIL: Final = r"(?:\.git)?/?"
 _KEYS: Final = r"^remote\..+\.url$"
-_GITHUB_URL: Final = re.compile(
-    rf"(?:https?|git|ssh|git\+ssh)://(?:[^@/\s]+@)?github\.com(?::\d+)?/{_OWNER}/{_REPO}{_TAIL}",
-    re.IGNORECASE,
-)
-_GITHUB_SCP: Final = re.compile(
-    rf"(?:[^@/:\s]+@)?github\.com:/?{_OWNER}/{_REPO}{_TAIL}", re.IGNORECASE
-)
 
 
 def read_file(project: Path, rel: str) -> bytes | None:
@@ -167,17 +157,6 @@ def first_remote(project: Path) -> tuple[str, str] | None:
         if key.startswith("remote.") and key.endswith(".url"):
             return key[len("remote.") : -len(".url")], url.strip()
     return None
-
-
-def github_repo(url: str) -> str | None:
-    """`OWNER/REPO` when `url` is a github.com remote (https, ssh or scp form), else None."""
-    match = _GITHUB_URL.fullmatch(url) or _GITHUB_SCP.fullmatch(url)
-    if match is None:
-        return None
-    repo = match["repo"]
-    if repo in {".", ".."} or repo.endswith(".git"):
-        return None
-    return f"{match['owner']}/{repo}"
 
 
 def read_config(project: Path, rel: str) -> dict[str, Any] | None:

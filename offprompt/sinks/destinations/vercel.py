@@ -13,27 +13,38 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from offprompt.errors import FieldPath, NotLinked, RefusedRequest
 from offprompt.sinks.destinations import linked
 from offprompt.sinks.destinations.interface import Call, Destination, Link
-from offprompt.spec import VercelSpec
 
-__all__ = ["ENVIRONMENTS", "VercelDestination"]
+__all__ = ["DESTINATION", "ENVIRONMENTS", "VercelDestination", "VercelSpec"]
 
+KIND: Final = "vercel"
 ENVIRONMENTS: Final = ("production", "preview", "development")
 # Vercel's ids (`prj_…`, `team_…`, a user's id): they go into variables, so nothing else does.
 _ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
 _NAME: Final = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 
 
+@dataclass(frozen=True)
+class VercelSpec:
+    """Vercel environment variables of the linked project, in each of `environments` (≥1)."""
+
+    kind: ClassVar[str] = KIND
+    environments: tuple[str, ...]
+
+
 class VercelDestination(Destination[VercelSpec]):
-    kind = "vercel"
+    kind = KIND
+    label = "Vercel environment variable"
+    linked_by = ".vercel/project.json"
+    cli_form = f"vercel:ENV[,ENV] ({', '.join(ENVIRONMENTS)})"
     programs = ("vercel",)
     command = "vercel env add"
-    fields = frozenset({"environments"})
     # These name a project and team instead of .vercel/project.json.
     drop_env = frozenset({"VERCEL_PROJECT_ID", "VERCEL_ORG_ID"})
 
@@ -52,6 +63,23 @@ class VercelDestination(Destination[VercelSpec]):
         if len(set(envs)) != len(envs):
             raise RefusedRequest.about((*at, "environments"), " names an environment twice.")
         return VercelSpec(environments=tuple(envs))
+
+    def properties(self) -> dict[str, Any]:
+        return {
+            "environments": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": len(ENVIRONMENTS),
+                "uniqueItems": True,
+                "items": {"type": "string", "enum": list(ENVIRONMENTS)},
+                "description": "vercel (required): the environments to set it in.",
+            }
+        }
+
+    def from_cli(self, option: str | None) -> dict[str, Any] | None:
+        # Always the list, empty without an option: the request's validation then says it
+        # needs one, in the same words as to an agent.
+        return {"environments": option.split(",") if option else []}
 
     def link(self, project: Path, spec: VercelSpec) -> Link:
         try:
@@ -97,3 +125,6 @@ class VercelDestination(Destination[VercelSpec]):
 
     def describe(self, link: Link, spec: VercelSpec, names: Sequence[str]) -> str:
         return f"{self.command} {' '.join(names)} {' '.join(spec.environments)} --force"
+
+
+DESTINATION: Final = VercelDestination()

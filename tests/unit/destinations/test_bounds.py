@@ -12,7 +12,8 @@ from fake_programs import FakePrograms
 
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
-from offprompt.spec import GithubSpec, VercelSpec
+from offprompt.sinks.destinations.github import GithubSpec
+from offprompt.sinks.destinations.vercel import VercelSpec
 
 VERCEL = VercelSpec(environments=("production", "preview", "development"))
 

@@ -13,8 +13,11 @@ from hung_fs import hung_mount
 
 from offprompt.errors import NotLinked, RefusedRequest
 from offprompt.sinks import destinations
-from offprompt.sinks.destinations import linked
-from offprompt.spec import CloudflareSpec, FlySpec, GithubSpec, VercelSpec
+from offprompt.sinks.destinations import github, linked
+from offprompt.sinks.destinations.cloudflare import CloudflareSpec
+from offprompt.sinks.destinations.fly import FlySpec
+from offprompt.sinks.destinations.github import GithubSpec
+from offprompt.sinks.destinations.vercel import VercelSpec
 
 GITHUB = GithubSpec()
 VERCEL = VercelSpec(environments=("production", "preview"))
@@ -40,7 +43,7 @@ FLY = FlySpec()
 )
 def test_github_remote_forms_name_owner_and_repo(url: str, repo: str) -> None:
     """https, ssh and scp-like remotes of github.com give OWNER/REPO."""
-    assert linked.github_repo(url) == repo
+    assert github.github_repo(url) == repo
 
 
 @pytest.mark.parametrize(
@@ -60,7 +63,7 @@ def test_github_remote_forms_name_owner_and_repo(url: str, repo: str) -> None:
 )
 def test_other_remotes_are_not_github(url: str) -> None:
     """Another host, a lookalike, a path or a malformed address is no GitHub link."""
-    assert linked.github_repo(url) is None
+    assert github.github_repo(url) is None
 
 
 def test_github_link_is_the_first_remote_in_config_order(project: Path) -> None:

@@ -25,7 +25,10 @@ from helpers import tool_or_skip
 
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
-from offprompt.spec import CloudflareSpec, DestinationSpec, GithubSpec, VercelSpec
+from offprompt.sinks.destinations.cloudflare import CloudflareSpec
+from offprompt.sinks.destinations.github import GithubSpec
+from offprompt.sinks.destinations.vercel import VercelSpec
+from offprompt.spec import DestinationSpec
 
 NAME = "STRIPE_KEY"
 

@@ -14,8 +14,12 @@ from fake_programs import FakePrograms
 
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
+from offprompt.sinks.destinations.cloudflare import CloudflareSpec
+from offprompt.sinks.destinations.fly import FlySpec
+from offprompt.sinks.destinations.github import GithubSpec
 from offprompt.sinks.destinations.interface import DestinationResult
-from offprompt.spec import CloudflareSpec, DestinationSpec, FlySpec, GithubSpec, VercelSpec
+from offprompt.sinks.destinations.vercel import VercelSpec
+from offprompt.spec import DestinationSpec
 
 GITHUB = GithubSpec()
 VERCEL = VercelSpec(environments=("production", "preview"))

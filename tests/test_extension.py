@@ -1,0 +1,342 @@
+"""Adding a destination or an agent host is one module and one registration (issue 31): a
+throwaway kind, registered through `destinations.KINDS` alone, reaches the schema, the `also`
+parse, the CLI's `--also`, the page and the send; a throwaway host declares, guards and tells
+the doctor its waits through the `Agent` interface alone; and no module but a kind's or a
+host's own names it."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import importlib
+import json
+import os
+import stat
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from click.testing import CliRunner
+
+from offprompt import terminal
+from offprompt.cli import cli
+from offprompt.collect.request import validate
+from offprompt.page import render
+from offprompt.sinks import destinations
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestStore
+from offprompt.tools import listing
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "offprompt"
+
+DEMO = textwrap.dedent(
+    '''
+    """A destination written by a test: `demo-cli put NAME --site SITE`, the value on stdin."""
+
+    from __future__ import annotations
+
+    from collections.abc import Mapping, Sequence
+    from dataclasses import dataclass
+    from pathlib import Path
+    from typing import Any, ClassVar
+
+    from offprompt.errors import FieldPath, NotLinked
+    from offprompt.sinks.destinations import linked
+    from offprompt.sinks.destinations.interface import Call, Destination, Link
+
+
+    @dataclass(frozen=True)
+    class DemoSpec:
+        kind: ClassVar[str] = "demo"
+        region: str | None = None
+
+
+    class DemoDestination(Destination[DemoSpec]):
+        kind = "demo"
+        label = "Demo secret"
+        linked_by = "demo.json's site"
+        cli_form = "demo[:REGION]"
+        programs = ("demo-cli",)
+        command = "demo-cli put"
+
+        def properties(self) -> dict[str, Any]:
+            return {"region": {"type": "string", "description": "demo: a region."}}
+
+        def from_cli(self, option: str | None) -> dict[str, Any] | None:
+            return {} if option is None else {"region": option}
+
+        def parse(self, raw: Mapping[str, Any], at: FieldPath) -> DemoSpec:
+            return DemoSpec(region=raw.get("region"))
+
+        def link(self, project: Path, spec: DemoSpec) -> Link:
+            config = linked.read_config(project, "demo.json")
+            if config is None:
+                raise NotLinked("the project is not linked to Demo: there is no demo.json.")
+            site = str(config["site"])
+            return Link(kind=self.kind, ident=site, target=site)
+
+        def calls(self, link: Link, spec: DemoSpec, values: Mapping[str, str]) -> list[Call]:
+            return [
+                Call(("put", name, "--site", link.ident), value.encode(), name)
+                for name, value in values.items()
+            ]
+
+        def describe(self, link: Link, spec: DemoSpec, names: Sequence[str]) -> str:
+            return f"{self.command} {' '.join(names)} --site {link.ident}"
+
+
+    DESTINATION = DemoDestination()
+    '''
+)
+
+PROGRAM = """#!{python}
+import json, sys
+with open({log!r}, "a") as f:
+    f.write(json.dumps([sys.argv[1:], sys.stdin.read()]) + "\\n")
+print("stored")
+"""
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """The throwaway module, in a package of its own, registered in `KINDS` and nowhere else."""
+    package = tmp_path / "pkg" / "extdemo"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "demo.py").write_text(DEMO)
+    monkeypatch.syspath_prepend(str(tmp_path / "pkg"))
+    module = importlib.import_module("extdemo.demo")
+    monkeypatch.setitem(destinations.KINDS, "demo", module.DESTINATION)
+    yield module
+    for name in ("extdemo.demo", "extdemo"):
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def site(project: Path) -> Path:
+    (project / "demo.json").write_text(json.dumps({"site": "acme-site"}))
+    return project
+
+
+def _program(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A fake `demo-cli` alone on PATH, logging each run's argv and stdin."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    log = tmp_path / "demo.log"
+    path = folder / "demo-cli"
+    path.write_text(PROGRAM.format(python=sys.executable, log=str(log)))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return {**os.environ, "PATH": str(folder)}, log
+
+
+def test_a_new_destination_is_in_the_tool_schema(demo: ModuleType) -> None:
+    """The listing's generator gives collect_secret's `also` the new kind and its field, and
+    names what links it."""
+    collect = next(t for t in listing.generate() if t["name"] == "collect_secret")
+    also = collect["inputSchema"]["properties"]["also"]
+    assert also["items"]["properties"]["kind"]["enum"][-1] == "demo"
+    assert also["items"]["properties"]["region"] == {
+        "type": "string",
+        "description": "demo: a region.",
+    }
+    assert "demo.json's site" in also["description"]
+
+
+def test_a_new_destination_is_parsed_from_also(demo: ModuleType) -> None:
+    """An `also` entry of the new kind becomes its module's spec; a field of another kind is
+    refused in the words every kind gets."""
+    args = {"secrets": [{"name": "API_KEY"}], "reason": "r"}
+    request = validate({**args, "also": [{"kind": "demo", "region": "eu"}]})
+    assert (demo.DemoSpec(region="eu"),) == request.also
+    with pytest.raises(Exception, match=r"also\[0\] \(demo\) takes no environment"):
+        validate({**args, "also": [{"kind": "demo", "environment": "x"}]})
+
+
+def test_a_new_destination_is_parsed_from_the_cli(demo: ModuleType, site: Path) -> None:
+    """`--also demo:eu` is the entry an agent would pass, and `collect --help` names the form."""
+    asked = terminal.check_usage(terminal.CommandLine(names=("API_KEY",), also=("demo:eu",)), site)
+    assert (demo.DemoSpec(region="eu"),) == asked.also
+    shown = CliRunner().invoke(cli, ["collect", "--help"]).output
+    assert "fly, demo[:REGION] (repeatable, at most 4)." in " ".join(shown.split())
+
+
+def test_a_new_destination_is_labelled_on_the_page(demo: ModuleType, site: Path) -> None:
+    """The page lists it under its own label, with its target and its command line."""
+    planned = destinations.plan(site, [demo.DemoSpec()], ["API_KEY"], env={"PATH": ""})
+
+    async def page() -> str:
+        store = RequestStore()
+        request = store.create([SecretSpec("API_KEY")], SinkSpec(), site, "r", ttl=60, also=planned)
+        return render.render_form(request, None, csp_nonce="n", expires_in=60)
+
+    body = asyncio.run(page())
+    assert 'id="also-0" checked> Demo secret in <strong dir="ltr">acme-site</strong>' in body
+    assert 'Runs <code dir="ltr">demo-cli put API_KEY --site acme-site</code>' in body
+    assert "demo-cli is not installed here" in body
+
+
+def test_a_new_destination_runs_its_program(demo: ModuleType, site: Path, tmp_path: Path) -> None:
+    """The send runs the module's program with its arguments, each value on stdin alone."""
+    env, log = _program(tmp_path)
+    planned = destinations.plan(site, [demo.DemoSpec()], ["A_KEY", "B_KEY"], env=env)
+    sent = destinations.send(site, planned, {"A_KEY": "a1", "B_KEY": "b2"}, {0}, env=env)
+    assert [("demo", "acme-site", "sent", "sent A_KEY, B_KEY")] == [
+        (r.kind, r.target, r.status, r.detail) for r in sent
+    ]
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [
+        [["put", "A_KEY", "--site", "acme-site"], "a1"],
+        [["put", "B_KEY", "--site", "acme-site"], "b2"],
+    ] == runs
+
+
+def _string_constants(path: Path) -> set[str]:
+    """Every string constant of a module, docstrings and f-string parts included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+
+
+# The registry names providers by id, some of which are also destinations' kinds (a GitHub
+# token, a Fly.io token): a provider, never the destination.
+NOT_A_DESTINATION = ("offprompt/registry/",)
+
+
+def test_no_module_but_its_own_names_a_destination_kind() -> None:
+    """A kind's name is a string only in its own module: everything else reads `KINDS`."""
+    own = {kind: type(dest).__module__ for kind, dest in destinations.KINDS.items()}
+    found: list[tuple[str, str]] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(NOT_A_DESTINATION):
+            continue
+        module = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        found += [
+            (module, kind)
+            for kind in sorted(_string_constants(path) & set(own))
+            if own[kind] != module
+        ]
+    assert [] == found
+
+
+# Agent hosts --------------------------------------------------------------------------------
+
+HOST = textwrap.dedent(
+    '''
+    """An agent host written by a test: `.demo/mcp.json`, a PreToolUse hook beside it, and an
+    approval it waits for."""
+
+    from __future__ import annotations
+
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from offprompt.agents.interface import (
+        GuardFile, Hook, HostWaits, Machine, Presence, Scope, ServerCommand, Wait, found_by,
+        guard_file_for,
+    )
+    from offprompt.agents.json_agent import JsonAgent
+
+
+    class _Waits(HostWaits):
+        def about(self, kind: str, scope: Scope, hook: Hook | None = None):
+            return (Wait("approval", f"Demo asks before its {kind} runs"),), None
+
+
+    class DemoHost(JsonAgent):
+        name = "demo-host"
+        title = "Demo Host"
+        section = "mcpServers"
+        project_file = ".demo/mcp.json"
+        project_folder = ".demo"
+
+        def waits(self, machine: Machine, folder: Path) -> HostWaits:
+            return _Waits()
+
+        def guard_file(self, scope: Scope, machine: Machine, project: Path | None):
+            return guard_file_for(
+                scope, machine, project, user=self.user_file(machine),
+                in_project=".demo/hooks.json", matcher="*", events=("PreToolUse",),
+            )
+
+        def user_file(self, machine: Machine) -> Path:
+            return machine.home / ".demo" / "mcp.json"
+
+        def presence(self, machine: Machine) -> Presence:
+            return found_by(machine, ("demo-host",), (machine.home / ".demo",))
+
+        def entry(self, server: ServerCommand, existing: Mapping[str, object] | None):
+            return {"command": server.command, "args": list(server.args)}
+
+
+    AGENT = DemoHost()
+    '''
+)
+
+
+def test_a_new_agent_host_is_one_module(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A throwaway host module declares the server, takes the guard's hook and tells the
+    doctor what it waits for, through the `Agent` interface alone."""
+    from offprompt.agents import Machine, ServerCommand, doctor, guard_install
+
+    package = tmp_path / "pkg" / "exthost"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "host.py").write_text(HOST)
+    monkeypatch.syspath_prepend(str(tmp_path / "pkg"))
+    agent = importlib.import_module("exthost.host").AGENT
+    try:
+        machine = Machine(home=tmp_path / "home", environ=dict(os.environ), platform="linux")
+        server = ServerCommand(sys.executable, ("-m", "offprompt", "serve"))
+        assert "added" == agent.install("project", machine, project, server).outcome
+        hooks = agent.guard_file("project", machine, project)
+        assert "added" == guard_install.install(hooks, server)
+        (report,) = doctor.examine([agent], machine, project, timeout=10)
+        assert [("server", "Demo asks before its server runs")] == [
+            (f.kind, w.detail) for f in report.servers for w in f.waits
+        ]
+        assert [("guard", "Demo asks before its guard runs")] == [
+            (f.kind, w.detail) for f in report.guards for w in f.waits
+        ]
+    finally:
+        for name in ("exthost.host", "exthost"):
+            sys.modules.pop(name, None)
+
+
+# The names hosts give themselves at the MCP handshake (`clientInfo.name`), which the page shows
+# by product name, and the hook dialects the guard reads and answers in (it may not import the
+# agents): the same words, another namespace. A host's mask is part of the host (agents/mask/).
+NOT_A_HOST = (
+    "offprompt/page/clients.py",
+    "offprompt/page/written.py",
+    "offprompt/guard/events.py",
+    "offprompt/agents/hook_wrapper.py",
+    "offprompt/registry/",
+)
+
+
+def test_no_module_but_its_own_names_an_agent_host() -> None:
+    """An agent's name is a string only in its own module (and its mask's): everything else
+    reads `agents.AGENTS`."""
+    from offprompt.agents import AGENTS
+
+    own = {a.name: type(a).__module__ for a in AGENTS}
+    found: list[tuple[str, str]] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(NOT_A_HOST):
+            continue
+        module = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        found += [
+            (module, name)
+            for name in sorted(_string_constants(path) & set(own))
+            if module not in (own[name], own[name].replace(".agents.", ".agents.mask."))
+        ]
+    assert [] == found
