@@ -110,6 +110,8 @@ def type_and_submit(tab: Page, url: str, value: str) -> str:
 
 def wait_written(tab: Page) -> str:
     """After the code came back, the held page (polling its status every 2 s) says Written,
-    with the four emoji it computed itself; returns them."""
+    and "Fingerprint" with the four emoji it computed itself; returns the emoji."""
     tab.locator("#closed h1").filter(has_text="Written").wait_for(timeout=15_000)
-    return tab.locator("#closed .message").inner_text().strip()
+    said = tab.locator("#closed .message").inner_text().strip()
+    assert said.startswith("Fingerprint ")
+    return said.removeprefix("Fingerprint ")

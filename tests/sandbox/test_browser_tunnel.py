@@ -93,7 +93,7 @@ def test_page_and_agent_see_the_same_fingerprint(remote: Remote, tab: Page, cana
     hint = tab.locator("#confirm .hint").inner_text()
     reported = remote.await_secret(out["request_id"], code)["fingerprint"]
     computed = wait_written(tab)
-    assert (hint, computed) == (f"Your agent then says {reported}", reported)
+    assert (hint, computed) == (f"Agent will say {reported}", reported)
 
 
 def test_tunnel_never_carries_the_value(
