@@ -179,7 +179,8 @@ def report(
             ) from None
         raise
     shown = paths.display(root, target)
-    held, held_names = _read(root, target, shown, journal=journal)
+    started = time.monotonic()  # one deadline for the call: the target's read and the example's
+    held, held_names = _read(root, target, shown, journal=journal, started=started)
     exists = held is not None
     if isinstance(held, _WholeFile):
         # Never a name from inside a value (DESIGN §12): the file is the one thing named.
@@ -187,7 +188,7 @@ def report(
         return StatusReport(
             file=shown, exists=True, example=None, keys=(KeyState(shown, state),), whole=True
         )
-    example, example_names = _example(project, root, target)
+    example, example_names = _example(project, root, target, started)
     if names is None:
         # Names as dotenv.Parsed.keys gives them: never a line of a value read as a key.
         names = example_names if example is not None else held_names
@@ -226,7 +227,13 @@ def is_dotenv_name(name: str) -> bool:
 
 
 def how_shown(
-    path: Path, data: bytes, display: str, *, journal: Path | None = None, sinks: bool = True
+    path: Path,
+    data: bytes,
+    display: str,
+    *,
+    journal: Path | None = None,
+    sinks: bool = True,
+    started: float | None = None,
 ) -> Shown:
     """How `offprompt status`, `secret_status`, `offprompt keys` and results' `file_keys` all
     show the file at `path` holding `data` (`display` names it in messages), by DESIGN §12's
@@ -235,7 +242,9 @@ def how_shown(
     records it as a file sink's by path or as the same device and inode, and every line is an
     assignment, a comment or blank; else by its name alone, whichever journal is read or none.
     A journal that cannot be read rules no file sink out, so the file is shown by name alone.
-    Unreadable when the text is not UTF-8 or is not read in time."""
+    Unreadable when the text is not UTF-8 or is not read in time: by `read_budget` of its size
+    after `started` (`time.monotonic()`; default now), the start of the call it serves, so
+    every read of one call ends by one deadline however many files it reads."""
     from offprompt.sinks import dotenv_read
     from offprompt.write.journal import Journal
 
@@ -257,7 +266,8 @@ def how_shown(
     # a refusal within DESIGN §12's times (1 MiB in 2 s, 16 MiB in 10 s) rather than no answer.
     budget = read_budget(len(data))
     try:
-        found = dotenv_read.read(text, deadline=time.monotonic() + budget)
+        anchor = started if started is not None else time.monotonic()
+        found = dotenv_read.read(text, deadline=anchor + budget)
     except dotenv_read.TooSlow:
         raise Unreadable(
             f"{display} could not be read within {math.ceil(budget)} s (python-dotenv is slow "
@@ -290,7 +300,13 @@ class _WholeFile:
 
 
 def _read(
-    root: Path, path: Path, shown: str, *, journal: Path | None = None, sinks: bool = True
+    root: Path,
+    path: Path,
+    shown: str,
+    *,
+    journal: Path | None = None,
+    sinks: bool = True,
+    started: float | None = None,
 ) -> tuple[dict[str, str] | _WholeFile | None, tuple[str, ...]]:
     """What python-dotenv reads from `path` (resolved inside the real project folder `root`;
     uninterpolated; None when there is no file), and the key names it sets as offprompt shows
@@ -306,7 +322,7 @@ def _read(
         raise Unreadable(f"{reason}, so offprompt cannot tell which keys it sets.") from None
     if data is None:
         return None, ()
-    found = how_shown(path, data, shown, journal=journal, sinks=sinks)
+    found = how_shown(path, data, shown, journal=journal, sinks=sinks, started=started)
     if found.read is None:
         return _WholeFile(bool(data.strip())), ()
     return found.read.values, found.read.keys
@@ -339,7 +355,9 @@ def _is_folder_inside(root: Path, path: str) -> bool:
         return False
 
 
-def _example(project: Path, root: Path, target: Path) -> tuple[str | None, tuple[str, ...]]:
+def _example(
+    project: Path, root: Path, target: Path, started: float
+) -> tuple[str | None, tuple[str, ...]]:
     """The first example file beside `target` and the key names it assigns; (None, ()) if none.
 
     The example only names keys: no value of it, committed or not, is ever compared with the
@@ -360,7 +378,8 @@ def _example(project: Path, root: Path, target: Path) -> tuple[str | None, tuple
                 f"{shown} is not a file inside the project, so offprompt does not read it as "
                 "the example file; replace it with a file, or name the keys."
             ) from None
-        _, names = _read(root, real, shown)  # a file sink's, even named .env.example: no names
+        # A file sink's, even named .env.example: no names. Within the call's one deadline.
+        _, names = _read(root, real, shown, started=started)
         return shown, names
     return None, ()
 
