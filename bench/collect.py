@@ -31,6 +31,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
@@ -120,8 +121,12 @@ def collect_args(names: list[str]) -> dict[str, Any]:
     return {"secrets": [{"name": n} for n in names], "reason": REASON}
 
 
+# The person's browser: it keeps the claim cookie its GET of the page gets (DESIGN §17).
+BROWSER = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+
+
 def load_form(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as page:  # noqa: S310 - loopback
+    with BROWSER.open(url, timeout=10) as page:
         found = NONCE.search(page.read().decode())
     assert found is not None, "the page has no nonce"
     return found.group(1)
@@ -132,7 +137,7 @@ def post(url: str, nonce: str, values: dict[str, str]) -> None:
     request = urllib.request.Request(  # noqa: S310 - loopback
         url, data=data, headers={"Accept": "application/json"}, method="POST"
     )
-    with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310
+    with BROWSER.open(request, timeout=30) as answer:
         assert json.loads(answer.read())["status"] == "written"
 
 
