@@ -8,7 +8,8 @@ import asyncio
 import logging
 import re
 import secrets
-from typing import Any, Final
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -43,6 +44,7 @@ from offprompt.write.submit import Submitter
 __all__ = ["MAX_BODY", "create_app", "protocol_logger"]
 
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
+T = TypeVar("T")
 
 _log = logging.getLogger("offprompt")
 
@@ -267,18 +269,7 @@ async def _submit(request: web.Request) -> web.StreamResponse:
         # come back through the host (DESIGN §17): a holder of the link cannot complete it.
         return await _hold(request, req, posted, verdicts)
     try:
-        outcome = await request.app[SUBMITTER].submit(
-            req,
-            posted.values,
-            allow_tracked=posted.allow_tracked,
-            fp_key=posted.fp_key,
-            also=posted.also,
-            check=posted.check,
-            anyway=posted.anyway,
-            on_checked=lambda found: verdicts.update(
-                (n, (v.status, v.text)) for n, v in found.items()
-            ),
-        )
+        outcome = await _asking(request.app[SUBMITTER].submit, req, posted, verdicts)
     except Exception as exc:  # the handler boundary; the request stays open for a retry
         return await _answer(request, req, exc, posted)
     _log.info("page: request %s: written %s to %s", req.id, ", ".join(outcome.names), outcome.file)
@@ -293,6 +284,26 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     )
 
 
+async def _asking(
+    step: Callable[..., Awaitable[T]],
+    req: RequestRecord,
+    posted: Submission,
+    verdicts: dict[str, tuple[str, str]],
+) -> T:
+    """`step` (the Submitter's `submit`, or `prepare` for a held remote submit) given what the
+    post asks for; each provider's verdict lands in `verdicts` for the page."""
+    return await step(
+        req,
+        posted.values,
+        allow_tracked=posted.allow_tracked,
+        fp_key=posted.fp_key,
+        also=posted.also,
+        check=posted.check,
+        anyway=posted.anyway,
+        on_checked=lambda found: verdicts.update((n, (v.status, v.text)) for n, v in found.items()),
+    )
+
+
 async def _hold(
     request: web.Request,
     req: RequestRecord,
@@ -302,18 +313,7 @@ async def _hold(
     """A remote submit, validated and checked as any other, then held for its code: the page
     shows the code, nothing is written yet. Errors are answered as a submit's."""
     try:
-        prepared = await request.app[SUBMITTER].prepare(
-            req,
-            posted.values,
-            allow_tracked=posted.allow_tracked,
-            fp_key=posted.fp_key,
-            also=posted.also,
-            check=posted.check,
-            anyway=posted.anyway,
-            on_checked=lambda found: verdicts.update(
-                (n, (v.status, v.text)) for n, v in found.items()
-            ),
-        )
+        prepared = await _asking(request.app[SUBMITTER].prepare, req, posted, verdicts)
         await _refuse_tracked(req, prepared.allow_tracked)
         code = request.app[STORE].hold(req, prepared)
     except Exception as exc:  # the handler boundary; the request stays open for a retry
