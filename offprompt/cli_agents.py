@@ -248,6 +248,8 @@ def init(
     requests to the key's provider (entries in ~/.claude/settings.json, the
     sandbox on in .claude/settings.local.json; the guard's deny rules are left
     out, the hook stops its file tools). Every later write keeps it exact.
+    It is refused when offprompt lives inside the project (its .venv): the
+    agent's commands may write there, and so change the guard.
     """
 
     machine = Machine.current()
@@ -256,6 +258,8 @@ def init(
         raise click.UsageError("--mask is for one project; leave out --global.")
     server = _server(command, scope, machine)
     agents = _chosen(agent_names, machine)
+    if folder is not None:
+        _writable_guard(server, machine, folder, mask, no_guard)
     if mask:
         cli_mask.check_machine(machine, agents)
     changes = []
@@ -294,6 +298,31 @@ def init(
     # the person named and that got nothing is a failure of what they asked for.
     if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):
         raise SystemExit(1)
+
+
+def _writable_guard(
+    server: ServerCommand, machine: Machine, folder: Path, mask: bool, no_guard: bool
+) -> None:
+    """DESIGN §15 "the guard cannot be written away": an offprompt inside the project is one the
+    agent's sandboxed commands may change (the guard's code with it). --mask is refused, before
+    anything is changed; the guard alone goes on, said in one line."""
+    where = server_command.inside_project(server, machine, folder)
+    if where is None:
+        return
+    if mask:
+        fatal(
+            f"--mask refused: the command the guard's hook runs lives inside this project"
+            f" ({where}), where the agent's sandboxed commands may write: one of them could change"
+            " the guard (or offprompt itself) and the next read would show the values. Install"
+            " offprompt outside the project (`uv tool install`, `pipx install`) or give --command"
+            " one that lives elsewhere, then run this again. Nothing was changed."
+        )
+    if not no_guard:
+        click.echo(
+            f"note: offprompt runs from {where}, inside this project, where the agent's commands"
+            " may write: one could change the guard; install offprompt outside the project to"
+            " close that (`init --mask` refuses this)"
+        )
 
 
 def _chosen(agent_names: Sequence[str], machine: Machine) -> list[Agent]:

@@ -19,7 +19,14 @@ from urllib.parse import unquote, urlsplit
 
 from offprompt.agents.interface import Machine, ServerCommand
 
-__all__ = ["from_override", "not_portable", "portable", "resolve", "uvx_source"]
+__all__ = [
+    "from_override",
+    "inside_project",
+    "not_portable",
+    "portable",
+    "resolve",
+    "uvx_source",
+]
 
 
 def from_override(command: str, machine: Machine) -> ServerCommand:
@@ -178,3 +185,44 @@ def portable(
     if candidate is None or not_portable(candidate, machine) is not None:
         return None
     return candidate
+
+
+def inside_project(server: ServerCommand, machine: Machine, project: Path) -> str | None:
+    """Where `server` (and so the guard's hook, the same program) lives inside `project`, or
+    None. The agent's sandbox may write anywhere in the project: an offprompt there (its
+    `.venv`, a `uvx --from` folder) can be changed by one command and the guard is gone."""
+    here = Path(os.path.realpath(project))
+    first = server.command
+    if os.sep in first or (os.altsep and os.altsep in first) or os.path.isabs(first):
+        given = Path(first).expanduser()
+        program: Path | None = given if given.is_absolute() else here / given
+    else:
+        found = machine.which(first)
+        program = Path(os.path.abspath(found)) if found else None
+    places: list[Path] = []
+    if program is not None:
+        places += [program, Path(os.path.realpath(program))]
+        interpreter = _interpreter(program)
+        if interpreter is not None:
+            places += [interpreter, Path(os.path.realpath(interpreter))]
+    for word in server.args:
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if _absolute(value) or value.startswith("~"):
+            places.append(Path(value).expanduser())
+    for place in places:
+        if place.is_relative_to(here) or place.is_relative_to(project):
+            return str(place)
+    return None
+
+
+def _interpreter(program: Path) -> Path | None:
+    """The `#!` interpreter of a script (a venv's console script names the venv's Python)."""
+    try:
+        with open(program, "rb") as f:
+            first = f.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    return Path(words[0]) if words and os.path.isabs(words[0]) else None

@@ -1,0 +1,120 @@
+"""DESIGN §15 "What masked must mean", the parts init and the doctor own: an offprompt the
+agent's sandbox may write is refused for `--mask`, and the settings that would let the agent turn
+the guard or the mask off are said."""
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_helpers import COMMAND, snapshot
+from click.testing import Result
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def sandbox_programs(fake_program: Callable[[str], Path]) -> None:
+    """bwrap and socat on PATH: what init --mask looks for on Linux."""
+    fake_program("bwrap")
+    fake_program("socat")
+
+
+def executable(path: Path, text: str = "#!/bin/sh\nexit 0\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def init(run: Run, project: Path, command: str, *more: str) -> Result:
+    return run(
+        "init", "--agent", "claude-code", "--project", str(project), "--command", command, *more
+    )
+
+
+# -- the guard cannot be written away ------------------------------------------------------------
+
+
+def test_init_mask_refuses_an_offprompt_in_the_projects_venv(
+    run: Run, project: Path, home: Path, sandbox_programs: None
+) -> None:
+    """The project's `.venv/bin/offprompt`: one sandboxed command could patch the guard."""
+    program = executable(project / ".venv" / "bin" / "offprompt")
+    before = snapshot(home, project)
+
+    result = init(run, project, f"{program} serve", "--mask")
+
+    assert 1 == result.exit_code, result.output
+    assert "--mask refused" in result.stderr
+    assert str(program) in result.stderr
+    assert "Install offprompt outside the project" in result.stderr
+    assert "Nothing was changed" in result.stderr
+    assert before == snapshot(home, project)
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_init_mask_refuses_a_bare_name_that_resolves_into_the_project(
+    run: Run, project: Path, home: Path, no_agent_env: Path, sandbox_programs: None, agent: str
+) -> None:
+    """`offprompt serve` where the `offprompt` on PATH is a link to the project's venv."""
+    program = executable(project / "tools" / "venv" / "bin" / "offprompt")
+    os.symlink(program, no_agent_env / "offprompt")
+    before = snapshot(home, project)
+
+    command = ("--command", "offprompt serve")
+    result = run("init", "--agent", agent, "--mask", "--project", str(project), *command)
+
+    assert 1 == result.exit_code, result.output
+    assert "--mask refused" in result.stderr
+    assert before == snapshot(home, project)
+
+
+def test_init_mask_refuses_a_script_run_by_the_projects_python(
+    run: Run, project: Path, tmp_path: Path, sandbox_programs: None
+) -> None:
+    """A launcher outside whose `#!` is the project's Python runs code the project holds."""
+    python = executable(project / ".venv" / "bin" / "python")
+    program = executable(tmp_path / "bin" / "offprompt", f"#!{python}\nprint()\n")
+
+    result = init(run, project, f"{program} serve", "--mask")
+
+    assert 1 == result.exit_code, result.output
+    assert f"({python})" in result.stderr
+
+
+def test_init_mask_with_an_offprompt_outside_the_project_is_not_refused(
+    run: Run, project: Path, sandbox_programs: None
+) -> None:
+    result = init(run, project, COMMAND, "--mask")
+
+    assert (0, "") == (result.exit_code, result.stderr), result.output
+    assert "refused" not in result.output
+    assert "inside this project" not in result.output
+
+
+def test_init_without_mask_installs_the_guard_and_says_the_risk_in_one_line(
+    run: Run, project: Path
+) -> None:
+    program = executable(project / ".venv" / "bin" / "offprompt")
+
+    result = init(run, project, f"{program} serve")
+
+    assert 0 == result.exit_code, result.output
+    said = [line for line in result.output.splitlines() if "inside this project" in line]
+    assert [
+        f"note: offprompt runs from {program}, inside this project, where the agent's commands"
+        " may write: one could change the guard; install offprompt outside the project to close"
+        " that (`init --mask` refuses this)"
+    ] == said
+    assert "claude-code: added the guard to" in result.output
+
+
+def test_init_with_an_offprompt_outside_the_project_says_no_such_line(
+    run: Run, project: Path
+) -> None:
+    result = init(run, project, COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    assert "inside this project" not in result.output
