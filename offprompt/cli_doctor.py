@@ -26,6 +26,8 @@ __all__ = ["agents"]
   guarded:  [{scope, path}] (the files holding the guard's hook),
   unguarded (why the agent cannot be guarded, or null),
   protection ("masked", "guarded" or "nothing") and protection_why,
+  warnings (what the agent's own settings allow that undoes the guard or the
+  mask, such as Claude Code's bypassPermissions mode),
   works (false when something declared would not work).
 runs is {ok, why, ran, version}: ok is true (answered --version), false (does
 not run) or null (not checked, why says why); waits is [{for, detail}] with for
@@ -35,7 +37,7 @@ older init wrote, which lets calls through when offprompt cannot start.
 
 \b
 Exit codes:
-  0  everything declared works (it may still wait for you)
+  0  everything declared works (it may still wait for you, or warn)
   1  something declared would not work, or a config cannot be read""",
 )
 @project_option
@@ -94,6 +96,7 @@ def _report_lines(report: doctor.AgentReport, machine: Machine) -> list[str]:
             lines.append(report.protection_why)
         else:
             lines.append(f"not guarded: {report.protection_why}")
+    lines.extend(f"warning: {w}" for w in report.warnings)
     lines.extend(report.problems)
     return lines
 
@@ -160,5 +163,6 @@ def _report_json(report: doctor.AgentReport) -> dict[str, object]:
         "guards": [_finding_json(f) for f in report.guards],
         "protection": report.protection,
         "protection_why": report.protection_why,
+        "warnings": list(report.warnings),
         "works": not report.broken,
     }

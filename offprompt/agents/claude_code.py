@@ -36,6 +36,9 @@ from offprompt.agents.mask.interface import HostMask
 
 # The personal settings file Claude Code keeps in the project (never meant to be committed).
 LOCAL_SETTINGS = ".claude/settings.local.json"
+# The permission mode (`permissions.defaultMode`, Claude Code 2.1.328's settings schema) in which
+# it runs every tool call, its own settings' edits included, without asking.
+BYPASS = "bypassPermissions"
 
 
 def project_key(folder: Path) -> str:
@@ -124,6 +127,28 @@ class ClaudeCode(JsonAgent):
             # could not start, timed out or exited other than 0 or 2 count as exit 2.
             hook=(("timeout", HOST_LIMIT), ("onFailure", "block")),
         )
+
+    def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        # DESIGN §15 "the guard cannot be written away": in bypassPermissions mode Claude Code
+        # writes its own settings without asking (its Write tool on settings.local.json turns
+        # off the hook and the sandbox). The most specific file that sets a mode decides it.
+        for path in (
+            folder.joinpath(*LOCAL_SETTINGS.split("/")),
+            folder / ".claude" / "settings.json",
+            self._config_dir(machine) / "settings.json",
+        ):
+            perms = json_file(path, machine).get("permissions")
+            mode = perms.get("defaultMode") if isinstance(perms, dict) else None
+            if mode is None:
+                continue
+            if mode != BYPASS:
+                return ()
+            return (
+                f'{machine.shown(path)} sets permissions.defaultMode to "{BYPASS}": Claude Code'
+                " then changes its own settings without asking you, so it can turn the guard"
+                ' and the mask off; set another mode there ("default" or "acceptEdits")',
+            )
+        return ()
 
     def private_files(self, scope: Scope, project: Path | None) -> tuple[Path, ...]:
         if scope == "local" and project is not None:

@@ -92,6 +92,9 @@ class AgentReport:
     problems: tuple[str, ...]
     protection: Protection
     protection_why: str
+    # What the agent's own settings allow that undoes the guard or the mask (Agent.warnings):
+    # said, not `broken`, since everything declared still runs.
+    warnings: tuple[str, ...] = ()
 
     @property
     def broken(self) -> bool:
@@ -158,8 +161,22 @@ def examine(
         if agent.mask is not None and mask_record is not None and not at_home:
             place = MaskPlace(folder, machine, mask_record)
             protection, why = _with_mask(agent.mask.check(place), protection, why)
+        try:
+            warnings = agent.warnings(machine, folder)
+        except ConfigError as e:
+            problems.append(str(e))
+            warnings = ()
         reports.append(
-            AgentReport(agent, presence, servers, guards, tuple(_unique(problems)), protection, why)
+            AgentReport(
+                agent,
+                presence,
+                servers,
+                guards,
+                tuple(_unique(problems)),
+                protection,
+                why,
+                warnings,
+            )
         )
     return reports
 

@@ -301,6 +301,13 @@ class Agent(ABC):
         server, its trust of the folder or of the hook), for `offprompt agents`."""
         return HostWaits()
 
+    def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        """What in the agent's own settings for `folder` lets the values reach the model although
+        offprompt is installed (a permission mode that lets it change its own settings unasked,
+        a setting that makes it ignore the mask), for `offprompt agents`: said, never a failure.
+        ConfigError when a settings file cannot be read."""
+        return ()
+
     def private_files(self, scope: Scope, project: Path | None) -> tuple[Path, ...]:
         """Files inside the project that `scope` writes and git must never add (Claude Code's
         settings.local.json); init makes git ignore them first."""

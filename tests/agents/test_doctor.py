@@ -446,7 +446,7 @@ def test_agents_json_keeps_todays_keys_and_adds_the_doctors(
     run: Run, project: Path, offprompt: Path
 ) -> None:
     """--json: the keys scripts read before (name … unguarded, declared's scope/path/command)
-    and the doctor's (runs, waits, blocked, guards, protection, works)."""
+    and the doctor's (runs, waits, blocked, guards, protection, warnings, works)."""
     init(project, offprompt, "zed", "gemini")
     trust_gemini(project)
 
@@ -456,7 +456,7 @@ def test_agents_json_keeps_todays_keys_and_adds_the_doctors(
     gemini = items["gemini"]
     assert {
         "name", "title", "found", "evidence", "declared", "problems", "guarded", "unguarded",
-        "guards", "protection", "protection_why", "works",
+        "guards", "protection", "protection_why", "warnings", "works",
     } == set(gemini)  # fmt: skip
     assert {
         "scope": "project",

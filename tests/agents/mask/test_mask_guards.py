@@ -2,6 +2,7 @@
 agent's sandbox may write is refused for `--mask`, and the settings that would let the agent turn
 the guard or the mask off are said."""
 
+import json
 import os
 import stat
 from collections.abc import Callable
@@ -118,3 +119,91 @@ def test_init_with_an_offprompt_outside_the_project_says_no_such_line(
 
     assert 0 == result.exit_code, result.output
     assert "inside this project" not in result.output
+
+
+# -- agents warns about bypassPermissions --------------------------------------------------------
+
+
+def settings_file(where: str, home: Path, project: Path) -> Path:
+    return {
+        "user": home / ".claude" / "settings.json",
+        "project": project / ".claude" / "settings.json",
+        "local": project / ".claude" / "settings.local.json",
+    }[where]
+
+
+def set_mode(path: Path, mode: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"permissions": {"defaultMode": mode}}))
+
+
+def claude_report(run: Run, project: Path) -> tuple[int, dict[str, object], str]:
+    result = run("agents", "--project", str(project), "--json")
+    report = next(r for r in json.loads(result.stdout) if r["name"] == "claude-code")
+    text = run("agents", "--project", str(project)).stdout
+    return result.exit_code, report, text
+
+
+@pytest.mark.parametrize("where", ["user", "project", "local"])
+def test_agents_warns_when_claude_code_may_change_its_own_settings(
+    run: Run, project: Path, home: Path, fake_program: Callable[[str], Path], where: str
+) -> None:
+    """bypassPermissions lets Claude Code write settings.local.json unasked: guard and mask off.
+    A warning, not a failure: everything declared still runs (exit 0)."""
+    fake_program("claude")
+    path = settings_file(where, home, project)
+    set_mode(path, "bypassPermissions")
+
+    code, report, text = claude_report(run, project)
+
+    shown = str(path).replace(str(home), "~")
+    warning = (
+        f'{shown} sets permissions.defaultMode to "bypassPermissions": Claude Code then changes'
+        " its own settings without asking you, so it can turn the guard and the mask off; set"
+        ' another mode there ("default" or "acceptEdits")'
+    )
+    assert 0 == code
+    assert [warning] == report["warnings"]
+    assert f"warning: {warning}" in text
+
+
+def test_agents_follows_claude_codes_config_dir(
+    run: Run,
+    project: Path,
+    tmp_path: Path,
+    fake_program: Callable[[str], Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake_program("claude")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    set_mode(tmp_path / "claude-config" / "settings.json", "bypassPermissions")
+
+    _, report, _ = claude_report(run, project)
+
+    assert 1 == len(report["warnings"])  # type: ignore[arg-type]
+
+
+def test_a_project_mode_over_the_users_bypass_is_no_warning(
+    run: Run, project: Path, home: Path, fake_program: Callable[[str], Path]
+) -> None:
+    """The most specific settings file that sets a mode decides it, as in Claude Code."""
+    fake_program("claude")
+    set_mode(settings_file("user", home, project), "bypassPermissions")
+    set_mode(settings_file("local", home, project), "acceptEdits")
+
+    _, report, text = claude_report(run, project)
+
+    assert [] == report["warnings"]
+    assert "warning:" not in text
+
+
+def test_without_bypass_agents_warns_nothing(
+    run: Run, project: Path, home: Path, fake_program: Callable[[str], Path]
+) -> None:
+    fake_program("claude")
+    set_mode(settings_file("user", home, project), "default")
+
+    code, report, text = claude_report(run, project)
+
+    assert (0, []) == (code, report["warnings"])
+    assert "warning:" not in text
