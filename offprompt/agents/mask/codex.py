@@ -66,16 +66,17 @@ class CodexMask(HostMask):
             self.turn_on(project, rels, network, shown)
         except (ConfigError, OSError) as e:
             return Said(False, (f"codex: failed: the mask: {e}",))
-        return Said(
-            True,
-            (
-                f"codex: denied, not masked (Codex 0.169 masks no file): .env, the other usual"
-                f" dotenv names and every file offprompt writes here are unreadable to the"
-                f" commands its sandbox runs, your app's included, through a permissions profile"
-                f" in {shown}, once you trust this project in Codex (a --sandbox given on Codex's"
-                " command line replaces it)",
-            ),
-        )
+        lines = [
+            f"codex: denied, not masked (Codex 0.169 masks no file): .env, the other usual"
+            f" dotenv names and every file offprompt writes here are unreadable to the"
+            f" commands its sandbox runs, your app's included, through a permissions profile"
+            f" in {shown}, once you trust this project in Codex (a --sandbox given on Codex's"
+            " command line replaces it)"
+        ]
+        legacy = self.sandbox_modes(project, machine)
+        if legacy:
+            lines.append(f"codex: note: {_ignored(legacy)}")
+        return Said(True, tuple(lines))
 
     def remove(self, place: MaskPlace) -> Said:
         path = self.project_config(place.project)
@@ -107,6 +108,9 @@ class CodexMask(HostMask):
             return MaskState(self.kind, False, f"not denied: {e}")
         if names is None:
             return None
+        legacy = self.sandbox_modes(place.project, place.machine)
+        if legacy:
+            return MaskState(self.kind, False, f"not denied: {_ignored(legacy)}")
         shown = place.machine.shown(self.project_config(place.project))
         return MaskState(
             self.kind,
@@ -167,6 +171,27 @@ class CodexMask(HostMask):
 
         files.update(path, shown, transform)
 
+    def sandbox_modes(self, project: Path, machine: Machine) -> list[str]:
+        """Where a config Codex loads for this project sets `sandbox_mode` (at its top, or in
+        one of its `[profiles.…]`): Codex then uses that legacy sandbox and ignores
+        `default_permissions`, so our profile's denials are not in force (openai/codex docs,
+        permissions page; reference/hosts-observed.md)."""
+        found = []
+        for path in (self.user_config(machine), self.project_config(project)):
+            shown = machine.shown(path)
+            try:
+                text = files.read_text(path, shown)
+                data = files.toml_object(text or "", shown)
+            except ConfigError:
+                continue
+            if "sandbox_mode" in data:
+                found.append(f"sandbox_mode in {shown}")
+            profiles = data.get("profiles")
+            for name, profile in (profiles if isinstance(profiles, dict) else {}).items():
+                if isinstance(profile, dict) and "sandbox_mode" in profile:
+                    found.append(f"sandbox_mode in [profiles.{name}] of {shown}")
+        return found
+
     def network_on(self, project: Path, machine: Machine) -> bool:
         """Whether Codex's workspace sandbox has network for this project now (our profile's,
         or `[sandbox_workspace_write] network_access` in the project's or the user's config), so
@@ -217,6 +242,16 @@ class CodexMask(HostMask):
 
         files.update(path, shown, transform, path.parent)
         return removed[0]
+
+
+def _ignored(places: list[str]) -> str:
+    """What to say when Codex would ignore our profile for a legacy `sandbox_mode`."""
+    return (
+        f"Codex ignores the permissions profile that denies the files: {' and '.join(places)}"
+        " makes it use its older sandbox instead (a profile's, when Codex starts with that"
+        " profile); take sandbox_mode out there, then run `offprompt init --mask` again (it keeps"
+        " the network access you had)"
+    )
 
 
 def _quoted(key: str) -> str:

@@ -207,3 +207,66 @@ def test_without_bypass_agents_warns_nothing(
 
     assert (0, []) == (code, report["warnings"])
     assert "warning:" not in text
+
+
+# -- Codex's sandbox_mode ------------------------------------------------------------------------
+
+
+def init_codex_mask(run: Run, project: Path) -> Result:
+    return run(
+        "init", "--agent", "codex", "--mask", "--project", str(project), "--command", COMMAND
+    )
+
+
+def codex_why(run: Run, project: Path) -> str:
+    result = run("agents", "--project", str(project), "--json")
+    (codex,) = [r for r in json.loads(result.stdout) if r["name"] == "codex"]
+    return str(codex["protection_why"])
+
+
+@pytest.mark.parametrize(
+    ("where", "text", "place"),
+    [
+        ("user", 'sandbox_mode = "workspace-write"\n', "sandbox_mode in ~/.codex/config.toml"),
+        ("project", 'sandbox_mode = "read-only"\n', "sandbox_mode in {project}/.codex/config.toml"),
+        (
+            "user",
+            '[profiles.fast]\nsandbox_mode = "danger-full-access"\n',
+            "sandbox_mode in [profiles.fast] of ~/.codex/config.toml",
+        ),
+    ],
+    ids=["user", "project", "profile"],
+)
+def test_codex_sandbox_mode_is_said_by_init_and_agents(
+    run: Run, project: Path, home: Path, where: str, text: str, place: str
+) -> None:
+    """Codex ignores a permissions profile while any config it loads sets sandbox_mode."""
+    path = (home / ".codex" if where == "user" else project / ".codex") / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    place = place.format(project=project)
+
+    result = init_codex_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    said = [line for line in result.output.splitlines() if "Codex ignores" in line]
+    assert 1 == len(said), result.output
+    assert said[0].startswith(
+        f"codex: note: Codex ignores the permissions profile that denies the files: {place}"
+        " makes it use its older sandbox instead"
+    )
+    assert "take sandbox_mode out there" in said[0]
+    why = codex_why(run, project)
+    assert why.startswith(f"not denied: Codex ignores the permissions profile that denies the"
+                          f" files: {place}")  # fmt: skip
+
+
+def test_codex_without_sandbox_mode_says_no_such_line(run: Run, project: Path, home: Path) -> None:
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text('model = "gpt-5"\n[profiles.fast]\nmodel = "x"\n')
+
+    result = init_codex_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    assert "Codex ignores" not in result.output
+    assert codex_why(run, project).startswith("denied, not masked:")
