@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from offprompt.agents import AGENTS, NAMES, Machine, doctor, guard_install
+from offprompt.agents.claude_code import SKILL_EVENT
 from offprompt.cli_agents import project_option
 from offprompt.cli_mask import record_path
 
@@ -22,7 +23,7 @@ __all__ = ["agents"]
 --json prints an array, one object per agent:
   name, title, found, evidence, problems (configs that cannot be read),
   declared: [{scope, path, command, runs, waits, blocked}],
-  guards:   [{scope, path, command, runs, waits, blocked, fails_closed}],
+  guards:   [{scope, path, command, runs, waits, blocked, fails_closed, events}],
   guarded:  [{scope, path}] (the files holding the guard's hook),
   unguarded (why the agent cannot be guarded, or null),
   protection ("masked", "guarded" or "nothing") and protection_why,
@@ -33,7 +34,9 @@ runs is {ok, why, ran, version}: ok is true (answered --version), false (does
 not run) or null (not checked, why says why); waits is [{for, detail}] with for
 "approval", "folder-trust" or "hook-trust"; blocked says why the agent will not
 run it (you turned it off), else null; fails_closed is false for a hook an
-older init wrote, which lets calls through when offprompt cannot start.
+older init wrote, which lets calls through when offprompt cannot start; events
+are the hook events that hold the guard (Claude Code 2.1.332 and later: also
+PreSkillShellCommand, a skill's shell commands).
 
 \b
 Exit codes:
@@ -90,6 +93,8 @@ def _report_lines(report: doctor.AgentReport, machine: Machine) -> list[str]:
         if shown != command:
             shown += " (through a wrapper)"
         lines.append(f"guard in {machine.shown(f.path)}: {shown}")
+        if SKILL_EVENT in f.events:
+            lines.append(f"  also before a skill's shell commands ({SKILL_EVENT})")
         lines.extend(_finding_lines(f))
     if report.servers or report.guards or presence.found:
         if report.protection in ("guarded", "masked"):
@@ -144,7 +149,11 @@ def _finding_json(f: doctor.Finding) -> dict[str, object]:
         },
         "waits": [{"for": w.kind, "detail": w.detail} for w in f.waits],
         "blocked": f.blocked,
-        **({"fails_closed": not f.fails_open} if f.kind == "guard" else {}),
+        **(
+            {"fails_closed": not f.fails_open, "events": list(f.events)}
+            if f.kind == "guard"
+            else {}
+        ),
     }
 
 

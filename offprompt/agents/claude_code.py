@@ -9,6 +9,7 @@ folder trust and approval of a project server are read from its own files (`Clau
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +34,24 @@ from offprompt.agents.interface import (
 from offprompt.agents.json_agent import JsonAgent
 from offprompt.agents.mask.claude_code import ClaudeCodeMask
 from offprompt.agents.mask.interface import HostMask
+from offprompt.agents.version_check import Probe, run_checks
 
 # The personal settings file Claude Code keeps in the project (never meant to be committed).
 LOCAL_SETTINGS = ".claude/settings.local.json"
 # The permission mode (`permissions.defaultMode`, Claude Code 2.1.328's settings schema) in which
 # it runs every tool call, its own settings' edits included, without asking.
 BYPASS = "bypassPermissions"
+# Claude Code 2.1.332 runs a skill's shell commands through this event, which PreToolUse never
+# sees; versions before it reject the name at start (reference/hosts-observed.md, DESIGN §14).
+SKILL_EVENT = "PreSkillShellCommand"
+SKILL_EVENT_SINCE = (2, 1, 332)
+_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+
+
+def version(answer: str | None) -> tuple[int, int, int] | None:
+    """The version in `claude --version`'s first line ("2.1.332 (Claude Code)"), or None."""
+    found = _VERSION.search(answer or "")
+    return None if found is None else (int(found[1]), int(found[2]), int(found[3]))
 
 
 def project_key(folder: Path) -> str:
@@ -123,10 +136,22 @@ class ClaudeCode(JsonAgent):
             local=LOCAL_SETTINGS,
             deny=True,
             matcher="*",
+            events=("PreToolUse", SKILL_EVENT),
             # Its hook schema: `timeout` in seconds; `onFailure: "block"` makes a hook that
             # could not start, timed out or exited other than 0 or 2 count as exit 2.
             hook=(("timeout", HOST_LIMIT), ("onFailure", "block")),
         )
+
+    def unknown_events(self, machine: Machine, folder: Path | None) -> tuple[str, ...]:
+        # Asked of the `claude` on PATH; none there, or a version it does not say: left out, as
+        # an older host would refuse to start with it.
+        program = machine.which("claude")
+        if program is None:
+            return (SKILL_EVENT,)
+        probe = Probe((program, "--version"), folder or machine.home)
+        check = run_checks([probe], machine)[probe]
+        found = version(check.version) if check.ok else None
+        return () if found is not None and found >= SKILL_EVENT_SINCE else (SKILL_EVENT,)
 
     def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
         # DESIGN §15 "the guard cannot be written away": in bypassPermissions mode Claude Code

@@ -10,6 +10,7 @@ for (approval, trust) is its own `Agent.waits`, read from its files as its versi
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -61,6 +62,8 @@ class Finding:
     check: Check
     waits: tuple[Wait, ...] = ()
     blocked: str | None = None
+    # A guard's hook events that hold it (Claude Code's PreToolUse and PreSkillShellCommand).
+    events: tuple[str, ...] = ()
 
     @property
     def works(self) -> bool:
@@ -142,7 +145,7 @@ def examine(
     reports = []
     for agent, presence, items, problems in found:
         waits = agent.waits(machine, folder)
-        findings = []
+        findings: dict[Finding, list[str]] = {}
         for item in items:
             check = results[item.plan] if isinstance(item.plan, Probe) else item.plan
             try:
@@ -150,13 +153,14 @@ def examine(
             except ConfigError as e:
                 problems.append(str(e))
                 said, blocked = (), None
-            findings.append(
-                Finding(item.kind, item.scope, item.path, item.command, check, said, blocked)
-            )
-        # One hook under several events (Cursor's three) is one finding when all is alike.
-        findings = list(dict.fromkeys(findings))
-        servers = tuple(f for f in findings if f.kind == "server")
-        guards = tuple(f for f in findings if f.kind == "guard")
+            finding = Finding(item.kind, item.scope, item.path, item.command, check, said, blocked)
+            # One hook under several events (Cursor's three) is one finding when all is alike.
+            events = findings.setdefault(finding, [])
+            if item.hook is not None and item.hook.event not in events:
+                events.append(item.hook.event)
+        merged = [dataclasses.replace(f, events=tuple(e)) for f, e in findings.items()]
+        servers = tuple(f for f in merged if f.kind == "server")
+        guards = tuple(f for f in merged if f.kind == "guard")
         protection, why = _protection(agent, guards, machine)
         if agent.mask is not None and mask_record is not None and not at_home:
             place = MaskPlace(folder, machine, mask_record)

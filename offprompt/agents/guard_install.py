@@ -64,6 +64,9 @@ def install_guard(
     gf = agent.guard_file(scope, machine, project)
     if gf is None:
         return Change(agent.name, scope, None, "unsupported", _not_guarded(agent))
+    unknown = agent.unknown_events(machine, project) if len(gf.events) > 1 else ()
+    if unknown:
+        gf = dataclasses.replace(gf, events=tuple(e for e in gf.events if e not in unknown))
     try:
         outcome = install_masked(gf, server) if masked and gf.deny else install(gf, server)
     except ConfigError as e:
@@ -339,7 +342,9 @@ def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
                 for path in (*gf.paths, _DENY)
                 if _list_at(_parse(new, gf.shown), path, gf.shown) == []
             ]
-            # The entry as the file holds it: what `install` would compare its own with.
+            # The entry as the file holds it: what `install` would compare its own with, under
+            # the events init put it in (a host's version decides some: unknown_events).
+            held = dataclasses.replace(gf, events=tuple(p[1] for p, m in ours.items() if m))
             found, mine = next((path, m) for path, m in ours.items() if m)
             entry = (_list_at(root, found, gf.shown) or [])[mine[0]]
             choices = _choices(emptied)
@@ -353,7 +358,7 @@ def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
         for choice in choices:
             try:
                 candidate = _dropping(gf, new, expected, choice)
-                if _installing(gf, candidate, entry).text == text:
+                if _installing(held, candidate, entry).text == text:
                     chosen = candidate
                     break
             except (ConfigError, jsonc.JsoncError):

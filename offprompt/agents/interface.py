@@ -301,6 +301,12 @@ class Agent(ABC):
         server, its trust of the folder or of the hook), for `offprompt agents`."""
         return HostWaits()
 
+    def unknown_events(self, machine: Machine, folder: Path | None) -> tuple[str, ...]:
+        """The events of `guard_file` the host installed here does not know (asked of its
+        version): init leaves them out, since a host may reject a name it does not know;
+        `remove` and `agents` still read every event."""
+        return ()
+
     def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
         """What in the agent's own settings for `folder` lets the values reach the model although
         offprompt is installed (a permission mode that lets it change its own settings unasked,

@@ -12,6 +12,8 @@ import pytest
 from cli_helpers import COMMAND, snapshot
 from click.testing import Result
 
+from offprompt.configedit import jsonc
+
 Run = Callable[..., Result]
 
 
@@ -270,3 +272,83 @@ def test_codex_without_sandbox_mode_says_no_such_line(run: Run, project: Path, h
     assert 0 == result.exit_code, result.output
     assert "Codex ignores" not in result.output
     assert codex_why(run, project).startswith("denied, not masked:")
+
+
+# -- PreSkillShellCommand where the host knows it ------------------------------------------------
+
+
+def claude_at(bin_dir: Path, answer: str) -> None:
+    """A `claude` on PATH whose `--version` says `answer`, as Claude Code's does."""
+    executable(bin_dir / "claude", f"#!/bin/sh\necho '{answer}'\n")
+
+
+def local_hooks(project: Path) -> dict[str, object]:
+    data = jsonc.parse((project / ".claude" / "settings.local.json").read_text()).root.value
+    hooks = data["hooks"]
+    assert isinstance(hooks, dict)
+    return hooks
+
+
+def test_claude_code_2_1_328_gets_no_skill_event(
+    run: Run, project: Path, no_agent_env: Path
+) -> None:
+    """Versions before 2.1.332 reject the name at start: nothing is added under it."""
+    claude_at(no_agent_env, "2.1.328 (Claude Code)")
+
+    result = init(run, project, COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    assert ["PreToolUse"] == list(local_hooks(project))
+
+
+def test_claude_code_without_a_version_gets_no_skill_event(run: Run, project: Path) -> None:
+    """No `claude` to ask: left out, as an older host would refuse it."""
+    result = init(run, project, COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    assert ["PreToolUse"] == list(local_hooks(project))
+
+
+def test_claude_code_2_1_332_gets_the_guard_before_a_skills_shell_commands_too(
+    run: Run, project: Path, home: Path, no_agent_env: Path
+) -> None:
+    """The same hook under PreSkillShellCommand; `agents` shows it; `remove` gives back every
+    byte, the person's own settings kept."""
+    claude_at(no_agent_env, "2.1.332 (Claude Code)")
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n  // mine\n  "hooks": {},\n  "model": "opus"\n}\n')
+    before = snapshot(home, project)
+
+    result = init(run, project, COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    hooks = local_hooks(project)
+    assert ["PreToolUse", "PreSkillShellCommand"] == list(hooks)
+    assert hooks["PreToolUse"] == hooks["PreSkillShellCommand"]
+    doctor = run("agents", "--project", str(project), "--json")
+    (claude,) = [r for r in json.loads(doctor.stdout) if r["name"] == "claude-code"]
+    assert [["PreToolUse", "PreSkillShellCommand"]] == [g["events"] for g in claude["guards"]]
+    text = run("agents", "--project", str(project)).stdout
+    assert "also before a skill's shell commands (PreSkillShellCommand)" in text
+
+    removed = run("remove", "--agent", "claude-code", "--project", str(project))
+
+    assert 0 == removed.exit_code, removed.output
+    assert before == snapshot(home, project)
+
+
+def test_remove_of_a_2_1_328_install_gives_back_every_byte(
+    run: Run, project: Path, home: Path, no_agent_env: Path
+) -> None:
+    claude_at(no_agent_env, "2.1.328 (Claude Code)")
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": {}, "model": "opus"}\n')
+    before = snapshot(home, project)
+
+    assert 0 == init(run, project, COMMAND).exit_code
+    removed = run("remove", "--agent", "claude-code", "--project", str(project))
+
+    assert 0 == removed.exit_code, removed.output
+    assert before == snapshot(home, project)
