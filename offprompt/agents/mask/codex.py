@@ -29,7 +29,7 @@ from offprompt.agents.machine import Machine
 from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
 from offprompt.configedit import tomltable
 from offprompt.errors import ConfigError
-from offprompt.guard.protected import DOTENV_NAMES
+from offprompt.guard.protected import DOTENV_NAMES, LOCAL_PATTERN
 
 __all__ = ["PROFILE", "CodexMask"]
 
@@ -37,6 +37,19 @@ PROFILE = "offprompt"
 _TOP = f'default_permissions = "{PROFILE}"'
 _DESCRIPTION = "offprompt: the values it writes are denied to every command (offprompt init --mask)"
 _ROOTS = ":workspace_roots"
+# Codex reads its profile once, at start (reference/hosts-observed.md): a dotenv file made later
+# in a subfolder (`apps/web/.env`) or a write's staging copy would be open until it restarts. So
+# the usual dotenv names (the guard's list) are denied at every depth by glob, and offprompt's
+# staging folders (`.offprompt-<hex>/`, and the older `.<name>.offprompt-<hex>.tmp` files) too.
+# Codex 0.169 takes `deny` globs; on Linux it expands `**` by a scan whose depth the profile
+# must cap (`glob_scan_max_depth`, else it warns), so deeper than this is not covered.
+GLOBS = (
+    *(f"**/{name}" for name in (*DOTENV_NAMES, LOCAL_PATTERN)),
+    "**/.offprompt-*",
+    "**/.offprompt-*/**",
+    "**/.*.offprompt-*.tmp",
+)
+GLOB_DEPTH = 6
 
 
 class CodexMask(HostMask):
@@ -68,7 +81,8 @@ class CodexMask(HostMask):
             return Said(False, (f"codex: failed: the mask: {e}",))
         lines = [
             f"codex: denied, not masked (Codex 0.169 masks no file): .env, the other usual"
-            f" dotenv names and every file offprompt writes here are unreadable to the"
+            f" dotenv names (in every folder, {GLOB_DEPTH} deep), offprompt's staging copies"
+            f" and every file offprompt writes here are unreadable to the"
             f" commands its sandbox runs, your app's included, through a permissions profile"
             f" in {shown}, once you trust this project in Codex (a --sandbox given on Codex's"
             " command line replaces it)"
@@ -112,10 +126,12 @@ class CodexMask(HostMask):
         if legacy:
             return MaskState(self.kind, False, f"not denied: {_ignored(legacy)}")
         shown = place.machine.shown(self.project_config(place.project))
+        count = len([n for n in names if n not in GLOBS])
         return MaskState(
             self.kind,
             True,
-            f"denied, not masked: {len(names)} files unreadable to Codex's sandboxed commands by"
+            f"denied, not masked: {count} files unreadable to Codex's sandboxed commands, and the"
+            f" usual dotenv names and offprompt's staging copies {GLOB_DEPTH} folders deep, by"
             f" {shown} (once this project is trusted)",
         )
 
@@ -156,7 +172,7 @@ class CodexMask(HostMask):
                     " changed."
                 )
             eol = "\r\n" if "\r\n" in base else "\n"
-            names = {*DOTENV_NAMES, *written, *_denied_in(data)}
+            names = {*DOTENV_NAMES, *GLOBS, *written, *_denied_in(data)}
             new = tomltable.remove_table(base, ("permissions", PROFILE))
             if chosen is None:
                 new = _TOP + eol + (eol if new.strip() else "") + new
@@ -217,7 +233,8 @@ class CodexMask(HostMask):
         have = self.denied(project)
         if have is None:
             return False
-        if rel not in have:
+        # A profile an older offprompt wrote gains the globs too (GLOBS).
+        if rel not in have or not set(GLOBS) <= set(have):
             path = self.project_config(project)
             self.turn_on(project, [rel], self.network_on(project, machine), str(path))
         return True
@@ -263,6 +280,9 @@ def _block(names: Iterable[str], network: bool, eol: str) -> str:
         f"[permissions.{PROFILE}]",
         f"description = {_quoted(_DESCRIPTION)}",
         'extends = ":workspace"',
+        "",
+        f"[permissions.{PROFILE}.filesystem]",
+        f"glob_scan_max_depth = {GLOB_DEPTH}",
         "",
         f'[permissions.{PROFILE}.filesystem."{_ROOTS}"]',
         *(f'{_quoted(n)} = "deny"' for n in sorted(set(names))),

@@ -23,6 +23,14 @@ from offprompt.write.submit import Submitter
 Run = Callable[..., Result]
 
 
+# The usual dotenv names at every depth and offprompt's staging copies, by Codex's deny globs.
+EVERY_DEPTH = (
+    "**/.env", "**/.env.local", "**/.env.development", "**/.env.production", "**/.env.staging",
+    "**/.env.test", "**/.env.*.local",
+    "**/.offprompt-*", "**/.offprompt-*/**", "**/.*.offprompt-*.tmp",
+)  # fmt: skip
+
+
 def init_mask(run: Run, project: Path) -> Result:
     return run(
         "init", "--agent", "codex", "--mask", "--project", str(project), "--command", COMMAND
@@ -63,9 +71,42 @@ def test_init_mask_denies_the_dotenv_names_and_what_offprompt_wrote(
     assert 0 == result.exit_code, result.output
     assert "codex: denied, not masked" in result.output
     assert "offprompt" == config(project)["default_permissions"]
-    assert {**dict.fromkeys(DOTENV_NAMES, "deny"), "keys/app.json": "deny"} == denied(project)
+    assert {
+        **dict.fromkeys(DOTENV_NAMES, "deny"),
+        **dict.fromkeys(EVERY_DEPTH, "deny"),
+        "keys/app.json": "deny",
+    } == denied(project)
     assert ":workspace" == config(project)["permissions"]["offprompt"]["extends"]  # type: ignore[index]
     assert canary.encode() not in (project / ".codex" / "config.toml").read_bytes()
+
+
+def test_the_dotenv_names_and_staging_copies_are_denied_at_every_depth(
+    run: Run, project: Path
+) -> None:
+    """Codex reads its profile once: a `.env` made later in a subfolder, or a write's staging
+    folder, is denied by glob from the start, the scan's depth capped as Codex asks on Linux."""
+    assert 0 == init_mask(run, project).exit_code
+
+    profile = config(project)["permissions"]["offprompt"]  # type: ignore[index]
+
+    assert set(EVERY_DEPTH) <= set(denied(project))
+    assert 6 == profile["filesystem"]["glob_scan_max_depth"]
+
+
+def test_a_profile_from_before_the_globs_gains_them_with_the_next_write(
+    run: Run, project: Path, canary: str
+) -> None:
+    assert 0 == init_mask(run, project).exit_code
+    path = project / ".codex" / "config.toml"
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [line for line in lines if not line.startswith(('"**/', "glob_scan_max_depth"))]
+    assert len(lines) - len(kept) == len(EVERY_DEPTH) + 1
+    path.write_text("".join(kept))
+    assert not set(EVERY_DEPTH) & set(denied(project))
+
+    write(project, {"API_TOKEN": canary})
+
+    assert set(EVERY_DEPTH) <= set(denied(project))
 
 
 def test_a_later_write_is_denied_too(run: Run, project: Path, canary: str) -> None:
