@@ -6,8 +6,11 @@ file's bytes, so offprompt denies the files instead, with a permissions profile 
     [permissions.offprompt]
     description = "…"
     extends = ":workspace"
+    [permissions.offprompt.filesystem]
+    glob_scan_max_depth = 6
     [permissions.offprompt.filesystem.":workspace_roots"]
     ".env" = "deny"
+    "**/.env" = "deny"
 
 Measured in real Codex 0.169 (tests/real_hosts/test_codex_mask.py): honoured from the project's
 file once the person trusts the project (a user-level profile would also loosen folders never
