@@ -64,11 +64,17 @@ def install_guard(
     gf = agent.guard_file(scope, machine, project)
     if gf is None:
         return Change(agent.name, scope, None, "unsupported", _not_guarded(agent))
+    every = gf
     unknown = agent.unknown_events(machine, project) if len(gf.events) > 1 else ()
     if unknown:
         gf = dataclasses.replace(gf, events=tuple(e for e in gf.events if e not in unknown))
     try:
         outcome = install_masked(gf, server) if masked and gf.deny else install(gf, server)
+        # Ours under an event this host does not know (an init before a downgrade) would make
+        # it refuse to start: taken out.
+        stale = dataclasses.replace(every, events=unknown, deny=False)
+        if unknown and remove(stale) == "removed" and outcome == "unchanged":
+            outcome = "updated"
     except ConfigError as e:
         return Change(agent.name, scope, gf.path, "failed", str(e))
     words = {

@@ -352,3 +352,18 @@ def test_remove_of_a_2_1_328_install_gives_back_every_byte(
 
     assert 0 == removed.exit_code, removed.output
     assert before == snapshot(home, project)
+
+
+def test_init_after_a_downgrade_takes_the_skill_event_out(
+    run: Run, project: Path, no_agent_env: Path
+) -> None:
+    """A host older than 2.1.332 refuses to start with the name: init takes ours out of it."""
+    claude_at(no_agent_env, "2.1.332 (Claude Code)")
+    assert 0 == init(run, project, COMMAND).exit_code
+    claude_at(no_agent_env, "2.1.328 (Claude Code)")
+
+    result = init(run, project, COMMAND)
+
+    assert 0 == result.exit_code, result.output
+    assert ["PreToolUse"] == list(local_hooks(project))
+    assert "claude-code: updated the guard in" in result.output
