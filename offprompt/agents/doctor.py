@@ -166,7 +166,10 @@ def examine(
             place = MaskPlace(folder, machine, mask_record)
             protection, why = _with_mask(agent.mask.check(place), protection, why)
         try:
-            warnings = agent.warnings(machine, folder)
+            warnings = (
+                *agent.warnings(machine, folder),
+                *_missing_events(agent, guards, machine, folder),
+            )
         except ConfigError as e:
             problems.append(str(e))
             warnings = ()
@@ -330,6 +333,31 @@ def _guard_hooks(agent: Agent, scope: Scope, machine: Machine, folder: Path) -> 
                 if isinstance(command, str) and guard_install.guard_argv(command) is not None:
                     hooks.append(Hook(gf.path, event, g, h, group, command))
     return hooks
+
+
+def _missing_events(
+    agent: Agent, guards: Sequence[Finding], machine: Machine, folder: Path
+) -> tuple[str, ...]:
+    """A guard file missing our hook under an event the installed host knows (Claude Code
+    upgraded to 2.1.332 after init: a skill's shell commands pass no guard). The host's version
+    is asked only when an event is missing."""
+    held: dict[tuple[Scope, Path], set[str]] = {}
+    for f in guards:
+        held.setdefault((f.scope, f.path), set()).update(f.events)
+    out: list[str] = []
+    for (scope, path), events in held.items():
+        gf = agent.guard_file(scope, machine, folder)
+        missing = [e for e in gf.events if e not in events] if gf is not None else []
+        if not missing:
+            continue
+        unknown = agent.unknown_events(machine, folder)
+        out.extend(
+            f"the guard in {machine.shown(path)} is not under {event}, which this"
+            f" {agent.title} runs calls through: run `offprompt init` again to add it"
+            for event in missing
+            if event not in unknown
+        )
+    return tuple(_unique(out))
 
 
 def _unique(items: Iterable[str]) -> list[str]:

@@ -367,3 +367,24 @@ def test_init_after_a_downgrade_takes_the_skill_event_out(
     assert 0 == result.exit_code, result.output
     assert ["PreToolUse"] == list(local_hooks(project))
     assert "claude-code: updated the guard in" in result.output
+
+
+def test_agents_says_when_claude_code_was_upgraded_past_the_guard(
+    run: Run, project: Path, no_agent_env: Path
+) -> None:
+    """Installed at 2.1.328, run at 2.1.332: a skill's shell commands pass no guard until init
+    runs again; at 2.1.328 nothing is said."""
+    claude_at(no_agent_env, "2.1.328 (Claude Code)")
+    assert 0 == init(run, project, COMMAND).exit_code
+    _, before, _ = claude_report(run, project)
+    claude_at(no_agent_env, "2.1.332 (Claude Code)")
+
+    _, after, text = claude_report(run, project)
+
+    assert [] == before["warnings"]
+    settings = project / ".claude" / "settings.local.json"
+    assert [
+        f"the guard in {settings} is not under PreSkillShellCommand, which this Claude Code runs"
+        " calls through: run `offprompt init` again to add it"
+    ] == after["warnings"]
+    assert f"warning: the guard in {settings} is not under PreSkillShellCommand" in text
