@@ -452,9 +452,11 @@ def test_what_init_mask_writes_denies_what_offprompt_wrote(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "codex: denied, not masked" in done.stdout
     config = world.project / ".codex" / "config.toml"
-    config.write_text(
-        config.read_text() + f'\n[permissions.{PROFILE}.filesystem]\n":slash_tmp" = "read"\n'
-    )
+    # Into the profile's own filesystem table (init writes one): TOML takes a table once.
+    table = f"[permissions.{PROFILE}.filesystem]\n"
+    text = config.read_text()
+    assert table in text
+    config.write_text(text.replace(table, table + '":slash_tmp" = "read"\n', 1))
 
     printed = codex_exec(world, env)
 
