@@ -125,7 +125,8 @@ class Check:
 
     def _staged(self, text: str) -> bool:
         """`text` names (the inside of) a staging folder, from the cwd or a folder `cd` named,
-        as written or through a link (`ln -s .offprompt-… l; cat l/.env.new`)."""
+        as written or through a link (`ln -s .offprompt-… l; cat l/.env.new`), or is a link to
+        a dotenv file whatever its own name (`docker.env` → `.env`)."""
         if in_staging(text):
             return True
         if "\0" in text:
@@ -135,7 +136,8 @@ class Check:
             if in_staging(os.path.normpath(joined)):
                 return True
             try:
-                if in_staging(os.path.realpath(joined)):
+                real = os.path.realpath(joined)
+                if in_staging(real) or (real != joined and is_dotenv(os.path.basename(real))):
                     return True
             except (OSError, ValueError):
                 return True  # a name the file system cannot resolve: closed, not open

@@ -20,10 +20,15 @@ _NAMING_ONLY = frozenset(
     {
         "ls", "test", "[", "[[", "]]", "touch", "echo", "printf", "true", "false", "which",
         "type", "realpath", "readlink", "basename", "dirname", "mkdir", "pwd", "cd", "export",
-        "unset", "local", "declare",
+        "unset", "local", "declare", "stat", "wc", "chmod", "chown", "chgrp", "pushd", "popd",
     }
 )  # fmt: skip
+# Metadata that shows no byte of a value (DESIGN §14): `stat`, `wc -l`, `chmod` above; git's
+# `check-ignore`, and `rm --cached` (it drops the file from the index, the file stays as it is).
 _GIT_NAMING_ONLY = frozenset({"check-ignore", "status", "ls-files", "check-attr"})
+_GIT_NAMING_WITH = {"rm": "--cached"}
+# The builtins that change the shell's folder, and their options (not the folder's name).
+_CHDIR = frozenset({"cd", "pushd"})
 _OFFPROMPT_SAFE = frozenset(
     {"keys", "status", "fingerprints", "agents", "init", "remove", "collect", "guard", "doctor"}
 )
@@ -126,14 +131,20 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
     )
     for command in commands:
         arg_file = _xargs_arg_file(command.words)
-        if arg_file is not None:
-            hit = programs.names_in(check, arg_file, said)
+        # xargs prints or hands on what it reads: the file itself (`xargs -a.env echo`), and
+        # the names in it (`echo .env > l; xargs -a l cat`, `xargs cat < l`).
+        sources: list[str] = [] if arg_file is None else [arg_file]
+        if _feeds_xargs(command.words):
+            sources += [t.text for op, t in command.redirects if op in ("<", "<>")]
+        for name in sources:
+            hit = (check.path(name) if name == arg_file else None) or programs.names_in(
+                check, name, said
+            )
             if hit is not None:
-                return hit  # `echo .env > l; xargs -a l cat`
+                return hit
+    cdpath = _cdpath(check, commands)
     for command in commands:
-        words = command.words
-        if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:
-            folder = os.path.join(check.cwd, os.path.expanduser(words[1].text))
+        for folder in _entered(check, command.words, cdpath):
             if folder in check.dirs:
                 check.dirs.remove(folder)  # once each; the last `cd` stays last (search.py)
             check.dirs.append(folder)
@@ -193,9 +204,12 @@ def _command(
     if not command.piped:
         if program in _NAMING_ONLY:
             return None
-        if program == "git" and _git_subcommand(args) in _GIT_NAMING_ONLY:
-            if not _git_runs_code(command.words):
-                return None
+        sub = _git_subcommand(args) if program == "git" else None
+        naming = sub in _GIT_NAMING_ONLY or (
+            sub in _GIT_NAMING_WITH and _GIT_NAMING_WITH[sub] in texts(args)
+        )
+        if naming and not _git_runs_code(command.words):
+            return None
     hit = programs.recursive(check, program, args)
     if hit is not None:
         return hit  # an archive, copy or `find -exec` that takes a protected file in
@@ -263,6 +277,32 @@ def _said(check: Check, commands: list[bash.Command]) -> dict[str, str]:
                 folder = check.dirs[-1]
                 said[os.path.normpath(os.path.join(folder, os.path.expanduser(target)))] = hit
     return said
+
+
+def _cdpath(check: Check, commands: list[bash.Command]) -> list[str]:
+    """The folders a `CDPATH` the command sets names (`CDPATH=.. cd config`), as given."""
+    values = list(check.variables.get("CDPATH", []))
+    for command in commands:
+        values += [w.text[7:] for w in command.words if w.text.startswith("CDPATH=")]
+    return [part for value in values for part in value.split(":") if part]
+
+
+def _entered(check: Check, words: list[bash.Word], cdpath: list[str]) -> list[str]:
+    """The folders `cd DIR` (`pushd`, `builtin cd`, `cd -P`) may enter: DIR from the folder the
+    command started in (as bash does from there), and through each CDPATH folder."""
+    words = _program_words(words)
+    if words and words[0].text == "builtin":
+        words = words[1:]
+    if not words or words[0].text not in _CHDIR:
+        return []
+    given = [w for w in words[1:] if not (w.text.startswith(("-", "+")) and len(w.text) > 1)]
+    if not given or given[0].dynamic:
+        return []
+    name = os.path.expanduser(given[0].text)
+    folders = [os.path.join(check.cwd, name)]
+    if not os.path.isabs(name) and not name.startswith("."):
+        folders += [os.path.join(check.cwd, c, name) for c in cdpath]
+    return [os.path.normpath(f) for f in folders]
 
 
 def _xargs_arg_file(words: list[bash.Word]) -> str | None:
