@@ -9,7 +9,7 @@ import os
 import re
 
 from offprompt import bashlex
-from offprompt.guard import bash, expand, grep, programs, search
+from offprompt.guard import bash, expand, grep, implied, programs, search
 from offprompt.guard.check import UNCHECKED, Check
 
 __all__ = ["SHELLS", "base", "script"]
@@ -152,14 +152,18 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
                 check.budget = 0
                 del check.dirs[1:-1]
     for command in commands:
-        hit = _command(check, command, depth, stdin_code)
+        hit = _command(check, command, depth, stdin_code, said)
         if hit is not None:
             return hit
     return None
 
 
 def _command(
-    check: Check, command: bash.Command, depth: int, stdin_code: bool = True
+    check: Check,
+    command: bash.Command,
+    depth: int,
+    stdin_code: bool = True,
+    said: dict[str, str] | None = None,
 ) -> str | None:
     for op, target in command.redirects:
         if op in ("<<", "<<-"):
@@ -210,6 +214,11 @@ def _command(
         )
         if naming and not _git_runs_code(command.words):
             return None
+    hit = implied.opens(check, program, args, said or {})
+    for text in [*texts(args), *command.heredocs]:
+        hit = hit or implied.code(program, text)  # `python -c 'load_dotenv()'`
+    if hit is not None:
+        return hit
     hit = programs.recursive(check, program, args)
     if hit is not None:
         return hit  # an archive, copy or `find -exec` that takes a protected file in

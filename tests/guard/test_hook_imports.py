@@ -27,6 +27,7 @@ HOOK_MODULES = [
     "offprompt.guard.expand",
     "offprompt.guard.grep",
     "offprompt.guard.hook",
+    "offprompt.guard.implied",
     "offprompt.guard.programs",
     "offprompt.guard.protected",
     "offprompt.guard.search",
