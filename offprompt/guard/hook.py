@@ -83,8 +83,8 @@ def crude(raw: str, protected: Protected) -> str | None:
 
 
 UNCHECKED_REASON = (
-    "offprompt guard: blocked: this command is too long or too deeply nested for the guard to"
-    " check, so it was stopped in case it exposes a secret. Split it into shorter commands."
+    "offprompt guard: blocked: this call is too large or too deeply nested for the guard to"
+    " check, so it was stopped in case it exposes a secret. Split it into smaller calls."
 )
 
 
@@ -97,6 +97,10 @@ def reason(name: str) -> str:
         f" not see. Call the secret_status tool, or run `offprompt keys {name}`, to see which keys"
         " are set instead of reading the file."
     )
+
+
+class _TooLarge(Exception):
+    """The event is MAX_EVENT_BYTES or more: the guard cannot read it whole."""
 
 
 # --- the hook ----------------------------------------------------------------------------------
@@ -165,6 +169,9 @@ def main(
         except Exception:
             # An unreadable journal must not open the door to the dotenv files.
             protected = Protected()
+        if len(raw) >= MAX_EVENT_BYTES:
+            # DESIGN §14: an input too large to read whole is blocked, never let through.
+            raise _TooLarge
         event = json.loads(text)
         if not isinstance(event, dict):
             raise ValueError("the event is not a JSON object")
@@ -172,6 +179,8 @@ def main(
         event = events.normalise(dialect, event)
         home = env.get("HOME") or os.path.expanduser("~")
         hit = decide(event, protected, home)
+    except _TooLarge:
+        hit = UNCHECKED
     except Exception:
         try:
             hit = crude(text, protected) or crude(_decoded(text), protected)
