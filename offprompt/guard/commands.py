@@ -170,6 +170,8 @@ def _command(
             continue
         if op == "<<<":
             hit = check.fragments(target.text)
+        elif op in _WRITES and check.left and check.masked(target.text):
+            hit = target.text  # the mask shows reads a stand-in; a write reaches the file
         else:
             hit = word_hit(check, target)
         if hit is not None:

@@ -289,11 +289,18 @@ def reader(tool: str) -> Reader | None:
     return TOOLS.get(tool, DEFAULT)
 
 
-def decide(event: Mapping[str, object], protected: Protected, home: str) -> str | None:
+def decide(
+    event: Mapping[str, object],
+    protected: Protected,
+    home: str,
+    masked: frozenset[str] = frozenset(),
+) -> str | None:
     """The protected file this tool call would expose, or None to let it through.
 
     `event` is the hook's JSON (`tool_name`, `tool_input`, `cwd`); ValueError/TypeError or
-    ShellSyntax when it is not a tool event the rules understand.
+    ShellSyntax when it is not a tool event the rules understand. `masked`: the files a
+    command run in a masked project's sandbox sees as stand-ins (masked.py): a name that
+    leads only to them is left to the mask (DESIGN §14), any other still blocks.
     """
     if event.get("hook_event_name", "PreToolUse") not in _BEFORE_TOOL:
         return None
@@ -310,7 +317,9 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
     base = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
     if isinstance(workdir, str) and workdir:
         base = os.path.join(base, workdir)
-    return read(Check(base, home, protected, [base]), tool_input)
+    check = Check(base, home, protected, [base])
+    check.left = masked
+    return read(check, tool_input)
 
 
 def _quote(word: str) -> str:

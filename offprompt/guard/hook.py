@@ -15,7 +15,7 @@ import signal
 import sys
 from collections.abc import Mapping
 
-from offprompt.guard import disk, events
+from offprompt.guard import disk, events, masked
 from offprompt.guard.check import UNCHECKED
 from offprompt.guard.decide import decide
 from offprompt.guard.protected import Protected
@@ -178,7 +178,7 @@ def main(
         dialect = known[0] = events.dialect(event)
         event = events.normalise(dialect, event)
         home = env.get("HOME") or os.path.expanduser("~")
-        hit = decide(event, protected, home)
+        hit = decide(event, protected, home, masked.sandboxed_reads(event, env))
     except _TooLarge:
         hit = UNCHECKED
     except Exception:

@@ -28,6 +28,7 @@ HOOK_MODULES = [
     "offprompt.guard.grep",
     "offprompt.guard.hook",
     "offprompt.guard.implied",
+    "offprompt.guard.masked",
     "offprompt.guard.programs",
     "offprompt.guard.protected",
     "offprompt.guard.search",
