@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -113,3 +114,16 @@ def test_an_input_too_large_to_read_whole_is_blocked_in_time(project: Path) -> N
     assert 2 == done.returncode
     assert b"too large" in done.stderr
     assert time.monotonic() - started < 1.5  # the interpreter's own start included
+
+
+def test_grep_over_a_repository_that_ignores_the_files_is_let_through(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rg skips what git ignores: Grep over a repository whose .gitignore names .env and the
+    written file's folder opens neither, so it passes; the same Grep with the file unignored is
+    blocked (test_a_listed_tool_call_is_blocked)."""
+    monkeypatch.setenv("PATH", os.pathsep.join(["/usr/bin", "/bin", os.environ["PATH"]]))
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".gitignore").write_text(".env\nconfig/\n")
+
+    assert 0 == code(claude_event(project)("Grep", {"pattern": "KEY", "path": "."}))
