@@ -27,6 +27,9 @@ _NAMING_ONLY = frozenset(
 # `check-ignore`, and `rm --cached` (it drops the file from the index, the file stays as it is).
 _GIT_NAMING_ONLY = frozenset({"check-ignore", "status", "ls-files", "check-attr"})
 _GIT_NAMING_WITH = {"rm": "--cached"}
+# Options of those programs that read a file's lines as names, and print them when no such file
+# exists (`wc --files0-from=.env`): then the program is no longer naming only.
+_READS_NAMES = ("--files0-from",)
 # The builtins that change the shell's folder, and their options (not the folder's name).
 _CHDIR = frozenset({"cd", "pushd"})
 _OFFPROMPT_SAFE = frozenset(
@@ -208,7 +211,7 @@ def _command(
     if program == "offprompt" and args and args[0].text in _OFFPROMPT_SAFE:
         return None  # it prints key names and states, never a value
     if not command.piped:
-        if program in _NAMING_ONLY:
+        if program in _NAMING_ONLY and not any(a.text.startswith(_READS_NAMES) for a in args):
             return None
         sub = _git_subcommand(args) if program == "git" else None
         naming = sub in _GIT_NAMING_ONLY or (

@@ -15,6 +15,7 @@ __all__ = ["project"]  # the fixture, shared with test_oracle_families
 # Commands that print, copy or change .env in real bash, by family of DESIGN §14's new lists.
 ATTACKS = {
     "attached option forms": ["xargs -a.env echo", "xargs --arg-file=.env echo"],
+    "metadata programs reading names": ["wc --files0-from=.env", "wc -l --files0-from .env"],
     "links": ["cat docker.env", "cp docker.env ../copy", "grep KEY docker.env"],
     "folders entered": [
         "pushd config >/dev/null && cat service.json",
