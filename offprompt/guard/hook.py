@@ -178,7 +178,9 @@ def main(
         dialect = known[0] = events.dialect(event)
         event = events.normalise(dialect, event)
         home = env.get("HOME") or os.path.expanduser("~")
-        hit = decide(event, protected, home, masked.sandboxed_reads(event, env))
+        # Claude Code's own events only: another host in the same project has no such sandbox.
+        mask = masked.sandboxed_reads(event, env) if dialect == "claude" else frozenset()
+        hit = decide(event, protected, home, mask)
     except _TooLarge:
         hit = UNCHECKED
     except Exception:

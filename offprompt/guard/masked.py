@@ -24,7 +24,10 @@ def sandboxed_reads(event: Mapping[str, object], environ: Mapping[str, str]) -> 
     Claude Code's Bash run in the sandbox of a masked project; else the empty set."""
     tool_input = event.get("tool_input")
     cwd = event.get("cwd")
-    if event.get("tool_name") != "Bash" or "turn_id" in event:  # Codex's events carry turn_id
+    # Claude Code's event, not Codex's (which carries `turn_id` and `model`) nor another host's
+    # in Claude Code's shape (camelCase `sessionId`, their own tool names).
+    claude = "turn_id" not in event and "model" not in event and "session_id" in event
+    if event.get("tool_name") != "Bash" or not claude:
         return frozenset()
     if not isinstance(tool_input, Mapping) or not isinstance(cwd, str):
         return frozenset()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from test_guard import claude_event, codex_event, project
+from test_guard_hosts import cursor
 from test_tool_lists import code
 
 from offprompt.guard import disk
@@ -114,3 +115,10 @@ def test_a_command_the_settings_run_outside_the_sandbox_keeps_it_blocked(masked:
 def test_codex_whose_event_does_not_say_sandboxed_keeps_blocking(masked: Path) -> None:
     """Codex's event does not tell a sandboxed command from one run outside: blocked."""
     assert 2 == code(codex_event(masked)("Bash", {"command": "node --env-file=.env app.js"}))
+
+
+def test_another_hosts_shell_in_a_masked_project_keeps_blocking(masked: Path) -> None:
+    """Cursor's shell in the same project runs outside Claude Code's sandbox: blocked."""
+    event = cursor(masked, "beforeShellExecution", {"command": "node --env-file=.env app.js"})
+
+    assert 2 == code(event)
