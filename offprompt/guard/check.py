@@ -37,7 +37,7 @@ class Check:
     the cwd and the folders a `cd` in the command names."""
 
     __slots__ = (
-        "budget", "cwd", "dirs", "globs", "home", "listed", "protected", "seen", "steps",
+        "budget", "cwd", "dirs", "globs", "home", "left", "listed", "protected", "seen", "steps",
         "variables",
     )  # fmt: skip
 
@@ -58,6 +58,9 @@ class Check:
         # A protected file that a listing in the command (`ls -A`, `find .`) may print into a
         # substitution or a pipe, where a word made only of that output may name it.
         self.listed: str | None = None
+        # Files left to the mask (real paths; decide.py): a masked project's sandboxed command
+        # reads stand-ins there, so a name that leads only to them is not a hit.
+        self.left: frozenset[str] = frozenset()
 
     def spend(self, looks: int) -> bool:
         """Take `looks` file system looks from the event's budget; False when it is spent."""
@@ -74,6 +77,8 @@ class Check:
 
     def _path(self, text: str, glob: bool, dynamic: bool) -> str | None:
         text = text.strip()
+        if self.left and not glob and not dynamic and self.masked(text):
+            return None
         if text.startswith("file://"):
             text = text[len("file://") :]
         if not text or text.endswith("/") or "\n" in text or "://" in text:
@@ -115,6 +120,16 @@ class Check:
                 return text
         return None
 
+    def masked(self, text: str) -> bool:
+        """Every file `text` may lead to, from the cwd or a folder the command entered, is one
+        left to the mask (and one at least exists)."""
+        found = []
+        for folder in self.dirs:
+            path = os.path.join(folder, os.path.expanduser(text))
+            if os.path.lexists(path):
+                found.append(os.path.realpath(path))
+        return bool(found) and all(f in self.left for f in found)
+
     def _unopenable(self, text: str, base: str, glob: bool) -> str | None:
         """A name too long to open is checked by what it says alone: blocked when its last part
         is a written file's name, it names a staging folder, or it is a glob (`[.][e]…` may
@@ -125,7 +140,8 @@ class Check:
 
     def _staged(self, text: str) -> bool:
         """`text` names (the inside of) a staging folder, from the cwd or a folder `cd` named,
-        as written or through a link (`ln -s .offprompt-… l; cat l/.env.new`)."""
+        as written or through a link (`ln -s .offprompt-… l; cat l/.env.new`), or is a link to
+        a dotenv file whatever its own name (`docker.env` → `.env`)."""
         if in_staging(text):
             return True
         if "\0" in text:
@@ -135,7 +151,8 @@ class Check:
             if in_staging(os.path.normpath(joined)):
                 return True
             try:
-                if in_staging(os.path.realpath(joined)):
+                real = os.path.realpath(joined)
+                if in_staging(real) or (real != joined and is_dotenv(os.path.basename(real))):
                     return True
             except (OSError, ValueError):
                 return True  # a name the file system cannot resolve: closed, not open

@@ -9,7 +9,7 @@ import os
 import re
 
 from offprompt import bashlex
-from offprompt.guard import bash, expand, grep, programs, search
+from offprompt.guard import bash, expand, grep, implied, programs, search
 from offprompt.guard.check import UNCHECKED, Check
 
 __all__ = ["SHELLS", "base", "script"]
@@ -20,10 +20,18 @@ _NAMING_ONLY = frozenset(
     {
         "ls", "test", "[", "[[", "]]", "touch", "echo", "printf", "true", "false", "which",
         "type", "realpath", "readlink", "basename", "dirname", "mkdir", "pwd", "cd", "export",
-        "unset", "local", "declare",
+        "unset", "local", "declare", "stat", "wc", "chmod", "chown", "chgrp", "pushd", "popd",
     }
 )  # fmt: skip
+# Metadata that shows no byte of a value (DESIGN §14): `stat`, `wc -l`, `chmod` above; git's
+# `check-ignore`, and `rm --cached` (it drops the file from the index, the file stays as it is).
 _GIT_NAMING_ONLY = frozenset({"check-ignore", "status", "ls-files", "check-attr"})
+_GIT_NAMING_WITH = {"rm": "--cached"}
+# Options of those programs that read a file's lines as names, and print them when no such file
+# exists (`wc --files0-from=.env`): then the program is no longer naming only.
+_READS_NAMES = ("--files0-from",)
+# The builtins that change the shell's folder, and their options (not the folder's name).
+_CHDIR = frozenset({"cd", "pushd"})
 _OFFPROMPT_SAFE = frozenset(
     {"keys", "status", "fingerprints", "agents", "init", "remove", "collect", "guard", "doctor"}
 )
@@ -126,14 +134,20 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
     )
     for command in commands:
         arg_file = _xargs_arg_file(command.words)
-        if arg_file is not None:
-            hit = programs.names_in(check, arg_file, said)
+        # xargs prints or hands on what it reads: the file itself (`xargs -a.env echo`), and
+        # the names in it (`echo .env > l; xargs -a l cat`, `xargs cat < l`).
+        sources: list[str] = [] if arg_file is None else [arg_file]
+        if _feeds_xargs(command.words):
+            sources += [t.text for op, t in command.redirects if op in ("<", "<>")]
+        for name in sources:
+            hit = (check.path(name) if name == arg_file else None) or programs.names_in(
+                check, name, said
+            )
             if hit is not None:
-                return hit  # `echo .env > l; xargs -a l cat`
+                return hit
+    cdpath = _cdpath(check, commands)
     for command in commands:
-        words = command.words
-        if words and words[0].text == "cd" and len(words) > 1 and not words[1].dynamic:
-            folder = os.path.join(check.cwd, os.path.expanduser(words[1].text))
+        for folder in _entered(check, command.words, cdpath):
             if folder in check.dirs:
                 check.dirs.remove(folder)  # once each; the last `cd` stays last (search.py)
             check.dirs.append(folder)
@@ -141,20 +155,26 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
                 check.budget = 0
                 del check.dirs[1:-1]
     for command in commands:
-        hit = _command(check, command, depth, stdin_code)
+        hit = _command(check, command, depth, stdin_code, said)
         if hit is not None:
             return hit
     return None
 
 
 def _command(
-    check: Check, command: bash.Command, depth: int, stdin_code: bool = True
+    check: Check,
+    command: bash.Command,
+    depth: int,
+    stdin_code: bool = True,
+    said: dict[str, str] | None = None,
 ) -> str | None:
     for op, target in command.redirects:
         if op in ("<<", "<<-"):
             continue
         if op == "<<<":
             hit = check.fragments(target.text)
+        elif op in _WRITES and check.left and check.masked(target.text):
+            hit = target.text  # the mask shows reads a stand-in; a write reaches the file
         else:
             hit = word_hit(check, target)
         if hit is not None:
@@ -191,11 +211,19 @@ def _command(
     if program == "offprompt" and args and args[0].text in _OFFPROMPT_SAFE:
         return None  # it prints key names and states, never a value
     if not command.piped:
-        if program in _NAMING_ONLY:
+        if program in _NAMING_ONLY and not any(a.text.startswith(_READS_NAMES) for a in args):
             return None
-        if program == "git" and _git_subcommand(args) in _GIT_NAMING_ONLY:
-            if not _git_runs_code(command.words):
-                return None
+        sub = _git_subcommand(args) if program == "git" else None
+        naming = sub in _GIT_NAMING_ONLY or (
+            sub in _GIT_NAMING_WITH and _GIT_NAMING_WITH[sub] in texts(args)
+        )
+        if naming and not _git_runs_code(command.words):
+            return None
+    hit = implied.opens(check, program, args, said or {})
+    for text in [*texts(args), *command.heredocs]:
+        hit = hit or implied.code(program, text)  # `python -c 'load_dotenv()'`
+    if hit is not None:
+        return hit
     hit = programs.recursive(check, program, args)
     if hit is not None:
         return hit  # an archive, copy or `find -exec` that takes a protected file in
@@ -263,6 +291,32 @@ def _said(check: Check, commands: list[bash.Command]) -> dict[str, str]:
                 folder = check.dirs[-1]
                 said[os.path.normpath(os.path.join(folder, os.path.expanduser(target)))] = hit
     return said
+
+
+def _cdpath(check: Check, commands: list[bash.Command]) -> list[str]:
+    """The folders a `CDPATH` the command sets names (`CDPATH=.. cd config`), as given."""
+    values = list(check.variables.get("CDPATH", []))
+    for command in commands:
+        values += [w.text[7:] for w in command.words if w.text.startswith("CDPATH=")]
+    return [part for value in values for part in value.split(":") if part]
+
+
+def _entered(check: Check, words: list[bash.Word], cdpath: list[str]) -> list[str]:
+    """The folders `cd DIR` (`pushd`, `builtin cd`, `cd -P`) may enter: DIR from the folder the
+    command started in (as bash does from there), and through each CDPATH folder."""
+    words = _program_words(words)
+    if words and words[0].text == "builtin":
+        words = words[1:]
+    if not words or words[0].text not in _CHDIR:
+        return []
+    given = [w for w in words[1:] if not (w.text.startswith(("-", "+")) and len(w.text) > 1)]
+    if not given or given[0].dynamic:
+        return []
+    name = os.path.expanduser(given[0].text)
+    folders = [os.path.join(check.cwd, name)]
+    if not os.path.isabs(name) and not name.startswith("."):
+        folders += [os.path.join(check.cwd, c, name) for c in cdpath]
+    return [os.path.normpath(f) for f in folders]
 
 
 def _xargs_arg_file(words: list[bash.Word]) -> str | None:

@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 
-from offprompt.guard import commands, search
+from offprompt.guard import bash, commands, implied, search
 from offprompt.guard.check import Check
 from offprompt.guard.protected import Protected
 
@@ -79,15 +79,47 @@ def _command_first(read: Reader) -> Reader:
 
 
 def _patch(check: Check, tool_input: Mapping[str, object]) -> str | None:
-    """Codex's apply_patch: the files its headers add, update, delete or move to."""
+    """Codex's apply_patch: the files its headers add, update, delete or move to (the files
+    holding the guard among them)."""
     command = _command(tool_input)
     text = command if isinstance(command, str) else tool_input.get("input", "")
     for line in str(text).splitlines():
         m = _PATCH_HEADER.match(line.strip())
         if m:
-            hit = check.path(m.group(1) or m.group(2))
+            name = m.group(1) or m.group(2)
+            hit = check.path(name) or _holds_guard(check, name)
             if hit is not None:
                 return hit
+    return None
+
+
+# The files that hold the guard and the mask (DESIGN §14, §15), in any folder: the hosts'
+# settings and hooks. The user's own (`~/.claude`, `$CLAUDE_CONFIG_DIR`, `$CODEX_HOME`) end so.
+_GUARD_FILES = (
+    "/.claude/settings.json",
+    "/.claude/settings.local.json",
+    "/.codex/config.toml",
+    "/.codex/hooks.json",
+)
+_CONFIG_DIRS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME")
+# The hook's own install: this package, wherever it was installed.
+_INSTALL = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _holds_guard(check: Check, name: str) -> str | None:
+    """`name`, when it is a file that holds the guard or the mask: a write there could take
+    both away (a hook removed, the sandbox turned off, the guard's code patched)."""
+    if not name:
+        return None
+    path = os.path.normpath(os.path.join(check.cwd, os.path.expanduser(name)))
+    real = os.path.realpath(path)
+    homes = [os.environ.get(v) for v in _CONFIG_DIRS]
+    for p in dict.fromkeys((path, real)):
+        if p.endswith(_GUARD_FILES) or p.startswith(_INSTALL + os.sep):
+            return name
+        if any(h and os.path.dirname(p) == os.path.normpath(h) for h in homes):
+            if os.path.basename(p) in ("settings.json", "config.toml", "hooks.json"):
+                return name
     return None
 
 
@@ -115,10 +147,35 @@ def _many_files(check: Check, tool_input: Mapping[str, object]) -> str | None:
 
 @_command_first
 def _grep(check: Check, tool_input: Mapping[str, object]) -> str | None:
-    """Claude Code's Grep: its `path` (the Copilot runtime's `paths`) and `glob`."""
+    """Claude Code's Grep: its `path` (the Copilot runtime's `paths`) and `glob`, and, given a
+    folder, every file rg would open under it (search.py: one git does not ignore; hidden files
+    count, as Claude Code's Grep reads them)."""
     for key in ("path", "paths", "glob"):
         for value in _strings(tool_input.get(key)):
             hit = check.path(value, glob=key == "glob" or any(c in value for c in "*?["))
+            if hit is not None:
+                return hit
+    paths = [p for p in _strings(tool_input.get("path", tool_input.get("paths"))) if p] or [""]
+    glob = tool_input.get("glob")
+    base = check.cwd
+    for path in paths:
+        check.cwd = base
+        folder = {"path": path, "include": glob} if isinstance(glob, str) else {"path": path}
+        if os.path.isdir(os.path.join(base, path)):
+            hit = search.tool(check, folder)
+            if hit is not None:
+                return hit
+    return None
+
+
+@_command_first
+def _write(check: Check, tool_input: Mapping[str, object]) -> str | None:
+    """A tool that writes one file (Write, Edit, MultiEdit, NotebookEdit): its path, a
+    protected file or one that holds the guard. The text it writes is not read: it goes to
+    that file, not to the model (`.env` added to `.gitignore`)."""
+    for key in ("file_path", "notebook_path", "path"):
+        for text in _strings(tool_input.get(key)):
+            hit = check.path(text) or _holds_guard(check, text)
             if hit is not None:
                 return hit
     return None
@@ -138,13 +195,34 @@ def _file_tool(check: Check, tool_input: Mapping[str, object]) -> str | None:
 @_command_first
 def _any_name(check: Check, tool_input: Mapping[str, object]) -> str | None:
     """Any other tool (an MCP file server's `read_file`, WebFetch's `file://`): any string of
-    its input that is itself a protected file's name."""
-    for value in tool_input.values():
+    its input that is itself a protected file's name, and the input that is code or a command
+    (another MCP server's `code`, `script`, `sql`, `commandLine`…) read as code."""
+    for key, value in tool_input.items():
+        code = key.replace("_", "").replace("-", "").lower() in _CODE_KEYS
         for text in _strings(value):
             hit = check.path(text)
+            if hit is None and code:
+                hit = _code(check, text)
             if hit is not None:
                 return hit
     return None
+
+
+# The inputs another MCP server runs as code or a command (lower case, no `_` or `-`).
+_CODE_KEYS = frozenset(
+    {"code", "script", "source", "sql", "expression", "commandline", "program", "js",
+     "python", "shell", "statement", "snippet"}
+)  # fmt: skip
+
+
+def _code(check: Check, text: str) -> str | None:
+    """A protected file code of any language names or opens: read as a shell command, and as
+    code whose strings and calls name it (`readFileSync('.env')`, `load_dotenv()`)."""
+    try:
+        hit = commands.script(check, text)
+    except bash.ShellSyntax:
+        hit = None
+    return hit or check.fragments(text) or implied.code("python", text)
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -170,16 +248,22 @@ TOOLS: dict[str, Reader | None] = {
     # Claude Code (and the Copilot runtime's, mapped)
     "Bash": _shell,
     "Read": _file_tool,
-    "Edit": _file_tool,
-    "Write": _file_tool,
-    "MultiEdit": _file_tool,
-    "NotebookEdit": _file_tool,
+    "Edit": _write,
+    "Write": _write,
+    "MultiEdit": _write,
+    "NotebookEdit": _write,
     "Grep": _grep,
     "Glob": _listing,
     "LS": _listing,
     "WebFetch": _any_name,
-    "TodoWrite": _any_name,
     "Task": _any_name,
+    # Tools that read no file: their text goes to the person or the web, not a program.
+    "TodoWrite": None,
+    "WebSearch": None,
+    "AskUserQuestion": None,
+    "ExitPlanMode": None,
+    "update_plan": None,
+    "web_search": None,
     # Codex
     "shell": _shell,
     "local_shell": _shell,
@@ -193,8 +277,9 @@ TOOLS: dict[str, Reader | None] = {
     "glob": _listing,
     "list_directory": _listing,
     "grep_search": _search,
-    # VS Code
+    # VS Code (file_search: a search for file names)
     "run_in_terminal": _shell,
+    "file_search": _listing,
     **_OWN_TOOLS,
 }
 
@@ -204,11 +289,18 @@ def reader(tool: str) -> Reader | None:
     return TOOLS.get(tool, DEFAULT)
 
 
-def decide(event: Mapping[str, object], protected: Protected, home: str) -> str | None:
+def decide(
+    event: Mapping[str, object],
+    protected: Protected,
+    home: str,
+    masked: frozenset[str] = frozenset(),
+) -> str | None:
     """The protected file this tool call would expose, or None to let it through.
 
     `event` is the hook's JSON (`tool_name`, `tool_input`, `cwd`); ValueError/TypeError or
-    ShellSyntax when it is not a tool event the rules understand.
+    ShellSyntax when it is not a tool event the rules understand. `masked`: the files a
+    command run in a masked project's sandbox sees as stand-ins (masked.py): a name that
+    leads only to them is left to the mask (DESIGN §14), any other still blocks.
     """
     if event.get("hook_event_name", "PreToolUse") not in _BEFORE_TOOL:
         return None
@@ -225,7 +317,9 @@ def decide(event: Mapping[str, object], protected: Protected, home: str) -> str 
     base = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else os.getcwd()
     if isinstance(workdir, str) and workdir:
         base = os.path.join(base, workdir)
-    return read(Check(base, home, protected, [base]), tool_input)
+    check = Check(base, home, protected, [base])
+    check.left = masked
+    return read(check, tool_input)
 
 
 def _quote(word: str) -> str:

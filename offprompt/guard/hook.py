@@ -15,7 +15,7 @@ import signal
 import sys
 from collections.abc import Mapping
 
-from offprompt.guard import disk, events
+from offprompt.guard import disk, events, masked
 from offprompt.guard.check import UNCHECKED
 from offprompt.guard.decide import decide
 from offprompt.guard.protected import Protected
@@ -83,8 +83,8 @@ def crude(raw: str, protected: Protected) -> str | None:
 
 
 UNCHECKED_REASON = (
-    "offprompt guard: blocked: this command is too long or too deeply nested for the guard to"
-    " check, so it was stopped in case it exposes a secret. Split it into shorter commands."
+    "offprompt guard: blocked: this call is too large or too deeply nested for the guard to"
+    " check, so it was stopped in case it exposes a secret. Split it into smaller calls."
 )
 
 
@@ -97,6 +97,10 @@ def reason(name: str) -> str:
         f" not see. Call the secret_status tool, or run `offprompt keys {name}`, to see which keys"
         " are set instead of reading the file."
     )
+
+
+class _TooLarge(Exception):
+    """The event is MAX_EVENT_BYTES or more: the guard cannot read it whole."""
 
 
 # --- the hook ----------------------------------------------------------------------------------
@@ -165,13 +169,20 @@ def main(
         except Exception:
             # An unreadable journal must not open the door to the dotenv files.
             protected = Protected()
+        if len(raw) >= MAX_EVENT_BYTES:
+            # DESIGN §14: an input too large to read whole is blocked, never let through.
+            raise _TooLarge
         event = json.loads(text)
         if not isinstance(event, dict):
             raise ValueError("the event is not a JSON object")
         dialect = known[0] = events.dialect(event)
         event = events.normalise(dialect, event)
         home = env.get("HOME") or os.path.expanduser("~")
-        hit = decide(event, protected, home)
+        # Claude Code's own events only: another host in the same project has no such sandbox.
+        mask = masked.sandboxed_reads(event, env) if dialect == "claude" else frozenset()
+        hit = decide(event, protected, home, mask)
+    except _TooLarge:
+        hit = UNCHECKED
     except Exception:
         try:
             hit = crude(text, protected) or crude(_decoded(text), protected)

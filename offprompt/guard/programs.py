@@ -10,7 +10,7 @@ import itertools
 import os
 import re
 
-from offprompt.guard import search
+from offprompt.guard import disk, search
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 from offprompt.guard.protected import is_dotenv
@@ -66,9 +66,48 @@ def recursive(check: Check, program: str, args: list[Word]) -> str | None:
         sources = _operands(args[1:], excludes)[1:]
     elif program == "find":
         return _find(check, args)
+    elif program == "diff" and any(_flag(t, "r", ("--recursive",)) for t in texts):
+        sources = _operands(args, excludes)  # both sides are read
+    elif program == "git" and "--no-index" in texts and _sub(texts) == "diff":
+        sources = _operands(args, excludes)[1:]  # a folder is compared file by file
+    elif program == "git" and _sub(texts) == "stash":
+        return _stash(check, args)
     else:
         return None
     return _takes_in(check, sources, excludes)
+
+
+def _sub(texts: list[str]) -> str | None:
+    """git's subcommand among `texts` (its words after `git`)."""
+    i = 0
+    while i < len(texts):
+        if texts[i] in ("-C", "-c", "--git-dir", "--work-tree"):
+            i += 2
+        elif texts[i].startswith("-"):
+            i += 1
+        else:
+            return texts[i]
+    return None
+
+
+def _stash(check: Check, args: list[Word]) -> str | None:
+    """`git stash -a|-u` (`push`, `save`) copies untracked files into the stash, and `git stash
+    show -u` prints them: a protected file in the work tree is taken in (`-u`: one git does not
+    ignore)."""
+    texts = [a.text for a in args]
+    after = texts[texts.index("stash") + 1 :]
+    action = next((t for t in after if not t.startswith("-")), "push")
+    if action not in ("push", "save", "show", "create", "store"):
+        return None
+    every = any(_flag(t, "a", ("--all",)) for t in after)
+    untracked = ("--include-untracked", "--only-untracked")
+    if not every and not any(_flag(t, "u", untracked) for t in after):
+        return None
+    roots = [os.path.normpath(check.dirs[-1])]
+    found = [f for root in roots for f in search.under(check, root)]
+    if found and not every and action != "show":
+        found = disk.not_ignored(roots[0], found)
+    return os.path.relpath(found[0], check.cwd) if found else None
 
 
 def _flag(text: str, letters: str, longs: tuple[str, ...]) -> bool:

@@ -32,6 +32,9 @@ ROWS: dict[str, tuple[dict[str, object], str | None]] = {
     "LS": ({"path": "{p}"}, None),
     "WebFetch": ({"url": "file://.env", "prompt": "summarise"}, ".env"),
     "TodoWrite": ({"todos": [{"content": "never read .env", "status": "pending"}]}, None),
+    "WebSearch": ({"query": "cat .env"}, None),
+    "AskUserQuestion": ({"questions": [{"question": "Read .env?", "options": []}]}, None),
+    "ExitPlanMode": ({"plan": "1. cat .env"}, None),
     "Task": ({"prompt": "check whether the .env file has the keys", "description": "x"}, None),
     # Codex
     "shell": ({"command": ["bash", "-lc", "cat .env"]}, ".env"),
@@ -39,6 +42,8 @@ ROWS: dict[str, tuple[dict[str, object], str | None]] = {
     "exec_command": ({"cmd": "head -1 .env"}, ".env"),
     "unified_exec": ({"command": "ls -la"}, None),
     "apply_patch": ({"input": PATCH}, ".env"),
+    "update_plan": ({"plan": [{"step": "cat .env", "status": "pending"}]}, None),
+    "web_search": ({"query": ".env"}, None),
     # Gemini CLI
     "run_shell_command": ({"command": "cat ../.env", "dir_path": "src"}, ".env"),
     "read_file": ({"file_path": "{p}/config/service.json"}, "{p}/config/service.json"),
@@ -48,6 +53,7 @@ ROWS: dict[str, tuple[dict[str, object], str | None]] = {
     "grep_search": ({"pattern": "OPENAI", "dir_path": "."}, ".env"),
     # VS Code
     "run_in_terminal": ({"command": "source .env && echo $OPENAI_API_KEY"}, ".env"),
+    "file_search": ({"query": "**/.env*"}, None),
 }
 # offprompt's own tools, in every spelling the hosts use: never read, never blocked.
 OWN = [

@@ -240,7 +240,8 @@ def test_a_guard_that_decides_in_time_is_not_cut_short(project: Path) -> None:
 
 def test_an_event_larger_than_the_guard_reads_is_read_to_the_end(project: Path) -> None:
     """A 6 MiB event (a Write of a big file): the host's write finishes (Codex lets a call
-    through when it cannot write the event), and the call that names .env is blocked."""
+    through when it cannot write the event), and the call, too large to read whole, is
+    blocked (DESIGN §14)."""
     event = claude_event(project)("Write", {"file_path": ".env", "content": "x" * (6 << 20)})
     data = json.dumps(event).encode()
     with subprocess.Popen(
@@ -257,7 +258,7 @@ def test_an_event_larger_than_the_guard_reads_is_read_to_the_end(project: Path) 
         err = proc.stderr.read()
 
     assert 2 == proc.returncode
-    assert b".env" in err
+    assert b"too large" in err
 
 
 def test_the_host_limits_init_sets_outlast_the_guards_deadline() -> None:

@@ -27,6 +27,8 @@ HOOK_MODULES = [
     "offprompt.guard.expand",
     "offprompt.guard.grep",
     "offprompt.guard.hook",
+    "offprompt.guard.implied",
+    "offprompt.guard.masked",
     "offprompt.guard.programs",
     "offprompt.guard.protected",
     "offprompt.guard.search",

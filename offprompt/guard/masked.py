@@ -1,0 +1,76 @@
+"""DESIGN §14's masked project: the files a command sees only as stand-ins, because it runs in
+Claude Code's sandbox in a project `init --mask` masked (the record beside the journal, §15).
+
+Only Claude Code's Bash tool is told apart: its event names the project, and the project's
+settings say the sandbox is on and cannot be left. Codex's event does not say whether its
+command runs sandboxed, so there the guard keeps blocking (the empty set).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+from offprompt.guard import disk
+
+__all__ = ["MASK_RECORD", "sandboxed_reads"]
+
+MASK_RECORD = "mask.json"  # offprompt.statedir.MASK_RECORD, beside the journal
+
+
+def sandboxed_reads(event: Mapping[str, object], environ: Mapping[str, str]) -> frozenset[str]:
+    """The files (absolute, real paths) the mask covers for this event's command, when it is
+    Claude Code's Bash run in the sandbox of a masked project; else the empty set."""
+    tool_input = event.get("tool_input")
+    cwd = event.get("cwd")
+    # Claude Code's event, not Codex's (which carries `turn_id` and `model`) nor another host's
+    # in Claude Code's shape (camelCase `sessionId`, their own tool names).
+    claude = "turn_id" not in event and "model" not in event and "session_id" in event
+    if event.get("tool_name") != "Bash" or not claude:
+        return frozenset()
+    if not isinstance(tool_input, Mapping) or not isinstance(cwd, str):
+        return frozenset()
+    record = _json(os.path.join(os.path.dirname(disk.journal_path(environ)), MASK_RECORD))
+    projects = record.get("projects") if isinstance(record, dict) else None
+    if not isinstance(projects, dict):
+        return frozenset()
+    real = os.path.realpath(cwd)
+    key = next((k for k in projects if real == k or real.startswith(k + os.sep)), None)
+    if key is None or not _in_sandbox(key, tool_input, environ):
+        return frozenset()
+    files = projects[key].get("files") if isinstance(projects[key], dict) else None
+    return frozenset(os.path.realpath(f) for f in files or ())
+
+
+def _in_sandbox(project: str, tool_input: Mapping[str, object], environ: Mapping[str, str]) -> bool:
+    """The project's settings turn the sandbox on, and either keep every call in it
+    (`allowUnsandboxedCommands: false`) or this call does not ask to leave it; no settings
+    file lets a command run outside it (`excludedCommands`)."""
+    home = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(environ.get("HOME", "~"), ".claude")
+    paths = (
+        os.path.join(os.path.expanduser(home), "settings.json"),
+        os.path.join(project, ".claude", "settings.json"),
+        os.path.join(project, ".claude", "settings.local.json"),
+    )
+    sandbox: dict[str, object] = {}
+    for path in paths:
+        settings = _json(path)
+        given = settings.get("sandbox") if isinstance(settings, dict) else None
+        if isinstance(given, dict):
+            if given.get("excludedCommands"):
+                return False
+            sandbox.update(given)  # later files win, as Claude Code reads them
+    if sandbox.get("enabled") is not True:
+        return False
+    return sandbox.get("allowUnsandboxedCommands") is False or not tool_input.get(
+        "dangerouslyDisableSandbox"
+    )
+
+
+def _json(path: str) -> object:
+    try:
+        with open(path, "rb") as f:
+            return json.loads(f.read(1 << 20))
+    except (OSError, ValueError, RecursionError):
+        return None

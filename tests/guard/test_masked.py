@@ -1,0 +1,124 @@
+"""DESIGN §14's masked project: Claude Code's Bash in the sandbox of a project `init --mask`
+masked sees stand-ins, so the guard leaves the reads of the files the mask covers to it; the
+host's file tools, calls outside the sandbox, files the mask does not cover, writes, and hosts
+whose event does not say "sandboxed" (Codex) stay blocked."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from test_guard import claude_event, codex_event, project
+from test_guard_hosts import cursor
+from test_tool_lists import code
+
+from offprompt.guard import disk
+
+__all__ = ["project"]  # the fixture: a .env and a written config/service.json
+
+SANDBOX = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailable": True}
+
+
+@pytest.fixture
+def masked(project: Path) -> Path:
+    """`project` as `init --mask` leaves it: .env in the mask's record, the sandbox on in its
+    settings.local.json (config/service.json is written but not masked)."""
+    record = Path(disk.journal_path(os.environ)).parent / "mask.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    files = {str(project / ".env"): ["OPENAI_API_KEY"]}
+    record.write_text(json.dumps({"projects": {os.path.realpath(project): {"files": files}}}))
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text(json.dumps({"sandbox": SANDBOX}))
+    (project / "sub").mkdir()
+    (project / "sub" / ".env").write_text("A=1\n")
+    return project
+
+
+RUN_THE_APP = [
+    "node --env-file=.env server.js",
+    "source .env && npm start",
+    "uv run --env-file .env app",
+    "set -a; . ./.env; set +a; python app.py",
+]
+
+
+@pytest.mark.parametrize("command", RUN_THE_APP)
+def test_a_sandboxed_command_reading_a_masked_file_is_left_to_the_mask(
+    masked: Path, command: str
+) -> None:
+    """Claude Code's Bash in the masked project's sandbox: the app runs on stand-ins."""
+    assert 0 == code(claude_event(masked)("Bash", {"command": command}))
+
+
+@pytest.mark.parametrize("command", RUN_THE_APP)
+def test_the_same_command_in_a_project_not_masked_is_blocked(project: Path, command: str) -> None:
+    """No mask record for the project: nothing shows stand-ins, so the read is blocked."""
+    assert 2 == code(claude_event(project)("Bash", {"command": command}))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat sub/.env",
+        "cd sub && cat .env",
+        "cat config/service.json",
+        "node --env-file=.env --env-file=sub/.env app.js",
+        "echo OPENAI_API_KEY=x > .env",
+    ],
+)
+def test_a_sandboxed_command_on_what_the_mask_does_not_cover_is_blocked(
+    masked: Path, command: str
+) -> None:
+    """Files the mask does not cover (another .env, a written file sink) and writes."""
+    assert 2 == code(claude_event(masked)("Bash", {"command": command}))
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Read", {"file_path": ".env"}),
+        ("Grep", {"pattern": "KEY"}),
+        ("Edit", {"file_path": ".env", "old_string": "a", "new_string": "b"}),
+        (
+            "Edit",
+            {"file_path": ".claude/settings.local.json", "old_string": "t", "new_string": "f"},
+        ),
+        ("mcp__py__run", {"code": "print(open('.env').read())"}),
+    ],
+)
+def test_the_hosts_own_file_tools_stay_blocked_in_a_masked_project(
+    masked: Path, tool: str, tool_input: dict[str, object]
+) -> None:
+    """The sandbox covers the commands Claude Code runs, not its own tools (DESIGN §15)."""
+    assert 2 == code(claude_event(masked)(tool, tool_input))
+
+
+def test_a_call_leaving_the_sandbox_is_blocked_when_the_settings_allow_it(masked: Path) -> None:
+    """`dangerouslyDisableSandbox` where the settings let a call leave: the real file."""
+    local = masked / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"sandbox": {"enabled": True}}))
+    bash = {"command": "source .env && npm start", "dangerouslyDisableSandbox": True}
+
+    assert 2 == code(claude_event(masked)("Bash", bash))
+
+
+def test_a_command_the_settings_run_outside_the_sandbox_keeps_it_blocked(masked: Path) -> None:
+    """`excludedCommands` runs some commands unsandboxed: which ones is not the guard's guess."""
+    settings = masked / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"sandbox": {"excludedCommands": ["docker"]}}))
+
+    assert 2 == code(claude_event(masked)("Bash", {"command": "node --env-file=.env app.js"}))
+
+
+def test_codex_whose_event_does_not_say_sandboxed_keeps_blocking(masked: Path) -> None:
+    """Codex's event does not tell a sandboxed command from one run outside: blocked."""
+    assert 2 == code(codex_event(masked)("Bash", {"command": "node --env-file=.env app.js"}))
+
+
+def test_another_hosts_shell_in_a_masked_project_keeps_blocking(masked: Path) -> None:
+    """Cursor's shell in the same project runs outside Claude Code's sandbox: blocked."""
+    event = cursor(masked, "beforeShellExecution", {"command": "node --env-file=.env app.js"})
+
+    assert 2 == code(event)
