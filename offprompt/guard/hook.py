@@ -100,7 +100,9 @@ def reason(name: str) -> str:
 
 
 class _TooLarge(Exception):
-    """The event is MAX_EVENT_BYTES or more: the guard cannot read it whole."""
+    """The event is MAX_EVENT_BYTES or more: the guard cannot read it whole.
+
+    Never leaves this module: `main` catches it and blocks the call."""
 
 
 # --- the hook ----------------------------------------------------------------------------------

@@ -199,8 +199,10 @@ def host_ran(world: World, argv: list[str], host_env: dict[str, str], env: dict[
 
 def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str) -> None:
     """`claude -p` with the guard `offprompt init` installed: the Read of `.env` is refused by
-    the deny rules, Grep and `cat .env` by the hook with the guard's reason, and a Grep or Glob
-    of the whole folder leaves `.env` out; the value is in no request to the model."""
+    the deny rules, Grep and `cat .env` by the hook with the guard's reason, a Grep of the whole
+    folder too (DESIGN §14: the folder holds a `.env` git does not ignore, which a Grep over it
+    may read wherever the deny rules are gone, as `--mask` takes them out), and a Glob of it
+    leaves `.env` out; the value is in no request to the model."""
     world, model = make(make_world, "anthropic")
     # Claude Code's file tools take absolute paths.
     model.calls = [
@@ -219,7 +221,9 @@ def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str
     assert hook in grep
     assert cat.startswith("PreToolUse:Bash hook error: [/bin/sh -c ")
     assert hook in cat
-    assert (folder_grep, glob) == ("No matches found", "No files found")
+    assert folder_grep.startswith("PreToolUse:Grep hook error: [/bin/sh -c ")
+    assert hook in folder_grep
+    assert glob == "No files found"
     assert_kept_out(world, out)
 
 
