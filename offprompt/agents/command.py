@@ -215,8 +215,9 @@ def inside_project(server: ServerCommand, machine: Machine, project: Path) -> st
     return None
 
 
-def _interpreter(program: Path) -> Path | None:
-    """The `#!` interpreter of a script (a venv's console script names the venv's Python)."""
+def shebang(program: str | Path) -> str | None:
+    """The first word of a script's `#!` line (its interpreter: a venv's console script names
+    the venv's Python), or None for a file that is not a script or cannot be read."""
     try:
         with open(program, "rb") as f:
             first = f.readline(512)
@@ -225,4 +226,10 @@ def _interpreter(program: Path) -> Path | None:
     if not first.startswith(b"#!"):
         return None
     words = first[2:].decode("utf-8", "replace").split()
-    return Path(words[0]) if words and os.path.isabs(words[0]) else None
+    return words[0] if words else None
+
+
+def _interpreter(program: Path) -> Path | None:
+    """The absolute `#!` interpreter of a script, else None."""
+    word = shebang(program)
+    return Path(word) if word is not None and os.path.isabs(word) else None

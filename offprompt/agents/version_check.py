@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from offprompt import disk
+from offprompt.agents.command import shebang
 from offprompt.agents.interface import Machine
 
 __all__ = ["TIMEOUT", "Check", "Probe", "run_checks"]
@@ -107,17 +108,8 @@ def _run(argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], timeout: floa
 def _missing_interpreter(program: str) -> str | None:
     """The `#!` interpreter of an existing script when that is what is missing (the venv a
     script belonged to was deleted or rebuilt), else None."""
-    try:
-        with open(program, "rb") as f:
-            first = f.readline(256)
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    words = first[2:].decode("utf-8", "replace").split()
-    if words and not Path(words[0]).exists():
-        return words[0]
-    return None
+    word = shebang(program)
+    return word if word is not None and not Path(word).exists() else None
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
