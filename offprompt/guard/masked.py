@@ -40,16 +40,36 @@ def sandboxed_reads(event: Mapping[str, object], environ: Mapping[str, str]) -> 
     if key is None or not _in_sandbox(key, tool_input, environ):
         return frozenset()
     files = projects[key].get("files") if isinstance(projects[key], dict) else None
-    return frozenset(os.path.realpath(f) for f in files or ())
+    # Only what the user settings still mask (Claude Code honours credentials only there): a
+    # file whose entry a failed write never added, or the person took out, is read in clear.
+    return frozenset(os.path.realpath(f) for f in files or ()) & _masked_in(_user(environ))
+
+
+def _user(environ: Mapping[str, str]) -> str:
+    """Claude Code's user settings file: in $CLAUDE_CONFIG_DIR when set, else ~/.claude."""
+    home = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(environ.get("HOME", "~"), ".claude")
+    return os.path.join(os.path.expanduser(home), "settings.json")
+
+
+def _masked_in(settings_path: str) -> frozenset[str]:
+    """The files `sandbox.credentials.files` in `settings_path` masks (`mode: "mask"`)."""
+    settings = _json(settings_path)
+    sandbox = settings.get("sandbox") if isinstance(settings, dict) else None
+    credentials = sandbox.get("credentials") if isinstance(sandbox, dict) else None
+    entries = credentials.get("files") if isinstance(credentials, dict) else None
+    return frozenset(
+        os.path.realpath(e["path"])
+        for e in (entries if isinstance(entries, list) else ())
+        if isinstance(e, dict) and e.get("mode") == "mask" and isinstance(e.get("path"), str)
+    )
 
 
 def _in_sandbox(project: str, tool_input: Mapping[str, object], environ: Mapping[str, str]) -> bool:
     """The project's settings turn the sandbox on, and either keep every call in it
     (`allowUnsandboxedCommands: false`) or this call does not ask to leave it; no settings
     file lets a command run outside it (`excludedCommands`)."""
-    home = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(environ.get("HOME", "~"), ".claude")
     paths = (
-        os.path.join(os.path.expanduser(home), "settings.json"),
+        _user(environ),
         os.path.join(project, ".claude", "settings.json"),
         os.path.join(project, ".claude", "settings.local.json"),
     )

@@ -31,9 +31,23 @@ def masked(project: Path) -> Path:
     record.write_text(json.dumps({"projects": {os.path.realpath(project): {"files": files}}}))
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.local.json").write_text(json.dumps({"sandbox": SANDBOX}))
+    mask_entry(str(project / ".env"))
     (project / "sub").mkdir()
     (project / "sub" / ".env").write_text("A=1\n")
     return project
+
+
+def user_settings() -> Path:
+    home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.environ["HOME"], ".claude")
+    return Path(home) / "settings.json"
+
+
+def mask_entry(path: str) -> None:
+    """The entry `init --mask` puts in Claude Code's user settings for `path` (DESIGN §15)."""
+    settings = user_settings()
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"path": path, "mode": "mask", "extract": "(x)", "onExtractNoMatch": "deny"}
+    settings.write_text(json.dumps({"sandbox": {"credentials": {"files": [entry]}}}))
 
 
 RUN_THE_APP = [
@@ -122,3 +136,12 @@ def test_another_hosts_shell_in_a_masked_project_keeps_blocking(masked: Path) ->
     event = cursor(masked, "beforeShellExecution", {"command": "node --env-file=.env app.js"})
 
     assert 2 == code(event)
+
+
+@pytest.mark.parametrize("command", RUN_THE_APP)
+def test_a_file_the_user_settings_no_longer_mask_is_blocked(masked: Path, command: str) -> None:
+    """The mask's record lists .env, but Claude Code's user settings hold no entry for it (a
+    write whose mask keeper failed, or one the person took out): the sandbox shows the real
+    value, so the read stays blocked."""
+    user_settings().write_text(json.dumps({"sandbox": {"credentials": {"files": []}}}))
+    assert 2 == code(claude_event(masked)("Bash", {"command": command}))
