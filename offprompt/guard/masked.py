@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 
 from offprompt.guard import disk
@@ -40,9 +41,51 @@ def sandboxed_reads(event: Mapping[str, object], environ: Mapping[str, str]) -> 
     if key is None or not _in_sandbox(key, tool_input, environ):
         return frozenset()
     files = projects[key].get("files") if isinstance(projects[key], dict) else None
+    if not isinstance(files, dict):
+        return frozenset()
     # Only what the user settings still mask (Claude Code honours credentials only there): a
     # file whose entry a failed write never added, or the person took out, is read in clear.
-    return frozenset(os.path.realpath(f) for f in files or ()) & _masked_in(_user(environ))
+    # And only a file every value of which the mask hides: a key offprompt did not write there
+    # is outside the entry's `extract`, so the sandbox shows it as it is.
+    masked = _masked_in(_user(environ))
+    return frozenset(
+        real
+        for path, names in files.items()
+        if (real := os.path.realpath(path)) in masked and _all_masked(real, names)
+    )
+
+
+# A dotenv line that assigns a name (as python-dotenv, bash and Node read one), a comment or a
+# blank line; any other line could be a value offprompt did not write, so the file is not left
+# to the mask.
+_ASSIGNS = re.compile(rb"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=")
+_QUIET = re.compile(rb"[ \t]*(?:#.*)?")
+_MOST = 1 << 20
+
+
+def _all_masked(path: str, names: object) -> bool:
+    """Whether every value in `path` is one offprompt wrote there (`names`; None: a file sink,
+    masked whole). A file that cannot be read, is large, or holds another line: False."""
+    if names is None:
+        return True
+    if not isinstance(names, list):
+        return False
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_MOST + 1)
+    except OSError:
+        return False
+    if len(data) > _MOST:
+        return False
+    mine = {n.encode() for n in names if isinstance(n, str)}
+    for line in data.splitlines():
+        found = _ASSIGNS.match(line)
+        if found is not None:
+            if found.group(1) not in mine:
+                return False
+        elif not _QUIET.fullmatch(line):
+            return False
+    return True
 
 
 def _user(environ: Mapping[str, str]) -> str:

@@ -145,3 +145,24 @@ def test_a_file_the_user_settings_no_longer_mask_is_blocked(masked: Path, comman
     value, so the read stays blocked."""
     user_settings().write_text(json.dumps({"sandbox": {"credentials": {"files": []}}}))
     assert 2 == code(claude_event(masked)("Bash", {"command": command}))
+
+
+@pytest.mark.parametrize("command", RUN_THE_APP)
+def test_a_masked_file_with_a_value_offprompt_did_not_write_is_blocked(
+    masked: Path, command: str
+) -> None:
+    """A key typed into the masked .env by hand is outside the mask's `extract`: the sandbox
+    would show it as it is, so the read stays blocked."""
+    with (masked / ".env").open("a") as f:
+        f.write("DB_PASSWORD=typed-by-hand\n")
+    assert 2 == code(claude_event(masked)("Bash", {"command": command}))
+
+
+@pytest.mark.parametrize("command", RUN_THE_APP)
+def test_a_masked_file_of_comments_blanks_and_written_keys_is_left_to_the_mask(
+    masked: Path, command: str
+) -> None:
+    """Comments, blank lines and `export` beside the keys offprompt wrote hide nothing."""
+    text = (masked / ".env").read_text()
+    (masked / ".env").write_text(f"# the app's keys\n\nexport {text}")
+    assert 0 == code(claude_event(masked)("Bash", {"command": command}))
