@@ -21,6 +21,7 @@ from typing import Final
 from offprompt.disk import name_prefix
 
 __all__ = [
+    "KEEP_NAME",
     "STAGE_NAME",
     "TEMP_NAME",
     "Changed",
@@ -44,6 +45,10 @@ _DIR_FLAGS: Final = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _C
 # killed mid-write leaves nothing `git add -A` would pick up. It stays on the destination's file
 # system, which the rename needs.
 STAGE_NAME: Final = re.compile(r"\.offprompt-[0-9a-f]{16}")
+# The folder at a masked project's root that holds the copy of a masked file's new bytes while
+# the file is written in place (DESIGN §15): mode 0700, its `.gitignore` holding `*`, made before
+# the mask is installed so every host's denial covers it from the moment a copy exists.
+KEEP_NAME: Final = ".offprompt-keep"
 # What earlier versions named their temporary files, beside the destination; still removed.
 TEMP_NAME: Final = re.compile(r"\..{1,64}\.offprompt-[0-9a-f]{16}\.tmp", re.DOTALL)
 _STAGE_IGNORE: Final = ".gitignore"
