@@ -11,8 +11,9 @@ from pathlib import Path
 import click
 
 from offprompt.agents import AGENTS, Agent, Machine, get
-from offprompt.agents.mask import MASK_RECORD, MaskPlace, Said
+from offprompt.agents.mask import MASK_RECORD, MaskPlace, Said, covers
 from offprompt.cli_base import fatal
+from offprompt.sinks import atomic
 from offprompt.write.journal import Journal, default_path
 
 __all__ = ["MASKABLE", "check_machine", "record_path", "turn_off", "turn_on", "unmasked_line"]
@@ -70,6 +71,12 @@ def turn_on(agent: str, project: Path, machine: Machine, no_guard: bool = False)
     if mask is None:
         click.echo(unmasked_line(get(agent)))
         return False
+    # The keep folder a masked write puts its undo copy in exists before the mask denies it,
+    # so a sandbox started before the first write has it covered already (DESIGN §15).
+    why = atomic.make_keep(Path(os.path.realpath(project)))
+    if why is not None:
+        click.echo(f"{agent}: not masked: {why}")
+        return False
     place = MaskPlace(project, machine, record_path(machine))
     return _said(mask.install(place, lambda: _written(machine, project), no_guard))
 
@@ -79,4 +86,8 @@ def turn_off(agent: str, project: Path, machine: Machine) -> bool:
     mask = get(agent).mask
     if mask is None:
         return True
-    return _said(mask.remove(MaskPlace(project, machine, record_path(machine))))
+    place = MaskPlace(project, machine, record_path(machine))
+    said = _said(mask.remove(place))
+    if said and not covers(place.record, project):
+        atomic.drop_keep(Path(os.path.realpath(project)))
+    return said

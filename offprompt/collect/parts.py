@@ -39,18 +39,34 @@ class BrowserOpener:
         return await browser.open_url(url, env=self._env)
 
 
-def keep_mask(
-    record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
-) -> str | None:
-    """The Submitter's mask keeper (write.steps.MaskKeeper): `agents.mask.keep`, when the
-    project is masked (the record beside the journal exists, or Codex's project config does).
-    The agents are imported only then, so an unmasked project's write never loads them."""
-    codex = project / ".codex" / "config.toml"  # agents.codex.project_config
-    if not (record.exists() or codex.is_file()):
-        return None
-    from offprompt.agents import mask
+class KeepMask:
+    """The Submitter's mask keeper (write.steps.MaskKeeper): `agents.mask`, when the project may
+    be masked (the record beside the journal exists, or Codex's project config does). The
+    agents are imported only then, so an unmasked project's write never loads them."""
 
-    return mask.keep(record, project, file, names, whole)
+    def covers(self, record: Path, project: Path) -> bool:
+        if not _maybe_masked(record, project):
+            return False
+        from offprompt.agents import mask
+
+        return mask.covers(record, project)
+
+    def __call__(
+        self, record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
+    ) -> str | None:
+        if not _maybe_masked(record, project):
+            return None
+        from offprompt.agents import mask
+
+        return mask.keep(record, project, file, names, whole)
+
+
+def _maybe_masked(record: Path, project: Path) -> bool:
+    codex = project / ".codex" / "config.toml"  # agents.codex.project_config
+    return record.exists() or codex.is_file()
+
+
+keep_mask = KeepMask()
 
 
 @dataclass(frozen=True)

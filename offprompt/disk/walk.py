@@ -32,6 +32,7 @@ __all__ = [
     "owner",
     "parts_of",
     "reach",
+    "unlink_quietly",
     "write_new",
 ]
 
@@ -130,6 +131,9 @@ class Folder:
         self._chain = list(chain)  # the root's descriptor, then each folder's below it
         self._names = list(names)  # the name of each folder below the root
         self._created = list(created)  # indexes into `_names` of the folders the walk made
+        # (file name, keep folder, copy name) once disk.undo.keep_in_place made the write of
+        # that file one in place; `sinks.atomic.replace` then writes it through disk.undo.
+        self.kept: tuple[str, Folder, str] | None = None
 
     @property
     def fd(self) -> int:
@@ -205,27 +209,6 @@ class Folder:
         """Create `name` here (it must not exist), exactly `mode`, holding `data`, fsynced."""
         write_new(name, data, dir_fd=self.fd, mode=mode, exact=mode, owner=owner)
 
-    def write_in_place(self, name: str, data: bytes) -> None:
-        """Make the existing regular file `name` hold exactly `data`, keeping its inode (a
-        running sandbox's bind mount of it sees the change): write, truncate, fsync. Not all or
-        nothing: a crash in the middle leaves it torn, so only for files that must keep their
-        inode. NotRegular for a link or anything that is no regular file."""
-        flags = os.O_WRONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
-        try:
-            fd = os.open(name, flags, dir_fd=self.fd)
-        except OSError as e:
-            if e.errno == errno.ELOOP:
-                raise NotRegular(name) from None
-            raise
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise NotRegular(name)
-            _write_all(fd, data)
-            os.ftruncate(fd, len(data))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
     def owner(self, name: str) -> tuple[int, int]:
         """Who `name` belongs to, else (no such entry) who this folder belongs to."""
         st = self.lstat(name) or os.fstat(self.fd)
@@ -272,6 +255,33 @@ class Folder:
             return _discard(self.fd, sfd, stage, temp)
         finally:
             os.close(sfd)
+
+    def write_in_place(self, name: str, data: bytes, owner: tuple[int, int] | None = None) -> None:
+        """`name` made to hold exactly `data` on its own inode (write, truncate, fsync), mode
+        0600, created when missing. Not all or nothing by itself (disk.undo makes it so).
+        Never through a link and never a file with a second hard link, whose other name (maybe
+        outside the project) would change too: NotRegular, or EMLINK."""
+        flags = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+        try:
+            fd = os.open(name, flags, 0o600, dir_fd=self.fd)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise NotRegular(name) from None
+            raise
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise NotRegular(name)
+            if st.st_nlink > 1:
+                raise OSError(errno.EMLINK, "it has a second hard link, which would change too")
+            os.fchmod(fd, 0o600)
+            _fchown(fd, owner)
+            _write_all(fd, data)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.fsync()  # a file made here: its name is durable too
 
     def remove_stale_temps(self) -> tuple[int, int]:
         """Delete the staging folders (and older temp files) a killed writer left here; how many
@@ -432,6 +442,12 @@ def _discard(dfd: int, sfd: int, stage: str, temp: str) -> bool:
         )
         return False
     return True
+
+
+def unlink_quietly(dfd: int, name: str) -> None:
+    """Remove `name` in folder `dfd` if it is there."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=dfd)
 
 
 def _remove_stage(dfd: int, name: str) -> bool:

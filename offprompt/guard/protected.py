@@ -42,8 +42,10 @@ DENY_RULES = tuple(
 # `.gitignore`, and, from earlier versions, a file `.<name>.offprompt-<16 hex>.tmp`. A writer
 # killed before its rename leaves the new value in one of them, under a name no rule above
 # protects, until the next write there removes it.
+# And the keep folder at a masked project's root (walk.KEEP_NAME), holding a masked file's old
+# bytes while it is written in place.
 _HEX16 = "[0-9a-f]" * 16
-_STAGING = (f".offprompt-{_HEX16}", f".?*.offprompt-{_HEX16}.tmp")
+_STAGING = (f".offprompt-{_HEX16}", f".?*.offprompt-{_HEX16}.tmp", ".offprompt-keep")
 # Names a glob is tried against when no such file exists yet (`cat .e*` in an empty folder).
 SAMPLES = (*DOTENV_NAMES, ".env.development.local", ".env.production.local", ".env.test.local")
 

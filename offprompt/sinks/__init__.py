@@ -64,14 +64,21 @@ def write(
     *,
     keep_if_present: frozenset[str] = frozenset(),
     allow_tracked: bool = False,
+    in_place: bool = False,
 ) -> WriteResult:
     """Write `values` to the sink's destination in one atomic step, or change nothing and raise.
+    `in_place`: the project is masked, so its file keeps its inode (DESIGN §15).
 
     Raises RefusedRequest (bad names or path), UnsafeValue (a value no form carries exactly),
     TrackedFile (tracked by git and not `allow_tracked`) or WriteError (the disk said no).
     """
     return sink_for(sink).write(
-        project, sink, values, keep_if_present=keep_if_present, allow_tracked=allow_tracked
+        project,
+        sink,
+        values,
+        keep_if_present=keep_if_present,
+        allow_tracked=allow_tracked,
+        in_place=in_place,
     )
 
 

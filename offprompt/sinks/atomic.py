@@ -1,23 +1,29 @@
 """The disk side of a write: strict reads of the existing file, 0700 parent folders, and an
-all-or-nothing 0600 replace through a private, git-ignored staging folder beside the file, each
-reached by `disk.walk` from the real project folder, never by name.
+all-or-nothing 0600 replace through a private, git-ignored staging folder beside the file (or,
+for a masked project's file, in place with a copy in the project's keep folder), each reached by
+`disk.walk` from the real project folder, never by name.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 from pathlib import Path
 
 from offprompt import disk, log
-from offprompt.disk import walk
+from offprompt.disk import undo, walk
 from offprompt.errors import WriteError
 
 __all__ = [
     "MAX_EXISTING_BYTES",
     "STAGED_REFUSAL",
+    "drop_keep",
     "is_staged",
+    "keep_in_place",
+    "make_keep",
+    "open_keep",
     "open_parents",
     "reach_parent",
     "read_budget",
@@ -60,14 +66,17 @@ def is_staged(path: str | os.PathLike[str]) -> bool:
     with contextlib.suppress(OSError, ValueError):
         texts.add(os.path.realpath(path))
     return any(
-        _STAGE_NAME.fullmatch(part) or _TEMP_NAME.fullmatch(part)
+        _STAGE_NAME.fullmatch(part) or _TEMP_NAME.fullmatch(part) or part == walk.KEEP_NAME
         for text in texts
         for part in Path(text).parts
     )
 
 
 # O_NOFOLLOW turns a path that became a symlink into ELOOP; say what that means here.
-_OUR_REASONS = {errno.ELOOP: "the path turned into a symlink during the write"}
+_OUR_REASONS = {
+    errno.ELOOP: "the path turned into a symlink during the write",
+    errno.EMLINK: "it has a second hard link, which a write in place would change too",
+}
 
 
 def reason(e: OSError) -> str:
@@ -166,6 +175,83 @@ def remove_stale_temps(folder: walk.Folder) -> None:
         log.get().info("removed a temporary file left by an interrupted write")
 
 
+def open_keep(root: Path, owner: tuple[int, int] | None, display: str) -> walk.Folder:
+    """The project's keep folder (`walk.KEEP_NAME` at the root of the real project folder
+    `root`), made when missing: mode 0700, its `.gitignore` holding `*` before anything else
+    lands there; never reached through a link. WriteError (for the write of `display`) when it
+    cannot be reached or made."""
+    try:
+        keep = walk.reach(root, (walk.KEEP_NAME,), create=True, owner=owner)
+    except (OSError, ValueError) as e:
+        why = reason(e) if isinstance(e, OSError) and not isinstance(e, walk.Changed) else CHANGED
+        raise WriteError(_no_keep(display, why)) from None
+    try:
+        if keep.lstat(".gitignore") is None:
+            keep.write_new(".gitignore", b"*\n", owner=owner)
+            keep.fsync()
+    except OSError as e:
+        keep.close()
+        raise WriteError(_no_keep(display, reason(e))) from None
+    return keep
+
+
+def _no_keep(display: str, why: str) -> str:
+    return (
+        f"Could not write {display}: the folder {walk.KEEP_NAME} that keeps a masked file's"
+        f" writes all or nothing could not be made ({why}); nothing was changed."
+    )
+
+
+def make_keep(root: Path) -> str | None:
+    """`open_keep` for init: the keep folder exists before a mask denies it, so a sandbox that
+    starts before the first masked write has it covered already. None when made (or there),
+    else why not, in words."""
+    try:
+        with open_keep(root, walk.owner(root, (walk.KEEP_NAME,)), walk.KEEP_NAME):
+            return None
+    except WriteError as e:
+        return str(e)
+
+
+def drop_keep(root: Path) -> None:
+    """Remove the keep folder of the real project folder `root` when the project is no longer
+    masked: only when it holds nothing but its `.gitignore` (an undo copy a killed writer left
+    is put back by the next write, which needs it). Best effort; never through a link."""
+    try:
+        with walk.reach(root, ()) as top:
+            keep = top.lstat(walk.KEEP_NAME)
+            if keep is None:
+                return
+            with walk.reach(root, (walk.KEEP_NAME,)) as inside:
+                if os.listdir(inside.fd) != [".gitignore"]:
+                    return
+                os.unlink(".gitignore", dir_fd=inside.fd)
+            os.rmdir(walk.KEEP_NAME, dir_fd=top.fd)
+            top.fsync()
+    except (OSError, ValueError):
+        log.get().info("left the keep folder in place (it could not be removed)")
+
+
+def keep_in_place(
+    folder: walk.Folder, keep: walk.Folder, root: Path, path: Path, display: str
+) -> None:
+    """Make the write of `path` (in `folder`, under its lock) keep the file's inode, all or
+    nothing by an undo copy in `keep` (`disk.undo`); a write a killed writer
+    left half done is undone first. The copy's name is the file's place in the project, hashed:
+    one per file, so writers of two files under their own folders' locks never share one."""
+    place = path.relative_to(root).as_posix().encode("utf-8", "surrogateescape")
+    copy = hashlib.sha256(place).hexdigest()[:32]
+    try:
+        undo.keep_in_place(folder, path.name, keep, copy)
+    except walk.NotRegular:
+        raise WriteError(f"{display} is not a regular file; nothing was changed.") from None
+    except OSError as e:
+        raise WriteError(
+            f"Could not undo an interrupted write of {display} ({reason(e)}); nothing new was"
+            " written."
+        ) from None
+
+
 def replace(
     folder: walk.Folder, name: str, data: bytes, display: str, owner: tuple[int, int] | None
 ) -> None:
@@ -175,6 +261,11 @@ def replace(
     take a person's .env away from them.
     """
     try:
-        folder.replace(name, data, owner)
+        if folder.kept is not None and folder.kept[0] == name:  # a masked file (DESIGN §15)
+            undo.replace(folder, name, data, owner, *folder.kept[1:])
+        else:
+            folder.replace(name, data, owner)
+    except walk.NotRegular:
+        raise WriteError(f"{display} is not a regular file; nothing was changed.") from None
     except OSError as e:
         raise WriteError(f"Could not write {display} ({reason(e)}); nothing was changed.") from None

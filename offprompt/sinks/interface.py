@@ -88,5 +88,6 @@ class Sink(ABC):
         *,
         keep_if_present: frozenset[str],
         allow_tracked: bool,
+        in_place: bool = False,
     ) -> WriteResult:
         """Deliver `values` all at once or change nothing and raise; see `offprompt.sinks.write`."""

@@ -4,6 +4,7 @@ whether it can be written, and the locked, all-or-nothing write around the kind'
 
 from __future__ import annotations
 
+import contextlib
 import os
 from abc import abstractmethod
 from collections.abc import Collection, Mapping, Sequence
@@ -117,6 +118,7 @@ class LocalFileSink(Sink):
         *,
         keep_if_present: frozenset[str],
         allow_tracked: bool,
+        in_place: bool = False,
     ) -> WriteResult:
         self.check_takes(tuple(values))
         path = resolve_target(project, spec)
@@ -130,10 +132,15 @@ class LocalFileSink(Sink):
         owner = walk.owner(root, path.relative_to(root).parts)
         # Every folder from the project down is opened by descriptor, without following links;
         # the lock, the read, the staging and the rename all happen relative to the last one.
+        # A masked project's file is written in place (`in_place`), its undo copy in the keep
+        # folder: a rename would show a running sandbox the real file (DESIGN §15).
         with atomic.open_parents(root, path, shown, owner) as folder:
             try:
-                with locked(folder, shown):
+                with locked(folder, shown), contextlib.ExitStack() as kept:
                     atomic.remove_stale_temps(folder)
+                    if in_place:
+                        keep = kept.enter_context(atomic.open_keep(root, owner, shown))
+                        atomic.keep_in_place(folder, keep, root, path, shown)
                     result = self.write_locked(folder, path, shown, values, keep_if_present, owner)
             except BaseException:
                 folder.remove_created()

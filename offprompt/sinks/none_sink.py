@@ -45,6 +45,7 @@ class NoneSink(Sink):
         *,
         keep_if_present: frozenset[str],
         allow_tracked: bool,
+        in_place: bool = False,
     ) -> WriteResult:
         # Nothing is read back: the fingerprint covers the values as they go out.
         return WriteResult(

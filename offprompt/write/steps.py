@@ -64,6 +64,10 @@ class DestinationSender(Protocol):
 class MaskKeeper(Protocol):
     """Brings a masked project's mask (DESIGN §15) up to date after a write."""
 
+    def covers(self, record: Path, project: Path) -> bool:
+        """Whether `project` is masked on some host (its files are then written in place)."""
+        ...
+
     def __call__(
         self, record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
     ) -> str | None:

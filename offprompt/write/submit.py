@@ -55,8 +55,7 @@ NOT_TEXT: Final = "Not valid text: it holds a lone UTF-16 surrogate"
 MASK_FAILED: Final = (
     "The values are written, but the mask could not be brought up to date for them ({why}):"
     " until `offprompt init --mask` runs again, the agent's sandboxed commands may read them."
-)
-"""What the result says when the mask keeper itself failed (it reports its own problems)."""
+)  # when the mask keeper itself failed (it reports its own problems)
 
 # A field holding only these is empty (Required, or generated), on the page and here alike.
 _BLANKS: Final = " \t\r\n"
@@ -301,17 +300,27 @@ class Submitter:
         await self._record(request, outcome)
         return outcome
 
+    def _masked(self, request: RequestRecord) -> bool:
+        """Whether the project is masked, so its file is written in place (DESIGN §15); when
+        the keeper cannot tell, yes: a write in place is all or nothing too."""
+        if self._mask is None or request.sink.kind == "none":
+            return False
+        try:
+            return self._mask.covers(self._journal.path.parent / MASK_RECORD, request.project)
+        except Exception as exc:
+            _log.warning("request %s: masked? (%s)", request.id, type(exc).__name__)
+            return True
+
     def _keep_mask(self, request: RequestRecord, outcome: WriteOutcome) -> str | None:
         """In a masked project (DESIGN §15), the written file's mask entry made exact: None when
-        done or not masked, else what the result tells the person. Whether the project is
-        masked is the keeper's to say; a `none` sink wrote no file, so there is nothing to keep."""
+        done or not masked (the keeper's to say; a `none` sink wrote no file), else what the
+        result tells the person."""
         if self._mask is None or not outcome.file:
             return None
-        record = self._journal.path.parent / MASK_RECORD
-        file = Path(request.project, *outcome.file.split("/"))
+        record, file = self._journal.path.parent / MASK_RECORD, request.project / outcome.file
         whole = request.sink.kind == "file"
         try:
-            return self._mask(record, Path(request.project), file, outcome.names, whole)
+            return self._mask(record, request.project, file, outcome.names, whole)
         except Exception as exc:  # the file is written: say the mask is not, by its class only
             _log.error("request %s: the mask keeper failed (%s)", request.id, type(exc).__name__)
             return MASK_FAILED.format(why=type(exc).__name__)
@@ -327,6 +336,7 @@ class Submitter:
         # written. A write cut short by the exit leaves the file as it was (atomic.replace).
         if request.sink.kind == "dotenv":
             await run_off_loop(self._refuse_file_sink, request)
+        in_place = await run_off_loop(self._masked, request)
         result = await run_off_loop(
             sinks.write,
             request.project,
@@ -334,6 +344,7 @@ class Submitter:
             values,
             keep_if_present=frozenset(server_made),
             allow_tracked=prepared.allow_tracked,
+            in_place=in_place,
         )
         names = request.names
         kept = _in_order(names, result.kept)

@@ -240,19 +240,28 @@ def test_write_in_place_keeps_the_inode_and_truncates(project: Path) -> None:
     assert (inode, "new\n") == (path.stat().st_ino, path.read_text())
 
 
-def test_write_in_place_refuses_a_link_and_a_missing_file(project: Path, tmp_path: Path) -> None:
-    """Never through a link, never a new file."""
+def test_write_in_place_refuses_a_link_and_a_second_hard_link(
+    project: Path, tmp_path: Path
+) -> None:
+    """Never through a link, never a file with another name (which would change too); a
+    missing file is made, mode 0600."""
     target = tmp_path / "target"
     target.write_text("old")
     (project / "link").symlink_to(target)
+    os.link(target, project / "hard")
 
     with walk.reach(project, ()) as folder:
         with pytest.raises(walk.NotRegular):
             folder.write_in_place("link", b"new")
-        with pytest.raises(FileNotFoundError):
-            folder.write_in_place("missing", b"new")
+        with pytest.raises(OSError, match="hard link") as raised:
+            folder.write_in_place("hard", b"new")
+        folder.write_in_place("missing", b"new")
+    assert errno.EMLINK == raised.value.errno
     assert "old" == target.read_text()
-    assert not (project / "missing").exists()
+    assert (b"new", 0o600) == (
+        (project / "missing").read_bytes(),
+        stat.S_IMODE((project / "missing").stat().st_mode),
+    )
 
 
 def test_read_refuses_a_fifo_at_once(project: Path) -> None:

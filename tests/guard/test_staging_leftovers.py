@@ -238,6 +238,8 @@ def test_git_add_all_never_picks_up_the_leftover(leftover: Path, canary: str) ->
     [
         (".offprompt-0123456789abcdef", True),
         (".env.offprompt-0123456789abcdef.tmp", True),
+        (".offprompt-keep", True),
+        (".offprompt-keeps", False),
         (".offprompt-cache", False),
         (".offprompt-0123456789ABCDEF", False),
         (".offprompt-0123456789abcde", False),
@@ -262,3 +264,20 @@ def test_the_guard_blocks_a_read_from_inside_the_staging_folder(leftover: Path) 
     """An agent whose cwd is the staging folder itself names the file by its bare name."""
     done = guard(leftover / stage_of(leftover), "Bash", {"command": "cat .env.new"})
     assert done.returncode == 2, done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat .offprompt-keep/*", "cd .offprompt-keep && cat *", "grep -r A ."],
+)
+def test_the_guard_blocks_reading_the_keep_folder(project: Path, canary: str, command: str) -> None:
+    """The keep folder of a masked project holds a file's old bytes while it is written in
+    place (a killed writer leaves them there): as protected as a staging folder."""
+    keep = project / ".offprompt-keep"
+    keep.mkdir(mode=0o700)
+    (keep / "0123456789abcdef0123456789abcdef").write_text(f"API_KEY={canary}\n")
+    done = guard(project, "Bash", {"command": command})
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert canary not in done.stderr
+    read = guard(project, "Read", {"file_path": str(keep / "0123456789abcdef0123456789abcdef")})
+    assert read.returncode == 2, read.stderr

@@ -56,11 +56,23 @@ class TroubledMask:
         self.kept.append((record, project, file, names, whole))
         return "The values are written, but the mask could not be brought up to date"
 
+    def covers(self, record: Path, project: Path) -> bool:
+        return True
 
-def broken_mask(
-    record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
-) -> str | None:
-    raise RuntimeError(f"a keeper that fails outright, in {file}")
+
+class BrokenMask:
+    """A keeper that fails outright, both when asked whether the project is masked and after."""
+
+    def covers(self, record: Path, project: Path) -> bool:
+        raise RuntimeError(f"a keeper that fails outright, in {project}")
+
+    def __call__(
+        self, record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
+    ) -> str | None:
+        raise RuntimeError(f"a keeper that fails outright, in {file}")
+
+
+broken_mask = BrokenMask()
 
 
 class FailingJournal:

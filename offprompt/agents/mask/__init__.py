@@ -33,6 +33,7 @@ __all__ = [
     "MaskState",
     "Said",
     "Written",
+    "covers",
     "keep",
     "masks",
 ]
@@ -43,6 +44,19 @@ def masks() -> tuple[HostMask, ...]:
     from offprompt.agents import AGENTS
 
     return tuple(agent.mask for agent in AGENTS if agent.mask is not None)
+
+
+def covers(record: Path, project: Path) -> bool:
+    """Whether `project` has a mask on some host (`record` is mask.json), so its files are
+    written in place; a host that cannot tell counts as masking it (fail closed)."""
+    place = MaskPlace(Path(os.path.realpath(project)), Machine.current(), record)
+    for mask in masks():
+        try:
+            if mask.covers(place):
+                return True
+        except (ConfigError, OSError, ValueError, RuntimeError):
+            return True
+    return False
 
 
 def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: bool) -> str | None:

@@ -83,6 +83,10 @@ class HostMask(ABC):
         """After a write of `names` to `file` (`whole`: a file sink's file): bring the mask up to
         date when the project has one here; nothing when it has none."""
 
+    def covers(self, place: MaskPlace) -> bool:
+        """Whether the project has a mask here (its files are then written in place)."""
+        return self.check(place) is not None
+
     @abstractmethod
     def check(self, place: MaskPlace) -> MaskState | None:
         """None when the project has no mask here; else whether it holds, and why."""

@@ -39,6 +39,7 @@ class RecordingSink(Sink):
         *,
         keep_if_present: frozenset[str],
         allow_tracked: bool,
+        in_place: bool = False,
     ) -> WriteResult:
         self.got.update(values)
         return WriteResult(project, "recorder", tuple(values), (), (), (), {})

@@ -1,0 +1,109 @@
+"""In a masked project every write keeps the file's inode (DESIGN §15 "Every process"): a
+sandbox already running keeps the stand-in or denial it mounted over the file, which a rename
+would take away. The keep folder exists from `init --mask` on and goes with the last mask.
+
+Writes go through the real Submitter with the process's own mask keeper."""
+
+import asyncio
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_helpers import COMMAND
+from click.testing import Result
+
+from offprompt.collect.parts import keep_mask
+from offprompt.disk.walk import KEEP_NAME
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestStore
+from offprompt.write.journal import Journal, default_path
+from offprompt.write.submit import Submitter
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def sandbox_programs(fake_program: Callable[[str], Path]) -> None:
+    """bwrap and socat on PATH: what init --mask looks for on Linux."""
+    fake_program("bwrap")
+    fake_program("socat")
+
+
+def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -> None:
+    async def go() -> None:
+        store = RequestStore()
+        request = store.create(
+            tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
+        )
+        outcome = await Submitter(store, Journal(default_path()), mask=keep_mask).submit(
+            request, values
+        )
+        assert outcome.mask_problem is None, outcome.mask_problem
+
+    asyncio.run(go())
+
+
+def init_mask(run: Run, agent: str, project: Path) -> Result:
+    return run(
+        "init", "--agent", agent, "--mask", "--project", str(project), "--command", COMMAND
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_masked_projects_files_keep_their_inode(
+    run: Run, project: Path, sandbox_programs: None, canary: str, agent: str
+) -> None:
+    """Each later write, of a dotenv file and of a file sink, changes the file on its inode."""
+    write(project, {"FIRST": "1"})
+    write(project, {"KEY": "old"}, SinkSpec("file", "key.txt"))
+    assert 0 == init_mask(run, agent, project).exit_code
+    env, key = project / ".env", project / "key.txt"
+    inodes = (env.stat().st_ino, key.stat().st_ino)
+
+    write(project, {"API_KEY": canary})
+    write(project, {"KEY": canary}, SinkSpec("file", "key.txt"))
+
+    assert inodes == (env.stat().st_ino, key.stat().st_ino)
+    assert f"FIRST=1\nAPI_KEY={canary}\n" == env.read_text()
+    assert canary == key.read_text()
+    assert [".gitignore"] == os.listdir(project / KEEP_NAME)
+
+
+def test_an_unmasked_projects_file_is_replaced(project: Path, canary: str) -> None:
+    """No mask: the rename it always was, and no keep folder."""
+    write(project, {"FIRST": "1"})
+    inode = (project / ".env").stat().st_ino
+    write(project, {"API_KEY": canary})
+    assert inode != (project / ".env").stat().st_ino
+    assert not (project / KEEP_NAME).exists()
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_init_mask_makes_the_keep_folder_and_remove_takes_it_away(
+    run: Run, project: Path, sandbox_programs: None, agent: str
+) -> None:
+    """Made before any write (so a sandbox started now already covers it), 0700 and ignored
+    by git; gone again with the mask."""
+    assert 0 == init_mask(run, agent, project).exit_code
+    keep = project / KEEP_NAME
+    assert 0o700 == stat.S_IMODE(keep.stat().st_mode)
+    assert "*\n" == (keep / ".gitignore").read_text()
+
+    done = run("remove", "--agent", agent, "--mask", "--project", str(project))
+
+    assert 0 == done.exit_code, done.output
+    assert not keep.exists()
+
+
+def test_the_keep_folder_stays_while_another_host_masks_the_project(
+    run: Run, project: Path, sandbox_programs: None
+) -> None:
+    """Claude Code's mask taken out, Codex's still there: its writes still need the folder."""
+    assert 0 == init_mask(run, "claude-code", project).exit_code
+    assert 0 == init_mask(run, "codex", project).exit_code
+
+    run("remove", "--agent", "claude-code", "--mask", "--project", str(project))
+
+    assert (project / KEEP_NAME / ".gitignore").exists()
