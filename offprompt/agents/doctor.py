@@ -31,6 +31,7 @@ from offprompt.agents.interface import (
     Wait,
 )
 from offprompt.agents.mask.interface import MaskPlace, MaskState
+from offprompt.agents.mask.uncovered import open_dotenv, open_line
 from offprompt.agents.version_check import TIMEOUT, Check, Probe, run_checks
 from offprompt.configedit import jsonc
 from offprompt.errors import ConfigError
@@ -162,13 +163,18 @@ def examine(
         servers = tuple(f for f in merged if f.kind == "server")
         guards = tuple(f for f in merged if f.kind == "guard")
         protection, why = _protection(agent, guards, machine)
+        opened: tuple[str, ...] = ()
         if agent.mask is not None and mask_record is not None and not at_home:
             place = MaskPlace(folder, machine, mask_record)
-            protection, why = _with_mask(agent.mask.check(place), protection, why)
+            state = agent.mask.check(place)
+            protection, why = _with_mask(state, protection, why)
+            if state is not None and state.kind == "masked" and state.holds:
+                opened = tuple(open_line(f, agent.title) for f in open_dotenv(place))
         try:
             warnings = (
                 *agent.warnings(machine, folder),
                 *_missing_events(agent, guards, machine, folder),
+                *opened,
             )
         except ConfigError as e:
             problems.append(str(e))

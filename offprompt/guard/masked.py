@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from offprompt.guard import disk
 
-__all__ = ["MASK_RECORD", "sandboxed_reads"]
+__all__ = ["MASK_RECORD", "covered", "sandboxed_reads"]
 
 MASK_RECORD = "mask.json"  # offprompt.statedir.MASK_RECORD, beside the journal
 
@@ -40,7 +40,13 @@ def sandboxed_reads(event: Mapping[str, object], environ: Mapping[str, str]) -> 
     key = next((k for k in projects if real == k or real.startswith(k + os.sep)), None)
     if key is None or not _in_sandbox(key, tool_input, environ):
         return frozenset()
-    files = projects[key].get("files") if isinstance(projects[key], dict) else None
+    return covered(projects[key], environ)
+
+
+def covered(project: object, environ: Mapping[str, str]) -> frozenset[str]:
+    """The files (absolute, real paths) of one masked project (its value in the record's
+    `projects`) whose every value the sandbox shows as a stand-in."""
+    files = project.get("files") if isinstance(project, dict) else None
     if not isinstance(files, dict):
         return frozenset()
     # Only what the user settings still mask (Claude Code honours credentials only there): a

@@ -5,6 +5,7 @@ would take away. The keep folder exists from `init --mask` on and goes with the 
 Writes go through the real Submitter with the process's own mask keeper."""
 
 import asyncio
+import json
 import os
 import stat
 from collections.abc import Callable
@@ -46,9 +47,11 @@ def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -
 
 
 def init_mask(run: Run, agent: str, project: Path) -> Result:
-    return run(
+    done = run(
         "init", "--agent", agent, "--mask", "--project", str(project), "--command", COMMAND
     )  # fmt: skip
+    assert 0 == done.exit_code, done.output
+    return done
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
@@ -107,3 +110,37 @@ def test_the_keep_folder_stays_while_another_host_masks_the_project(
     run("remove", "--agent", "claude-code", "--mask", "--project", str(project))
 
     assert (project / KEEP_NAME / ".gitignore").exists()
+
+
+# -- other dotenv files (DESIGN §15 "Every dotenv file in the project") ---------------------------
+
+
+def claude_warnings(run: Run, project: Path) -> list[str]:
+    result = run("agents", "--project", str(project), "--json")
+    (item,) = [i for i in json.loads(result.stdout) if i["name"] == "claude-code"]
+    assert "masked" == item["protection"], item
+    return [w for w in item["warnings"] if "offprompt did not write" in w]
+
+
+def test_agents_names_each_dotenv_file_the_mask_does_not_hide(
+    run: Run, project: Path, sandbox_programs: None, canary: str
+) -> None:
+    """A `.env.local` another tool wrote, one in a subfolder, and the masked `.env` once a key
+    is typed into it by hand: each named open; what offprompt wrote alone is not."""
+    assert 0 == init_mask(run, "claude-code", project).exit_code
+    write(project, {"API_KEY": canary})
+    assert [] == claude_warnings(run, project)
+
+    (project / ".env.local").write_text("PULLED=by-another-tool\n")
+    (project / "apps" / "web").mkdir(parents=True)
+    (project / "apps" / "web" / ".env").write_text("TYPED=by-hand\n")
+    with (project / ".env").open("a") as f:
+        f.write("HAND=typed\n")
+
+    found = claude_warnings(run, project)
+
+    assert [".env holds", ".env.local holds", "apps/web/.env holds"] == [
+        w.split(" values")[0] for w in found
+    ]
+    assert all("Claude Code's sandbox shows them" in w for w in found)
+    assert all(canary not in w for w in found)
