@@ -6,8 +6,11 @@ with a scripted model, the profile in the trusted project's `.codex/config.toml`
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,8 +18,14 @@ from typing import Any
 import pytest
 from helpers import tool_or_skip
 
+from offprompt.collect.parts import keep_mask
+from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
+from offprompt.store import RequestStore
+from offprompt.write.journal import Journal
+from offprompt.write.submit import Submitter
+
 from .conftest import MakeWorld
-from .harness import World, run
+from .harness import PY, World, run
 from .model import ToolScript
 from .test_codex_mask import (
     EXACT,
@@ -69,7 +78,8 @@ def test_sandbox_mode_in_managed_config_drops_the_profile(
     make_world: MakeWorld, canary: str
 ) -> None:
     """`sandbox_mode` in /etc/codex/managed_config.toml (the legacy managed layer, on top of
-    every other): the value comes through."""
+    every other): the value comes through, and `offprompt agents` says the files are not
+    denied."""
     model = ToolScript("openai", [CAT])
     world = make_world("openai", model=model)
     project(world)
@@ -79,6 +89,12 @@ def test_sandbox_mode_in_managed_config_drops_the_profile(
     codex(world, env, prefix=prefix)
 
     assert came_through(world, model)
+    # `offprompt agents`, seeing the same /etc, says so.
+    argv = [*prefix, PY, "-m", "offprompt", "agents", "--project", str(world.project), "--json"]
+    done = run(argv, env, world.project, timeout=60)
+    (report,) = [r for r in json.loads(done.stdout) if r["name"] == "codex"]
+    said = "not denied: Codex ignores the permissions profile that denies the files: sandbox_mode"
+    assert report["protection_why"].startswith(f"{said} in /etc/codex/managed_config.toml")
 
 
 def monorepo(world: World, parent_config: str) -> Path:
@@ -360,3 +376,71 @@ def test_a_session_flag_drops_the_profile(
     codex(world, env, *flags)
 
     assert came_through(world, model)
+
+
+# -- a file sink written while Codex runs, in a project `init --mask` masked ------------------
+
+
+def init_mask(world: World, env: dict[str, str]) -> None:
+    """`offprompt init --agent codex --mask --no-guard` in the project, and /tmp kept read-only
+    in the profile (this machine's /tmp is shared; see test_codex_mask.profile)."""
+    argv = [PY, "-m", "offprompt", "init", "--agent", "codex", "--mask", "--no-guard"]
+    argv += ["--project", str(world.project), "--command", "offprompt serve"]
+    done = run(argv, env, world.project, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    config = world.project / ".codex" / "config.toml"
+    table = f"[permissions.{PROFILE}.filesystem]\n"
+    config.write_text(config.read_text().replace(table, table + '":slash_tmp" = "read"\n', 1))
+
+
+def write_file_sink(world: World, path: str, value: str) -> WriteOutcome:
+    """offprompt's write of `value` to the file sink `path` (what the page's submit does), on
+    a thread of its own: the scripted model's loop is the caller's."""
+    box: list[WriteOutcome] = []
+
+    async def go() -> None:
+        store = RequestStore()
+        request = store.create(
+            (SecretSpec("CERT"),), SinkSpec("file", path), world.project, "the app", ttl=60
+        )
+        journal = Journal(world.state / "journal.jsonl")
+        box.append(await Submitter(store, journal, mask=keep_mask).submit(request, {"CERT": value}))
+
+    thread = threading.Thread(target=lambda: asyncio.run(go()))
+    thread.start()
+    thread.join(60)
+    (outcome,) = box
+    return outcome
+
+
+def test_a_file_sink_written_while_codex_runs_is_denied_once_it_restarts(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A masked project; while `codex exec` runs, offprompt writes a file sink `config/key.pem`
+    (no glob covers it): the write adds it to the profile and its result says Codex denies it
+    only once it restarts, which is true: the running Codex's next command reads it, and a
+    Codex started afterwards gets `Permission denied`."""
+    outcomes: list[WriteOutcome] = []
+    cat = ("exec_command", {"cmd": "cat config/key.pem"})
+    model = Staged([("exec_command", {"cmd": "true"}), cat], {})
+    world = make_world("openai", model=model)
+    project(world)
+    model.before[1] = lambda: outcomes.append(write_file_sink(world, "config/key.pem", canary))
+    env = configure(world, "project", "")
+    init_mask(world, env)
+
+    codex(world, env)
+
+    (outcome,) = outcomes
+    said = outcome.mask_problem or ""
+    assert said.startswith("Codex denies config/key.pem to its commands only once it restarts")
+    assert canary not in said
+    _, running = results(model, 2)
+    assert canary in running  # what the note warns of
+    user = world.codex_home / "config.toml"
+    with ToolScript("openai", [cat]) as again:
+        user.write_text(user.read_text().replace(world.model.base_url, again.base_url))
+        codex(world, env)
+        (restarted,) = again.outputs()
+        assert "Permission denied" in restarted
+        assert canary.encode() not in again.raw()
