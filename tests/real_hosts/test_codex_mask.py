@@ -1,6 +1,6 @@
-"""What Codex 0.169.0 offers to keep a file's secret from the commands its model runs (DESIGN
-§15), proven in real `codex exec` with a scripted model and the guard hook NOT installed, so the
-operating-system layer stands alone.
+"""What Codex 0.171.0 (as 0.169.0 before it) offers to keep a file's secret from the commands its
+model runs (DESIGN §15), proven in real `codex exec` with a scripted model and the guard hook NOT
+installed, so the operating-system layer stands alone.
 
 Codex has one such means: a permissions profile (`default_permissions` naming a
 `[permissions.<name>]` table that extends `:workspace`) whose filesystem table gives the file
