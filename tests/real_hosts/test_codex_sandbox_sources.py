@@ -90,11 +90,8 @@ def test_sandbox_mode_in_managed_config_drops_the_profile(
 
     assert came_through(world, model)
     # `offprompt agents`, seeing the same /etc, says so.
-    argv = [*prefix, PY, "-m", "offprompt", "agents", "--project", str(world.project), "--json"]
-    done = run(argv, env, world.project, timeout=60)
-    (report,) = [r for r in json.loads(done.stdout) if r["name"] == "codex"]
     said = "not denied: Codex ignores the permissions profile that denies the files: sandbox_mode"
-    assert report["protection_why"].startswith(f"{said} in /etc/codex/managed_config.toml")
+    assert agents_why(world, env, prefix).startswith(f"{said} in /etc/codex/managed_config.toml")
 
 
 def monorepo(world: World, parent_config: str) -> Path:
@@ -444,3 +441,42 @@ def test_a_file_sink_written_while_codex_runs_is_denied_once_it_restarts(
         (restarted,) = again.outputs()
         assert "Permission denied" in restarted
         assert canary.encode() not in again.raw()
+
+
+ALLOW_LIST = (
+    'default_permissions = ":workspace"\n'
+    '[allowed_permission_profiles]\n":workspace" = true\n":read-only" = true\n'
+)
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_an_administrators_profile_allow_list(
+    make_world: MakeWorld, canary: str, allowed: bool
+) -> None:
+    """/etc/codex/requirements.toml's `[allowed_permission_profiles]` (an administrator's list;
+    any profile it omits is refused): without `offprompt` in it, Codex runs the requirements'
+    `default_permissions` and the value comes through; with it, `.env` stays denied."""
+    model = ToolScript("openai", [CAT])
+    world = make_world("openai", model=model)
+    project(world)
+    env = configure(world, "project", profile(EXACT))
+    text = ALLOW_LIST + (f"{PROFILE} = true\n" if allowed else "")
+    prefix = managed_prefix_files(world, {"requirements.toml": text})
+
+    printed = codex(world, env, prefix=prefix)
+
+    assert came_through(world, model) is not allowed
+    refused = "falling back from `offprompt` to required value `:workspace`"
+    assert (refused in printed) is not allowed
+    # `offprompt agents`, seeing the same /etc, says which.
+    why = agents_why(world, env, prefix)
+    assert why.startswith("denied, not masked:") is allowed
+    assert why.startswith("not denied: Codex ignores") is not allowed
+
+
+def agents_why(world: World, env: dict[str, str], prefix: list[str]) -> str:
+    """What `offprompt agents` says of Codex's protection in the project, run in `prefix`."""
+    argv = [*prefix, PY, "-m", "offprompt", "agents", "--project", str(world.project), "--json"]
+    done = run(argv, env, world.project, timeout=60)
+    (report,) = [r for r in json.loads(done.stdout) if r["name"] == "codex"]
+    return str(report["protection_why"])

@@ -72,10 +72,12 @@ class CodexMask(HostMask):
         project_config: Callable[[Path], Path],
         user_config: Callable[[Machine], Path],
         managed_config: Path = codex_override.MANAGED_CONFIG,
+        requirements: Path = codex_override.REQUIREMENTS,
     ) -> None:
         self.project_config = project_config
         self.user_config = user_config
         self.managed_config = managed_config
+        self.requirements = requirements
 
     def install(
         self, place: MaskPlace, written: Callable[[], Written], no_guard: bool = False
@@ -99,7 +101,7 @@ class CodexMask(HostMask):
             " (-s/--sandbox, -c sandbox_mode=… or --dangerously-bypass-approvals-and-sandbox"
             " on Codex's command line replaces it)"
         ]
-        legacy = codex_override.from_managed(machine, PROFILE, self.managed_config)
+        legacy = self.overridden(machine)
         if legacy:
             lines.append(f"codex: note: {_ignored(legacy)}")
         return Said(True, tuple(lines))
@@ -144,7 +146,7 @@ class CodexMask(HostMask):
             return MaskState(self.kind, False, f"not denied: {e}")
         if names is None:
             return None
-        legacy = codex_override.from_managed(place.machine, PROFILE, self.managed_config)
+        legacy = self.overridden(place.machine)
         if legacy:
             return MaskState(self.kind, False, f"not denied: {_ignored(legacy)}")
         shown = place.machine.shown(self.project_config(place.project))
@@ -209,6 +211,13 @@ class CodexMask(HostMask):
 
         files.update(path, shown, transform)
 
+    def overridden(self, machine: Machine) -> list[str]:
+        """What in this machine's managed files makes every Codex here leave our profile."""
+        return [
+            *codex_override.from_managed(machine, PROFILE, self.managed_config),
+            *codex_override.from_requirements(machine, PROFILE, self.requirements),
+        ]
+
     def network_on(self, project: Path, machine: Machine) -> bool:
         """Whether Codex's workspace sandbox has network for this project now (our profile's,
         or `[sandbox_workspace_write] network_access` in the project's or the user's config), so
@@ -266,8 +275,9 @@ def _ignored(places: list[str]) -> str:
     """What to say when a config above the project's makes Codex leave our profile."""
     return (
         f"Codex ignores the permissions profile that denies the files: {' and '.join(places)}"
-        " makes it use another sandbox (that file comes above the project's); take it out"
-        " there, then run `offprompt init --mask` again (it keeps the network access you had)"
+        " makes it use another sandbox (that file comes above the project's); change it there"
+        " (or ask whoever manages it), then run `offprompt init --mask` again (it keeps the"
+        " network access you had)"
     )
 
 

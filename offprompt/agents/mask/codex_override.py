@@ -9,7 +9,9 @@ may name another profile. The layers below the project's (`/etc/codex/config.tom
 config and its `--profile` file, the `.codex` of folders above) never undo it. Above it are only:
 `/etc/codex/managed_config.toml`, the `.codex/config.toml` of a subfolder Codex is started in,
 and Codex's command line (`-s`/`--sandbox`, `-c sandbox_mode=…`, `-c default_permissions=…`,
-`--dangerously-bypass-approvals-and-sandbox`), which no file shows.
+`--dangerously-bypass-approvals-and-sandbox`), which no file shows. An administrator's
+`[allowed_permission_profiles]` in `/etc/codex/requirements.toml` that leaves the profile out
+makes Codex fall back to the required one.
 """
 
 from __future__ import annotations
@@ -22,10 +24,19 @@ from offprompt.agents import files
 from offprompt.agents.machine import Machine
 from offprompt.errors import ConfigError
 
-__all__ = ["COMMAND_LINE", "MANAGED_CONFIG", "from_managed", "from_subfolders"]
+__all__ = [
+    "COMMAND_LINE",
+    "MANAGED_CONFIG",
+    "REQUIREMENTS",
+    "from_managed",
+    "from_requirements",
+    "from_subfolders",
+]
 
-# Codex's legacy managed layer on Linux and macOS: above every other config file.
+# Codex's legacy managed layer on Linux and macOS: above every other config file; and the
+# administrator's requirements, whose profile allow-list refuses any profile it leaves out.
 MANAGED_CONFIG = Path("/etc/codex/managed_config.toml")
+REQUIREMENTS = Path("/etc/codex/requirements.toml")
 # How deep subfolders are looked through for a `.codex/config.toml`, and what is never a
 # folder a person starts Codex in.
 _DEPTH = 6
@@ -52,6 +63,20 @@ def from_managed(machine: Machine, profile: str, path: Path = MANAGED_CONFIG) ->
     """`/etc/codex/managed_config.toml`'s choices, as `<what> in <file>`; none when it cannot
     be read (said by Codex itself when it starts)."""
     return [f"{c} in {machine.shown(path)}" for c in _choices_in(path, machine, profile)]
+
+
+def from_requirements(machine: Machine, profile: str, path: Path = REQUIREMENTS) -> list[str]:
+    """The administrator's `[allowed_permission_profiles]` when it does not allow `profile`:
+    Codex then says "disallowed by requirements" and runs the required profile instead."""
+    shown = machine.shown(path)
+    try:
+        data = files.toml_object(files.read_text(path, shown) or "", shown)
+    except ConfigError:
+        return []
+    allowed = data.get("allowed_permission_profiles")
+    if not isinstance(allowed, dict) or allowed.get(profile) is True:
+        return []
+    return [f"[allowed_permission_profiles] in {shown} (without {profile!r})"]
 
 
 def from_subfolders(project: Path, machine: Machine, profile: str) -> list[str]:

@@ -302,6 +302,39 @@ def test_codex_managed_config_choosing_another_sandbox_is_said_by_init_and_agent
     assert codex_why(run, project).startswith(f"not denied: {start}")
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('[allowed_permission_profiles]\n":workspace" = true\n', True),
+        ('[allowed_permission_profiles]\n":workspace" = true\noffprompt = false\n', True),
+        ('[allowed_permission_profiles]\n":workspace" = true\noffprompt = true\n', False),
+        ('allowed_sandbox_modes = ["read-only", "workspace-write"]\n', False),
+    ],
+    ids=["left out", "refused", "allowed", "no allow-list"],
+)
+def test_codex_requirements_allow_list_without_our_profile_is_said(
+    run: Run, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, said: bool
+) -> None:
+    """An administrator's `[allowed_permission_profiles]` refuses every profile it does not
+    allow: Codex falls back to the required one, so agents says not denied."""
+    from offprompt.agents.codex import Codex
+
+    path = tmp_path / "etc" / "codex" / "requirements.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    monkeypatch.setattr(Codex.mask, "requirements", path)
+
+    result = init_codex_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    assert ("Codex ignores" in result.output) is said
+    why = codex_why(run, project)
+    start = "not denied: Codex ignores the permissions profile that denies the files:"
+    expected = f"{start} [allowed_permission_profiles] in {path} (without 'offprompt') makes it"
+    assert why.startswith(expected) is said
+    assert why.startswith("denied, not masked:") is not said
+
+
 def test_codex_managed_config_choosing_our_profile_is_not_said(
     run: Run, project: Path, managed: Path
 ) -> None:
