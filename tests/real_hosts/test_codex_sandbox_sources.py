@@ -480,3 +480,27 @@ def agents_why(world: World, env: dict[str, str], prefix: list[str]) -> str:
     done = run(argv, env, world.project, timeout=60)
     (report,) = [r for r in json.loads(done.stdout) if r["name"] == "codex"]
     return str(report["protection_why"])
+
+
+def test_an_absolute_entry_holds_for_codex_started_in_a_subfolder(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """The profile (in the repository root's config) denying `.env` by its absolute path, not
+    under `:workspace_roots`: Codex started in `apps/web` cannot read the project's `.env`."""
+    model = ToolScript("openai", [("exec_command", {"cmd": "cat ../../.env"})])
+    world = make_world("openai", model=model)
+    project(world)
+    absolute = f'"{world.project / ".env"}" = "deny"\n'
+    tables = profile(EXACT).replace('":slash_tmp" = "read"\n', '":slash_tmp" = "read"\n' + absolute)
+    env = configure(world, "project", tables)
+    sub = world.project / "apps" / "web"
+    sub.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(world.project)], check=True)
+    argv = [tool_or_skip("codex"), "exec", "--skip-git-repo-check", "Go."]
+
+    done = run(argv, env, sub, timeout=180)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    (result,) = results(model, 1)
+    assert "Permission denied" in result
+    assert canary.encode() not in world.model.raw()
