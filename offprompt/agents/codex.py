@@ -37,6 +37,8 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import at_least, declared_command
+from offprompt.agents.mask import codex_override
+from offprompt.agents.mask.codex import PROFILE as MASK_PROFILE
 from offprompt.agents.mask.codex import CodexMask
 from offprompt.agents.mask.interface import HostMask
 from offprompt.configedit import jsonc, tomltable
@@ -97,6 +99,9 @@ def project_config(project: Path) -> Path:
     return project / ".codex" / "config.toml"
 
 
+_MASK = CodexMask(project_config, user_config)
+
+
 class Codex(Agent):
     """Entry: `command`, `args`, `tool_timeout_sec = 600` and `env_vars = [...]` as above.
 
@@ -108,7 +113,7 @@ class Codex(Agent):
     name = "codex"
     title = "Codex"
     # Codex masks no file: its mask denies them (agents/mask/codex.py).
-    mask: ClassVar[HostMask | None] = CodexMask(project_config, user_config)
+    mask: ClassVar[HostMask | None] = _MASK
     project_note = "Codex reads it once you trust this project"
 
     # Codex runs a hook only after the person reviewed and trusted it (its /hooks screen).
@@ -118,6 +123,23 @@ class Codex(Agent):
 
     def waits(self, machine: Machine, folder: Path) -> HostWaits:
         return _CodexWaits(self, machine, folder)
+
+    def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        # In a masked project: what undoes the mask and no config here shows (the command
+        # line), and where Codex started in a subfolder leaves it (codex_override.py).
+        try:
+            masked = _MASK.denied(folder) is not None
+        except ConfigError:
+            return ()  # the mask's own line says what is wrong with the file
+        if not masked:
+            return ()
+        below = codex_override.from_subfolders(folder, machine, MASK_PROFILE)
+        also = f"; {' and '.join(below)} makes it ignore the profile there" if below else ""
+        return (
+            codex_override.COMMAND_LINE,
+            "Codex started in a subfolder leaves this folder's files open: the profile's entries"
+            f" are relative to the folder Codex starts in{also}",
+        )
 
     def guard_file(self, scope: Scope, machine: Machine, project: Path | None) -> GuardFile | None:
         # hooks.json beside config.toml: the same PreToolUse shape as Claude Code's, and a

@@ -1,4 +1,4 @@
-"""Codex 0.169.0 with offprompt as its MCP server and a scripted model: `codex exec`, and its
+"""Codex 0.171.0 with offprompt as its MCP server and a scripted model: `codex exec`, and its
 TUI in a pseudo-terminal (DESIGN §4: a local page goes straight to offprompt's own tab)."""
 
 import time

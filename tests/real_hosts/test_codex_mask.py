@@ -1,6 +1,6 @@
-"""What Codex 0.169.0 offers to keep a file's secret from the commands its model runs (DESIGN
-§15), proven in real `codex exec` with a scripted model and the guard hook NOT installed, so the
-operating-system layer stands alone.
+"""What Codex 0.171.0 (as 0.169.0 before it) offers to keep a file's secret from the commands its
+model runs (DESIGN §15), proven in real `codex exec` with a scripted model and the guard hook NOT
+installed, so the operating-system layer stands alone.
 
 Codex has one such means: a permissions profile (`default_permissions` naming a
 `[permissions.<name>]` table that extends `:workspace`) whose filesystem table gives the file
@@ -357,17 +357,24 @@ def managed_prefix(world: World, deny_read: list[str]) -> list[str]:
     """The argv prefix that runs Codex with /etc/codex/requirements.toml holding `deny_read`,
     seen only by that process tree: a private mount namespace with an overlay on /etc (root
     only), so the machine's /etc is never touched. Skips where that cannot be made."""
+    rules = ", ".join(json.dumps(p) for p in deny_read)
+    return managed_prefix_files(
+        world, {"requirements.toml": f"[permissions.filesystem]\ndeny_read = [{rules}]\n"}
+    )
+
+
+def managed_prefix_files(world: World, files: dict[str, str]) -> list[str]:
+    """The argv prefix that runs Codex with `files` (name: text) in /etc/codex, as
+    managed_prefix does."""
     upper, work = world.root / "etc-upper", world.root / "etc-work"
     (upper / "codex").mkdir(parents=True)
     work.mkdir()
-    rules = ", ".join(json.dumps(p) for p in deny_read)
-    (upper / "codex" / "requirements.toml").write_text(
-        f"[permissions.filesystem]\ndeny_read = [{rules}]\n"
-    )
+    for name, text in files.items():
+        (upper / "codex" / name).write_text(text)
     overlay = f"lowerdir=/etc,upperdir={upper},workdir={work}"
     script = f'mount -t overlay overlay -o {overlay} /etc && exec "$@"'
     prefix = ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh"]
-    probe = run([*prefix, "cat", "/etc/codex/requirements.toml"], world.env, world.root, 30)
+    probe = run([*prefix, "cat", f"/etc/codex/{next(iter(files))}"], world.env, world.root, 30)
     if probe.returncode != 0:
         pytest.skip(f"no private mount namespace here (needs root): {probe.stderr.strip()}")
     return prefix

@@ -4,7 +4,8 @@ link, their page claims the request and seals the submit (tests/sandbox/person.p
 submit is held: the page shows a confirmation code and nothing is written until the code comes
 back through the host.
 
-What each host does with the code (observed with Claude Code 2.1.328 and Codex 0.169.0):
+What each host does with the code (observed with Claude Code 2.1.328 and Codex 0.169.0; Codex
+0.171.0 does the same):
 - Claude Code's TUI shows offprompt's form (`input_required`, 2026-07-28) as "MCP server
   “offprompt” requests your input"; the person types the code, Enter, Enter on Accept. A person
   who declines it is asked by the model in the chat, types the code there, and the model passes

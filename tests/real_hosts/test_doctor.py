@@ -1,5 +1,5 @@
 """What `offprompt agents` says a host waits for is what the real host decides: Claude Code
-2.1.328's approval of the project's `.mcp.json` server (`claude mcp list`) and Codex 0.169.0's
+2.1.328's approval of the project's `.mcp.json` server (`claude mcp list`) and Codex 0.171.0's
 trust of the guard's hook and of the folder (its app-server's `hooks/list`), for the same
 files in a temporary HOME."""
 

@@ -62,14 +62,18 @@ def covers(record: Path, project: Path) -> bool:
 def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: bool) -> str | None:
     """After a write of `names` to `file` in `project`: bring each host's mask up to date where
     the project has one (`record` is mask.json). None when done (or not masked), else what went
-    wrong, for the write's result (the file is written; its values are then not masked)."""
+    wrong or what is not in force yet, for the write's result (the file is written; its values
+    are then not masked, or not until the agent restarts)."""
     key = os.path.realpath(project)
     chosen = tuple(names)
     try:
         place = MaskPlace(Path(key), Machine.current(), record)
         # A denial first, then a mask: the order the writes have always kept them in.
-        for mask in sorted(masks(), key=lambda m: m.kind != "denied"):
-            mask.keep(place, file, chosen, whole)
+        notes = [
+            note
+            for mask in sorted(masks(), key=lambda m: m.kind != "denied")
+            if (note := mask.keep(place, file, chosen, whole)) is not None
+        ]
     except (ConfigError, OSError, ValueError, RuntimeError) as e:
         # A ConfigError names files and what is wrong with them, never a value.
         why = str(e) if isinstance(e, ConfigError) else type(e).__name__
@@ -78,4 +82,4 @@ def keep(record: Path, project: Path, file: Path, names: Iterable[str], whole: b
             f" ({why}): until `offprompt init --mask` runs again, the agent's sandboxed"
             " commands may read them."
         )
-    return None
+    return " ".join(notes) or None

@@ -1,4 +1,4 @@
-"""Codex's mask (DESIGN §15): Codex 0.169 masks environment variables only, not a
+"""Codex's mask (DESIGN §15): Codex 0.171 masks environment variables only, not a
 file's bytes, so offprompt denies the files instead, with a permissions profile in the project's
 `.codex/config.toml` whose `deny` entries its bubblewrap sandbox enforces for every command:
 
@@ -12,23 +12,27 @@ file's bytes, so offprompt denies the files instead, with a permissions profile 
     ".env" = "deny"
     "**/.env" = "deny"
 
-Measured in real Codex 0.169 (tests/real_hosts/test_codex_mask.py): honoured from the project's
-file once the person trusts the project (a user-level profile would also loosen folders never
-trusted, so it goes nowhere else); a deny on a file not yet there mounts an empty one; a custom
-profile ignores `[sandbox_workspace_write] network_access`, so a person who had network on keeps
-it through `[permissions.offprompt.network] enabled = true`; a sandbox chosen on Codex's command
-line replaces the profile. The app the agent runs cannot read the file either: denied, not masked.
+Measured in real Codex 0.169 and 0.171 (tests/real_hosts/test_codex_mask.py): honoured from the
+project's file once the person trusts the project (a user-level profile would also loosen folders
+never trusted, so it goes nowhere else); a deny on a file not yet there mounts an empty one; a
+custom profile ignores `[sandbox_workspace_write] network_access`, so a person who had network on
+keeps it through `[permissions.offprompt.network] enabled = true`; a sandbox chosen on Codex's
+command line replaces the profile (codex_override.py says what else does). Entries under
+`:workspace_roots` are relative to the folder Codex is started in, not to the config's project. The
+app the agent runs cannot read the file either: denied, not masked.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
 from offprompt.agents import files
 from offprompt.agents.machine import Machine
+from offprompt.agents.mask import codex_override
 from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
 from offprompt.configedit import tomltable
 from offprompt.errors import ConfigError
@@ -64,10 +68,16 @@ class CodexMask(HostMask):
     kind: ClassVar[MaskKind] = "denied"
 
     def __init__(
-        self, project_config: Callable[[Path], Path], user_config: Callable[[Machine], Path]
+        self,
+        project_config: Callable[[Path], Path],
+        user_config: Callable[[Machine], Path],
+        managed_config: Path = codex_override.MANAGED_CONFIG,
+        requirements: Path = codex_override.REQUIREMENTS,
     ) -> None:
         self.project_config = project_config
         self.user_config = user_config
+        self.managed_config = managed_config
+        self.requirements = requirements
 
     def install(
         self, place: MaskPlace, written: Callable[[], Written], no_guard: bool = False
@@ -83,14 +93,15 @@ class CodexMask(HostMask):
         except (ConfigError, OSError) as e:
             return Said(False, (f"codex: failed: the mask: {e}",))
         lines = [
-            f"codex: denied, not masked (Codex 0.169 masks no file): .env, the other usual"
+            f"codex: denied, not masked (Codex 0.171 masks no file): .env, the other usual"
             f" dotenv names (in every folder, {GLOB_DEPTH} deep), offprompt's staging copies"
             f" and every file offprompt writes here are unreadable to the"
             f" commands its sandbox runs, your app's included, through a permissions profile"
-            f" in {shown}, once you trust this project in Codex (a --sandbox given on Codex's"
-            " command line replaces it)"
+            f" in {shown}, once you trust this project in Codex and start it in this folder"
+            " (-s/--sandbox, -c sandbox_mode=… or --dangerously-bypass-approvals-and-sandbox"
+            " on Codex's command line replaces it)"
         ]
-        legacy = self.sandbox_modes(project, machine)
+        legacy = self.overridden(machine)
         if legacy:
             lines.append(f"codex: note: {_ignored(legacy)}")
         return Said(True, tuple(lines))
@@ -104,17 +115,27 @@ class CodexMask(HostMask):
             return Said(False, (f"codex: failed: the mask: {e}",))
         return Said(True, (f"codex: took the denial out of {shown}",) if done else ())
 
-    def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> None:
-        """The denial made to cover a file just written, where init put it."""
+    def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> str | None:
+        """The denial made to cover a file just written, where init put it; a sentence for the
+        result when that denial is new, so not in force in a Codex already running."""
         config = self.project_config(place.project)
         try:
             text = files.read_text(config, str(config))
         except ConfigError:
-            return  # none of ours that could be read: nothing of the mask there
+            return None  # none of ours that could be read: nothing of the mask there
         if text is None or f"[permissions.{PROFILE}" not in text:
-            return  # a config without our profile, valid or not, is not ours to judge
+            return None  # a config without our profile, valid or not, is not ours to judge
         rel = Path(os.path.realpath(file)).relative_to(place.project).as_posix()
+        before = self.denied(place.project) or ()
         self.add(place.project, rel, place.machine)
+        if covered(rel, before):
+            return None
+        # Codex reads its profile when it starts (measured: an entry added later is not in
+        # force), while a glob's matches are found again for each command.
+        return (
+            f"Codex denies {rel} to its commands only once it restarts: it reads the profile"
+            " that denies the files when it starts, so a Codex running now can still read it."
+        )
 
     def check(self, place: MaskPlace) -> MaskState | None:
         """What the profile denies here, said before the guard's line: Codex masks no file, so
@@ -125,7 +146,7 @@ class CodexMask(HostMask):
             return MaskState(self.kind, False, f"not denied: {e}")
         if names is None:
             return None
-        legacy = self.sandbox_modes(place.project, place.machine)
+        legacy = self.overridden(place.machine)
         if legacy:
             return MaskState(self.kind, False, f"not denied: {_ignored(legacy)}")
         shown = place.machine.shown(self.project_config(place.project))
@@ -190,26 +211,12 @@ class CodexMask(HostMask):
 
         files.update(path, shown, transform)
 
-    def sandbox_modes(self, project: Path, machine: Machine) -> list[str]:
-        """Where a config Codex loads for this project sets `sandbox_mode` (at its top, or in
-        one of its `[profiles.…]`): Codex then uses that legacy sandbox and ignores
-        `default_permissions`, so our profile's denials are not in force (openai/codex docs,
-        permissions page; reference/hosts-observed.md)."""
-        found = []
-        for path in (self.user_config(machine), self.project_config(project)):
-            shown = machine.shown(path)
-            try:
-                text = files.read_text(path, shown)
-                data = files.toml_object(text or "", shown)
-            except ConfigError:
-                continue
-            if "sandbox_mode" in data:
-                found.append(f"sandbox_mode in {shown}")
-            profiles = data.get("profiles")
-            for name, profile in (profiles if isinstance(profiles, dict) else {}).items():
-                if isinstance(profile, dict) and "sandbox_mode" in profile:
-                    found.append(f"sandbox_mode in [profiles.{name}] of {shown}")
-        return found
+    def overridden(self, machine: Machine) -> list[str]:
+        """What in this machine's managed files makes every Codex here leave our profile."""
+        return [
+            *codex_override.from_managed(machine, PROFILE, self.managed_config),
+            *codex_override.from_requirements(machine, PROFILE, self.requirements),
+        ]
 
     def network_on(self, project: Path, machine: Machine) -> bool:
         """Whether Codex's workspace sandbox has network for this project now (our profile's,
@@ -265,13 +272,38 @@ class CodexMask(HostMask):
 
 
 def _ignored(places: list[str]) -> str:
-    """What to say when Codex would ignore our profile for a legacy `sandbox_mode`."""
+    """What to say when a config above the project's makes Codex leave our profile."""
     return (
         f"Codex ignores the permissions profile that denies the files: {' and '.join(places)}"
-        " makes it use its older sandbox instead (a profile's, when Codex starts with that"
-        " profile); take sandbox_mode out there, then run `offprompt init --mask` again (it keeps"
-        " the network access you had)"
+        " makes it use another sandbox (that file comes above the project's); change it there"
+        " (or ask whoever manages it), then run `offprompt init --mask` again (it keeps the"
+        " network access you had)"
     )
+
+
+def covered(rel: str, denied: Iterable[str]) -> bool:
+    """Whether one of the profile's `denied` entries (paths relative to the project, or globs
+    where `**/` is any number of folders) already denies `rel`, within the profile's scan
+    depth."""
+    if len(rel.split("/")) > GLOB_DEPTH:
+        return rel in denied
+    return any(re.fullmatch(_glob_regex(entry), rel) for entry in denied)
+
+
+def _glob_regex(entry: str) -> str:
+    out, i = [], 0
+    while i < len(entry):
+        if entry.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif entry.startswith("/**", i) and i + 3 == len(entry):
+            out.append("/.+")
+            i += 3
+        else:
+            ch = entry[i]
+            out.append({"*": "[^/]*", "?": "[^/]"}.get(ch, re.escape(ch)))
+            i += 1
+    return "".join(out)
 
 
 def _quoted(key: str) -> str:

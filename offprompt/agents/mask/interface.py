@@ -79,9 +79,11 @@ class HostMask(ABC):
         for byte."""
 
     @abstractmethod
-    def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> None:
+    def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> str | None:
         """After a write of `names` to `file` (`whole`: a file sink's file): bring the mask up to
-        date when the project has one here; nothing when it has none."""
+        date when the project has one here; nothing when it has none. A sentence for the write's
+        result when the mask is brought up to date but not yet in force (Codex's, until it
+        restarts), else None."""
 
     def covers(self, place: MaskPlace) -> bool:
         """Whether the project has a mask here (its files are then written in place)."""

@@ -13,9 +13,10 @@ import pytest
 from cli_helpers import COMMAND, snapshot
 from click.testing import Result
 
+from offprompt.agents.mask.codex import covered
 from offprompt.collect.parts import keep_mask
 from offprompt.guard.protected import DOTENV_NAMES
-from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestStore
 from offprompt.write.journal import Journal, default_path
 from offprompt.write.submit import Submitter
@@ -50,15 +51,16 @@ def denied(project: Path) -> dict[str, str]:
     return profile["filesystem"][":workspace_roots"]
 
 
-def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -> None:
-    async def go() -> None:
+def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -> WriteOutcome:
+    async def go() -> WriteOutcome:
         store = RequestStore()
         request = store.create(
             tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
         )
-        await Submitter(store, Journal(default_path()), mask=keep_mask).submit(request, values)
+        submitter = Submitter(store, Journal(default_path()), mask=keep_mask)
+        return await submitter.submit(request, values)
 
-    asyncio.run(go())
+    return asyncio.run(go())
 
 
 def test_init_mask_denies_the_dotenv_names_and_what_offprompt_wrote(
@@ -115,6 +117,48 @@ def test_a_later_write_is_denied_too(run: Run, project: Path, canary: str) -> No
     write(project, {"CERT": canary}, SinkSpec(kind="file", path="cert.pem"))
 
     assert "deny" == denied(project)["cert.pem"]
+
+
+RESTART = "Codex denies {} to its commands only once it restarts"
+
+
+def test_a_file_sink_new_to_the_profile_says_codex_must_restart(
+    run: Run, project: Path, canary: str
+) -> None:
+    """Codex reads the profile when it starts: a file sink's path no entry or glob denied yet
+    is added, and the result says a running Codex can read it until it restarts; the next write
+    there, and a write to a `.env` the globs cover, say nothing."""
+    assert 0 == init_mask(run, project).exit_code
+    sink = SinkSpec(kind="file", path="config/key.pem")
+
+    first = write(project, {"CERT": canary}, sink)
+    again = write(project, {"CERT": canary + "-2"}, sink)
+    nested = write(project, {"APP_TOKEN": canary + "-3"}, SinkSpec(path="apps/web/.env"))
+
+    assert first.mask_problem is not None
+    assert first.mask_problem.startswith(RESTART.format("config/key.pem"))
+    assert (None, None) == (again.mask_problem, nested.mask_problem)
+    assert "deny" == denied(project)["config/key.pem"]
+
+
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        (".env", True),
+        ("apps/web/.env", True),
+        ("a/b/c/d/e/.env.local", True),
+        ("a/b/c/d/e/f/.env", False),  # deeper than glob_scan_max_depth
+        ("apps/.env.prod.local", True),
+        (".offprompt-keep/x", True),
+        ("a/.offprompt-ab12/.env.tmp", True),
+        ("config/.env.example", False),
+        ("config/key.pem", False),
+        ("x.env", False),
+    ],
+)
+def test_which_paths_the_profiles_globs_cover(rel: str, expected: bool) -> None:
+    """`**/` stands for any number of folders (none too), `*` for part of one name."""
+    assert expected == covered(rel, EVERY_DEPTH)
 
 
 def test_network_the_person_had_stays_on(run: Run, project: Path, home: Path) -> None:

@@ -226,52 +226,170 @@ def codex_why(run: Run, project: Path) -> str:
     return str(codex["protection_why"])
 
 
+def codex_text(run: Run, project: Path) -> Result:
+    return run("agents", "--project", str(project))
+
+
+def place(where: str, home: Path, project: Path) -> Path:
+    return {
+        "user": home / ".codex" / "config.toml",
+        "profile file": home / ".codex" / "fast.config.toml",
+        "project": project / ".codex" / "config.toml",
+    }[where]
+
+
+# Measured in real Codex (tests/real_hosts/test_codex_sandbox_sources.py): a `sandbox_mode` in
+# a layer below the project's, or beside the profile in the project's own, leaves the profile.
 @pytest.mark.parametrize(
-    ("where", "text", "place"),
+    ("where", "text"),
     [
-        ("user", 'sandbox_mode = "workspace-write"\n', "sandbox_mode in ~/.codex/config.toml"),
-        ("project", 'sandbox_mode = "read-only"\n', "sandbox_mode in {project}/.codex/config.toml"),
-        (
-            "user",
-            '[profiles.fast]\nsandbox_mode = "danger-full-access"\n',
-            "sandbox_mode in [profiles.fast] of ~/.codex/config.toml",
-        ),
+        ("user", 'sandbox_mode = "workspace-write"\n'),
+        ("user", '[profiles.fast]\nsandbox_mode = "danger-full-access"\n'),
+        ("profile file", 'sandbox_mode = "danger-full-access"\n'),
+        ("project", 'sandbox_mode = "read-only"\n'),
     ],
-    ids=["user", "project", "profile"],
+    ids=["user", "legacy profile", "profile file", "project"],
 )
-def test_codex_sandbox_mode_is_said_by_init_and_agents(
-    run: Run, project: Path, home: Path, where: str, text: str, place: str
+def test_codex_sandbox_mode_below_the_project_is_not_said(
+    run: Run, project: Path, home: Path, where: str, text: str
 ) -> None:
-    """Codex ignores a permissions profile while any config it loads sets sandbox_mode."""
-    path = (home / ".codex" if where == "user" else project / ".codex") / "config.toml"
+    """Codex keeps the project's profile over a `sandbox_mode` in the user's configs or beside
+    it: init and agents say the files are denied, with no line saying Codex ignores it."""
+    path = place(where, home, project)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    place = place.format(project=project)
-
-    result = init_codex_mask(run, project)
-
-    assert 0 == result.exit_code, result.output
-    said = [line for line in result.output.splitlines() if "Codex ignores" in line]
-    assert 1 == len(said), result.output
-    assert said[0].startswith(
-        f"codex: note: Codex ignores the permissions profile that denies the files: {place}"
-        " makes it use its older sandbox instead"
-    )
-    assert "take sandbox_mode out there" in said[0]
-    why = codex_why(run, project)
-    assert why.startswith(f"not denied: Codex ignores the permissions profile that denies the"
-                          f" files: {place}")  # fmt: skip
-
-
-def test_codex_without_sandbox_mode_says_no_such_line(run: Run, project: Path, home: Path) -> None:
-    (home / ".codex").mkdir()
-    (home / ".codex" / "config.toml").write_text('model = "gpt-5"\n[profiles.fast]\nmodel = "x"\n')
 
     result = init_codex_mask(run, project)
 
     assert 0 == result.exit_code, result.output
     assert "Codex ignores" not in result.output
     assert codex_why(run, project).startswith("denied, not masked:")
+
+
+@pytest.fixture
+def managed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Codex's /etc/codex/managed_config.toml, here a file of the test's own."""
+    from offprompt.agents.codex import Codex
+
+    path = tmp_path / "etc" / "codex" / "managed_config.toml"
+    path.parent.mkdir(parents=True)
+    monkeypatch.setattr(Codex.mask, "managed_config", path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ('sandbox_mode = "workspace-write"\n', "sandbox_mode"),
+        ('default_permissions = ":workspace"\n', "default_permissions = ':workspace'"),
+    ],
+    ids=["sandbox_mode", "another profile"],
+)
+def test_codex_managed_config_choosing_another_sandbox_is_said_by_init_and_agents(
+    run: Run, project: Path, managed: Path, text: str, what: str
+) -> None:
+    """The managed config is above the project's: its `sandbox_mode`, or another
+    `default_permissions`, makes Codex ignore the profile; init notes it, agents says not
+    denied."""
+    managed.write_text(text)
+
+    result = init_codex_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    said = [line for line in result.output.splitlines() if "Codex ignores" in line]
+    start = f"Codex ignores the permissions profile that denies the files: {what} in {managed}"
+    assert [f"codex: note: {start}"] == [line[: len(start) + 13] for line in said]
+    assert codex_why(run, project).startswith(f"not denied: {start}")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('[allowed_permission_profiles]\n":workspace" = true\n', True),
+        ('[allowed_permission_profiles]\n":workspace" = true\noffprompt = false\n', True),
+        ('[allowed_permission_profiles]\n":workspace" = true\noffprompt = true\n', False),
+        ('allowed_sandbox_modes = ["read-only", "workspace-write"]\n', False),
+    ],
+    ids=["left out", "refused", "allowed", "no allow-list"],
+)
+def test_codex_requirements_allow_list_without_our_profile_is_said(
+    run: Run, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, said: bool
+) -> None:
+    """An administrator's `[allowed_permission_profiles]` refuses every profile it does not
+    allow: Codex falls back to the required one, so agents says not denied."""
+    from offprompt.agents.codex import Codex
+
+    path = tmp_path / "etc" / "codex" / "requirements.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    monkeypatch.setattr(Codex.mask, "requirements", path)
+
+    result = init_codex_mask(run, project)
+
+    assert 0 == result.exit_code, result.output
+    assert ("Codex ignores" in result.output) is said
+    why = codex_why(run, project)
+    start = "not denied: Codex ignores the permissions profile that denies the files:"
+    expected = f"{start} [allowed_permission_profiles] in {path} (without 'offprompt') makes it"
+    assert why.startswith(expected) is said
+    assert why.startswith("denied, not masked:") is not said
+
+
+def test_codex_managed_config_choosing_our_profile_is_not_said(
+    run: Run, project: Path, managed: Path
+) -> None:
+    """`sandbox_mode` beside `default_permissions = "offprompt"` in one layer: the profile."""
+    managed.write_text('sandbox_mode = "read-only"\ndefault_permissions = "offprompt"\n')
+
+    result = init_codex_mask(run, project)
+
+    assert "Codex ignores" not in result.output
+    assert codex_why(run, project).startswith("denied, not masked:")
+
+
+COMMAND_LINE = "warning: Codex's command line can undo the mask, and offprompt cannot see it: "
+
+
+def test_codex_agents_says_the_command_line_can_undo_the_mask(run: Run, project: Path) -> None:
+    """A masked project: one warning line (a warning never fails agents) says that a sandbox
+    chosen on Codex's command line (which no file shows) makes it ignore the profile."""
+    assert 0 == init_codex_mask(run, project).exit_code
+
+    result = codex_text(run, project)
+
+    lines = [line.strip() for line in result.output.splitlines()]
+    (said,) = [line for line in lines if line.startswith(COMMAND_LINE)]
+    for flag in ("-s/--sandbox", "-c sandbox_mode=", "--dangerously-bypass-approvals-and-sandbox"):
+        assert flag in said
+
+
+def test_codex_agents_says_nothing_of_the_command_line_without_the_mask(
+    run: Run, project: Path
+) -> None:
+    args = ("init", "--agent", "codex", "--project", str(project), "--command", COMMAND)
+    assert 0 == run(*args).exit_code
+
+    result = codex_text(run, project)
+
+    assert COMMAND_LINE not in result.output
+
+
+def test_codex_agents_names_a_subfolder_config_that_leaves_the_profile(
+    run: Run, project: Path
+) -> None:
+    """Codex started in `apps/web` loads `apps/web/.codex/config.toml` above the project's:
+    its `sandbox_mode` is named, beside the subfolder line every masked project gets."""
+    assert 0 == init_codex_mask(run, project).exit_code
+    below = project / "apps" / "web" / ".codex" / "config.toml"
+    below.parent.mkdir(parents=True)
+    below.write_text('sandbox_mode = "workspace-write"\n')
+
+    result = run("agents", "--project", str(project), "--json")
+
+    (codex,) = [r for r in json.loads(result.stdout) if r["name"] == "codex"]
+    (said,) = [w for w in codex["warnings"] if w.startswith("Codex started in a subfolder")]
+    assert said.endswith(f"; sandbox_mode in {below} makes it ignore the profile there")
+    assert codex["protection_why"].startswith("denied, not masked:")
 
 
 # -- PreSkillShellCommand where the host knows it ------------------------------------------------
