@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,8 +95,9 @@ def test_a_job_started_before_a_write_stays_on_stand_ins(
     make_world: MakeWorld, canary: str
 ) -> None:
     """The agent leaves a job running in the background (a watcher reading `.env` every 0.2 s
-    into a file, for 8 s); offprompt then writes a second key; what the job read afterwards, and what the
-    agent reads of it, hold no value: the file kept its inode, so the job's masked copy stayed."""
+    into a file, for 8 s); offprompt then writes a second key; what the job read afterwards,
+    and what the agent reads of it, hold no value: the file kept its inode, so the job's
+    masked copy stayed."""
     later = canary[::-1] + "-later"
     worlds: list[World] = []
     model = WriteMidway(worlds, {"ANTHROPIC_API_KEY": f"sk-ant-api03-{later}"})
@@ -122,7 +122,8 @@ def test_a_job_started_before_a_write_stays_on_stand_ins(
     assert model.wrote
     assert later in env.read_text()
     seen = (world.project / "seen.txt").read_text()
-    assert later not in seen and canary not in seen, "the running job read a real value"
+    assert later not in seen, "the running job read the new value"
+    assert canary not in seen, "the running job read the first value"
     assert env.stat().st_ino == inode
     assert STAND_IN in seen
     _, shown = model.outputs()
