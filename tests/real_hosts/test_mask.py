@@ -85,7 +85,7 @@ def retarget(world: World, hosts: list[str], allowed: list[str]) -> None:
     addresses unless the address is allowed too), as a person would edit them."""
     path = world.home / ".claude" / "settings.json"
     data = json.loads(path.read_text())
-    (entry,) = data["sandbox"]["credentials"]["files"]
+    (entry,) = [e for e in data["sandbox"]["credentials"]["files"] if e["mode"] == "mask"]
     entry["injectHosts"] = hosts
     data["sandbox"]["network"]["allowedDomains"] = allowed
     path.write_text(json.dumps(data, indent=2) + "\n")
