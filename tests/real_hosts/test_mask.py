@@ -69,10 +69,10 @@ def mask(world: World, before: str, guard: str | None = None) -> str:
     return env.read_text()
 
 
-async def _write(world: World, values: dict[str, str]) -> None:
+async def _write(world: World, values: dict[str, str], path: str = ".env") -> None:
     store = RequestStore()
     secrets = tuple(SecretSpec(n) for n in values)
-    request = store.create(secrets, SinkSpec(), world.project, "the app", ttl=60)
+    request = store.create(secrets, SinkSpec(path=path), world.project, "the app", ttl=60)
     await Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask).submit(
         request, values
     )
@@ -375,3 +375,97 @@ def test_a_sandbox_that_cannot_start_refuses_commands(make_world: MakeWorld) -> 
     assert len(routes) == len(results)
     assert [] == [x for x in results if "Sandbox is required but failed to initialize" not in x]
     assert_kept_out(world, model, out)
+
+
+# -- each key only to its own provider ---------------------------------------------------------
+
+# The registry's hosts, pointed at this machine: OpenAI's at its name, GitHub's at its address.
+OPENAI_HOSTS = {"api.openai.com"}
+GITHUB_HOSTS = {"api.github.com", "github.com", "uploads.github.com"}
+
+
+def point_hosts(world: World, name: str, address: str) -> list[dict[str, Any]]:
+    """Each mask entry's registry hosts replaced by where this test's providers listen (the
+    OpenAI host by this machine's name, GitHub's by its address), the rest of the entry as init
+    and the writes made it; both allowed on the sandbox's network. Returns the mask entries as
+    they were before."""
+    path = world.home / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    entries = data["sandbox"]["credentials"]["files"]
+    before = json.loads(json.dumps([e for e in entries if e["mode"] == "mask"]))
+    for e in entries:
+        hosts = set(e.get("injectHosts", ()))
+        e["injectHosts"] = [name] * bool(hosts & OPENAI_HOSTS) + [address] * bool(
+            hosts & GITHUB_HOSTS
+        )
+    data["sandbox"]["network"]["allowedDomains"] = [name, address]
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return before
+
+
+def test_each_key_is_put_back_only_on_its_own_providers_hosts(
+    make_world: MakeWorld, canary: str, tmp_path: Path
+) -> None:
+    """`.env` holds an OpenAI key, a GitHub token and SESSION_SECRET (no provider), written in
+    one write; `.env.local` an OpenAI key alone and `.env.development` a GitHub token alone.
+    A program sends every key of each file to both providers: each provider receives the real
+    value only of its own key from the file that holds that key alone; from `.env` (Claude Code
+    cannot keep one file's keys apart) and SESSION_SECRET, nothing but stand-ins, anywhere."""
+    sandbox_or_skip()
+    name, address = machine_name()
+    model = Watched()
+    world = make_world("anthropic", model=model)
+    model.project = world.project
+    mixed = {KEY: f"sk-proj-{canary}-m", "GITHUB_TOKEN": f"ghp_{canary}m", "SESSION_SECRET": canary}
+    asyncio.run(_write(world, mixed))
+    asyncio.run(_write(world, {KEY: f"sk-proj-{canary}-o"}, ".env.local"))
+    asyncio.run(_write(world, {"GITHUB_TOKEN": f"ghp_{canary}g"}, ".env.development"))
+    argv = [PY, "-m", "offprompt", "init", "--agent", "claude-code", "--mask", "--no-guard"]
+    argv += ["--project", str(world.project), "--command", "offprompt serve"]
+    done = run(argv, world.env, world.project, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with Upstream(tmp_path / "provider", [name, address], address) as upstream:
+        before = point_hosts(world, name, address)
+        send = '-H "X-O: $OPENAI_API_KEY" -H "X-G: $GITHUB_TOKEN" -H "X-S: $SESSION_SECRET"'
+        model.calls = [
+            bash(
+                Route(
+                    f"set -a; . ./{f}; curl -sS -m 10 --noproxy '' {send} https://{h}:{upstream.port}/{f}"
+                )
+            )
+            for f in (".env", ".env.local", ".env.development")
+            for h in (name, address)
+        ]
+        model.written = (world.project / ".env").read_text()
+        out = claude_run(
+            world, "--allowedTools", "Bash", env={"NODE_EXTRA_CA_CERTS": str(upstream.ca)}
+        )
+
+    hosts = {Path(e["path"]).name: sorted(e["injectHosts"]) for e in before}
+    assert {
+        ".env": [],
+        ".env.local": ["api.openai.com"],
+        ".env.development": sorted(GITHUB_HOSTS),
+    } == hosts
+    real = {
+        (path, host_of(headers)): sorted(
+            k.upper() for k, v in re.findall(r"(?im)^(x-[ogs]): (\S+)$", headers) if canary in v
+        )
+        for _, path, headers in upstream.seen
+    }
+    print("REAL VALUES RECEIVED", json.dumps({f"{p} at {h}": v for (p, h), v in real.items()}))
+    assert len(upstream.seen) == 6
+    expected = {
+        ("/.env", name): [], ("/.env", address): [],
+        ("/.env.local", name): ["X-O"], ("/.env.local", address): [],
+        ("/.env.development", name): [], ("/.env.development", address): ["X-G"],
+    }  # fmt: skip
+    assert {(p, h.lower()): v for (p, h), v in expected.items()} == real
+    from_env = [h for _, path, h in upstream.seen if path == "/.env"]
+    assert [3, 3] == [len(re.findall(rf"(?im)^x-[ogs]: {STAND_IN}", h)) for h in from_env]
+    assert_kept_out(world, model, out)
+
+
+def host_of(headers: str) -> str:
+    found = re.search(r"(?im)^host: ([^:\s]+)", headers)
+    return found.group(1).lower() if found else ""
