@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 from helpers import tool_or_skip
 
 from offprompt.collect.parts import keep_mask
+from offprompt.disk.walk import KEEP_NAME
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
 from offprompt.write.journal import Journal
@@ -469,3 +471,63 @@ def test_each_key_is_put_back_only_on_its_own_providers_hosts(
 def host_of(headers: str) -> str:
     found = re.search(r"(?im)^host: ([^:\s]+)", headers)
     return found.group(1).lower() if found else ""
+
+
+# -- the folder a masked file's copy is kept in while it is written ------------------------------
+
+
+class Acting(Watched):
+    """A Watched model that, at the turn after `at` tool results (Claude Code running, the
+    background job started), does `action` once on this machine, outside the sandbox."""
+
+    def __init__(self, at: int, action: Callable[[], None]) -> None:
+        super().__init__()
+        self.at, self.action, self.done = at, action, False
+
+    def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
+        if not self.done and self._offers_tool(body) and len(self.outputs(body)) == self.at:
+            self.done = True
+            self.action()
+        return super()._turn(body)
+
+
+def test_the_keep_folder_is_empty_to_every_sandboxed_command(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """`.offprompt-keep` (made before Claude Code starts, as the disk layer makes it) holds a
+    copy of a masked file's bytes while it is written in place: with the deny entry init
+    wrote, a sandboxed command sees the folder empty, and so does a background job that was
+    already running when a copy appeared in it; the value is in no request to the model."""
+    sandbox_or_skip()
+    keep = None
+
+    def copy_appears() -> None:
+        assert keep is not None
+        (keep / "late").write_text(f"{KEY}=sk-proj-{canary}\n")
+        (keep.parent / "GO").write_text("")
+
+    model = Acting(2, copy_appears)
+    world = make_world("anthropic", model=model)
+    model.project = world.project
+    model.written = mask(world, f"{KEY}=\nDEBUG=1\n")
+    keep = world.project / KEEP_NAME
+    keep.mkdir(mode=0o700)
+    (keep / "early").write_text(f"{KEY}=sk-proj-{canary}\n")
+    listed = "echo listed:$(ls -A .offprompt-keep | tr '\\n' ,)"
+    wait = "until [ -e GO ]; do sleep 0.2; done"
+    job = f"{wait}; {{ {listed}; cat .offprompt-keep/late; }} > seen 2>&1"
+    model.calls = [
+        bash(Route(f"{listed}; cat .offprompt-keep/early", ("No such file",))),
+        ("Bash", {"command": job, "description": "Watch", "run_in_background": True}),
+        bash(Route("sleep 1; echo waited", ("waited",))),
+        bash(Route("for i in $(seq 50); do [ -s seen ] && break; sleep 0.2; done; cat seen")),
+    ]
+    out = claude_run(world, "--allowedTools", "Bash")
+
+    early, _, _, late = model.outputs()
+    print("SEEN", json.dumps([early, late]).replace(canary, "<canary>"))
+    assert "listed:\n" in early
+    assert "cat: .offprompt-keep/early: No such file or directory" in early
+    # The job, running before `late` appeared, lists the folder empty and cannot read it.
+    assert "listed:\ncat: .offprompt-keep/late: No such file or directory" in late
+    assert_kept_out(world, model, out)
