@@ -1,5 +1,5 @@
 """The guard as `offprompt init` installs it, run by the real hosts (DESIGN §14): Claude Code
-2.1.328 (`claude -p`), Codex 0.171.0 (`codex exec`), Gemini CLI 0.61.0 (`gemini -p`) and Copilot
+2.1.332 (`claude -p`), Codex 0.171.0 (`codex exec`), Gemini CLI 0.61.0 (`gemini -p`) and Copilot
 CLI 1.0.102 (`copilot -p`, reading the hook file init writes for VS Code) with a scripted model
 that asks the host's own tools for `.env`; the value never reaches the model, the guard's reason
 does, and everyday work still passes."""
@@ -224,6 +224,56 @@ def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str
     assert folder_grep.startswith("PreToolUse:Grep hook error: [/bin/sh -c ")
     assert hook in folder_grep
     assert glob == "No files found"
+    assert_kept_out(world, out)
+
+
+def skill(world: World, name: str, command: str) -> None:
+    """A project skill whose text runs `command` when it loads (`!` and the command in
+    backquotes): its output goes into the skill's text, which the model reads."""
+    folder = world.project / ".claude" / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Show the project's files ({name})\n---\n"
+        f"Here: !`{command}`\nDone.\n"
+    )
+
+
+def test_claude_code_runs_the_guard_before_a_skills_shell_commands(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Claude Code 2.1.332 runs a skill's shell commands through PreSkillShellCommand, which
+    `offprompt init` registers when the `claude` on PATH knows it: a skill whose text runs a
+    read of `.env` that no deny rule recognises is refused with the guard's reason, one that
+    runs `ls -a` loads; the value is in no request to the model (measured before the guard read
+    this event: the skill's text carried the value to the model)."""
+    world, model = make(make_world, "anthropic")
+    bin_dir = world.root / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "claude").symlink_to(tool_or_skip("claude"))
+    skill(world, "peek", "python3 -c 'print(open(\".env\").read())'")
+    skill(world, "list", "ls -a")
+    model.calls = [("Skill", {"skill": "peek"}), ("Skill", {"skill": "list"})]
+    env = guarded_project(world, "claude-code")
+    hooks = json.loads((world.project / ".claude" / "settings.local.json").read_text())["hooks"]
+    assert "PreSkillShellCommand" in hooks
+    host_env, config = world.claude()
+    argv = [tool_or_skip("claude"), "-p", "Check the project's keys.", "--mcp-config"]
+    argv += [str(config), "--strict-mcp-config", "--allowedTools", "Skill,Bash"]
+    out = host_ran(world, argv, host_env, env)
+    # The skill's text (its commands' output in place) follows its tool result as text.
+    last = model.conversation()[-1].body["messages"]
+    texts = [
+        b["text"]
+        for m in last
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "text" and b["text"].startswith("Base directory for this skill")
+    ]
+    print("SKILLS", json.dumps(texts, indent=1).replace(canary, "<canary>"))
+    peek, listed = texts
+    assert f"Here: [not run: blocked by hook: {BLOCKED}" in peek
+    assert "offprompt guard" not in listed
+    assert "\nREADME.md\n" in listed
     assert_kept_out(world, out)
 
 
