@@ -494,7 +494,7 @@ class Acting(Watched):
 def test_the_keep_folder_is_empty_to_every_sandboxed_command(
     make_world: MakeWorld, canary: str
 ) -> None:
-    """`.offprompt-keep` (made before Claude Code starts, as the disk layer makes it) holds a
+    """`.offprompt-keep` (made by `init --mask`, before Claude Code starts) holds a
     copy of a masked file's bytes while it is written in place: with the deny entry init
     wrote, a sandboxed command sees the folder empty, and so does a background job that was
     already running when a copy appeared in it; the value is in no request to the model."""
@@ -511,7 +511,7 @@ def test_the_keep_folder_is_empty_to_every_sandboxed_command(
     model.project = world.project
     model.written = mask(world, f"{KEY}=\nDEBUG=1\n")
     keep = world.project / KEEP_NAME
-    keep.mkdir(mode=0o700)
+    assert keep.is_dir()  # made by init --mask, before any sandboxed command
     (keep / "early").write_text(f"{KEY}=sk-proj-{canary}\n")
     listed = "echo listed:$(ls -A .offprompt-keep | tr '\\n' ,)"
     wait = "until [ -e GO ]; do sleep 0.2; done"
