@@ -161,12 +161,14 @@ def test_init_mask_masks_the_files_offprompt_wrote_before(
 def test_init_mask_denies_the_folder_a_masked_file_is_copied_to_while_written(
     run: Run, project: Path, home: Path, sandbox_programs: None
 ) -> None:
-    """`.offprompt-keep` holds a masked file's new bytes while it is written in place: one
-    `deny` entry for it (a folder Claude Code's sandbox then shows empty), and nothing made."""
+    """`.offprompt-keep` holds a masked file's old bytes while it is written in place: one
+    `deny` entry for it (a folder Claude Code's sandbox then shows empty), and the folder made
+    before any sandboxed command starts (a command started before it existed would read what
+    lands in it later, measured)."""
     assert 0 == init_mask(run, project).exit_code
 
     assert [keep_denial(project)] == all_entries(home)
-    assert not (project / KEEP_NAME).exists()
+    assert [".gitignore"] == os.listdir(project / KEEP_NAME)
 
 
 def test_init_mask_without_bwrap_says_what_to_install_and_changes_nothing(
