@@ -326,3 +326,56 @@ def test_without_offprompt_a_uvx_command_checks_names_too(
     assert {"ls": (0, b""), "cat .env": (2, ABSENT.encode() + b"\n")} == {
         c: (d.returncode, d.stderr) for c, d in done.items()
     }
+
+
+TEAMMATES = (
+    "note: teammates without offprompt: the shared hook blocks only calls that name a .env"
+    " file, saying to install offprompt; every other call runs"
+)
+GIT = "uvx --from git+https://example.invalid/o/offprompt{} offprompt serve"
+COMMIT = "@0123456789abcdef0123456789abcdef01234567"
+
+
+def test_init_shared_says_once_what_a_teammate_without_offprompt_gets(
+    run: Run, project: Path
+) -> None:
+    """One line, however many agents got the hook."""
+    done = run("init", "--agent", "claude-code", "--agent", "codex", *shared(project))
+
+    assert 0 == done.exit_code, done.output
+    assert 1 == done.stdout.splitlines().count(TEAMMATES)
+
+
+@pytest.mark.parametrize(
+    "options", [["--no-guard", *shared(Path("."))], []], ids=["no-guard", "personal"]
+)
+def test_init_says_nothing_of_teammates_without_a_shared_hook(
+    run: Run, project: Path, options: list[str]
+) -> None:
+    """No shared hook written (--no-guard, or the personal scope): no such line."""
+    where = [o if o != "." else str(project) for o in options] or ["--project", str(project)]
+
+    done = run("init", "--agent", "claude-code", *where)
+
+    assert 0 == done.exit_code, done.output
+    assert TEAMMATES not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [(GIT.format(""), 1), (GIT.format("@v1"), 1), (GIT.format(COMMIT), 0)],
+    ids=["default-branch", "tag", "commit"],
+)
+def test_a_hook_that_fetches_before_every_call_is_said_to_once(
+    run: Run, project: Path, fake_program: Callable[[str], Path], command: str, said: int
+) -> None:
+    """`uvx --from git+…` not pinned to a commit fetches the source before each tool call the
+    hook sees: init says so once (not per agent); a pinned commit is not said to."""
+    fake_program("uvx")
+
+    done = run("init", "--agent", "claude-code", "--agent", "codex", *shared(project, command))
+
+    assert 0 == done.exit_code, done.output
+    fetches = [line for line in done.stdout.splitlines() if "before every tool call" in line]
+    assert said == len(fetches), done.stdout
+    assert all(line.startswith("note: ") for line in fetches)
