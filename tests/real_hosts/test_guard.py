@@ -244,6 +244,37 @@ def test_claude_code_lets_ordinary_work_through(make_world: MakeWorld, canary: s
     assert_kept_out(world, out)
 
 
+# The line a team's shared hook gives where offprompt is not installed (DESIGN §9).
+INSTALL = (
+    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    " offprompt, and offprompt is not installed here: install it (see the offprompt README)."
+)
+
+
+def test_claude_code_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt, in a project whose `init --shared` hook they pulled:
+    `ls` runs, `cat .env` is blocked with the line saying to install offprompt, and the value
+    reaches no request to the model."""
+    world, model = make(make_world, "anthropic")
+    model.calls = [
+        ("Bash", {"command": "ls", "description": "List"}),
+        ("Bash", {"command": "cat .env", "description": "Show the env file"}),
+    ]
+    env = guarded_project(world, "claude-code", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = claude_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    assert "README.md" in listing
+    assert cat.startswith("PreToolUse:Bash hook error: [/bin/sh -c ")
+    assert cat.rstrip().endswith(f"offprompt guard]: {INSTALL}")
+    assert_kept_out(world, out)
+
+
 # -- Codex -----------------------------------------------------------------------------------
 
 
