@@ -365,6 +365,30 @@ def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -
     assert_kept_out(world, out)
 
 
+def test_gemini_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt under Gemini CLI: its shell runs `ls`, and `cat .env` is
+    blocked with the line saying to install offprompt."""
+    world, model = make(make_world, "google")
+    model.calls = [
+        ("run_shell_command", {"command": "ls", "description": "List"}),
+        ("run_shell_command", {"command": "cat .env", "description": "Show the env file"}),
+    ]
+    env = guarded_project(world, "gemini", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = gemini_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    print("RESULTS", json.dumps([listing, cat], indent=1))
+    assert "README.md" in listing
+    assert INSTALL in cat
+    assert "offprompt could not run" not in listing + cat
+    assert_kept_out(world, out)
+
+
 # -- VS Code's Copilot harness, through Copilot CLI ----------------------------------------------
 
 # `offprompt init --agent vscode` writes .github/hooks/offprompt.json in the Copilot hook format;
@@ -455,7 +479,11 @@ MEND = "offprompt guard: blocked: offprompt could not run (exit 127): reinstall 
 def broken_project(world: World, agent: str) -> dict[str, str]:
     """`offprompt init --agent AGENT` run by the offprompt of a throwaway venv, which the hook
     then names; the guard checked to work; then the venv deleted, as a person deletes a
-    project's .venv or uninstalls the tool. Returns the host's PATH (no other offprompt)."""
+    project's .venv or uninstalls the tool. Returns the host's PATH (no other offprompt).
+
+    Gemini CLI's hook is the team's shared one, which on a machine without offprompt checks
+    names only (DESIGN §9; test_gemini_without_offprompt_… above): there only the venv's
+    Python goes, so `offprompt` is still on PATH but cannot start, and blocks every call."""
     (world.project / ".env").write_text(f"{KEY}={world.canary}\n")
     (world.project / "README.md").write_text(f"# app\n{README}\n")
     venv = world.root / "venv"
@@ -477,7 +505,11 @@ def broken_project(world: World, agent: str) -> dict[str, str]:
     assert (" offprompt guard" if agent == "gemini" else str(offprompt)) in json.dumps(
         hook_files(world)
     )
-    shutil.rmtree(venv)
+    if agent == "gemini":
+        for python in (venv / "bin").glob("python*"):
+            python.unlink()
+    else:
+        shutil.rmtree(venv)
     return env
 
 
