@@ -309,6 +309,28 @@ def test_codex_lets_ordinary_work_through(make_world: MakeWorld, canary: str) ->
     assert_kept_out(world, out)
 
 
+def test_codex_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt under Codex, the project's `.codex/hooks.json` from
+    `init --shared`: its shell runs `ls`, and `cat .env` is blocked with the line saying to
+    install offprompt."""
+    world, model = make(make_world, "openai")
+    model.calls = [("exec_command", {"cmd": "ls"}), ("exec_command", {"cmd": "cat .env"})]
+    env = guarded_project(world, "codex", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = codex_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    print("RESULTS", json.dumps([listing, cat], indent=1))
+    assert "README.md" in listing
+    assert INSTALL in cat
+    assert "offprompt could not run" not in listing + cat
+    assert_kept_out(world, out)
+
+
 # -- Gemini CLI ------------------------------------------------------------------------------
 
 # Gemini CLI's own tools on the dotenv files: its file reader (which itself refuses a path with
