@@ -1,7 +1,8 @@
 """The shell command a host runs for the guard (DESIGN §9 "Hooks fail closed"): a few lines of
 POSIX `sh` around `… offprompt guard` that pass the guard's own verdicts through and turn
 anything else — a program that cannot start (a deleted venv, an uninstalled tool), a crash —
-into the host's blocking answer with one stderr line saying how to mend it.
+into the host's blocking answer with one stderr line saying how to mend it. A team's shared
+hook (DESIGN §9) differs where its program is not installed at all: a name check in sh.
 
 Hosts hand the command to a shell (bash, `$SHELL -lc`, zsh, even fish), so the script goes to
 `/bin/sh -c` in single quotes, and holds no `'` and no backslash pair that fish would read
