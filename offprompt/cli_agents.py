@@ -263,6 +263,7 @@ def init(
     if mask:
         cli_mask.check_machine(machine, agents)
     changes = []
+    hooked = False
     for agent in agents:
         here = _scope_for(agent, scope, machine, folder)
         fallback = agent if here != scope else None
@@ -290,6 +291,7 @@ def init(
             if guard.failed:
                 changes.append(guard)
                 continue
+            hooked = hooked or guard.outcome in ("added", "updated")
         if mask and not masked:
             click.echo(cli_mask.unmasked_line(agent))
         elif (
@@ -298,10 +300,30 @@ def init(
             and not cli_mask.turn_on(agent.name, folder, machine, no_guard)
         ):
             changes.append(Change(agent.name, here, None, "failed", "the mask"))
+    if hooked:
+        _hook_notes(server, scope)
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.
     if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):
         raise SystemExit(1)
+
+
+def _hook_notes(server: ServerCommand, scope: Scope) -> None:
+    """What the hook just written costs or does beyond the lines above, said once (DESIGN §9):
+    a source fetched before every tool call; a team's hook on a machine without offprompt."""
+    source = server_command.fetched_each_run(server)
+    if source is not None:
+        click.echo(
+            f"note: the guard's hook starts `{server.command} --from {source}` before every tool"
+            " call, and uvx fetches a git source not pinned to a commit each time (seconds a"
+            " call): pin one (`@<commit>`), or have offprompt installed (`uv tool install`) and"
+            " give --command 'offprompt serve'"
+        )
+    if scope == "project":
+        click.echo(
+            "note: teammates without offprompt: the shared hook blocks only calls that name a"
+            " .env file, saying to install offprompt; every other call runs"
+        )
 
 
 def _writable_guard(

@@ -294,6 +294,37 @@ def test_claude_code_lets_ordinary_work_through(make_world: MakeWorld, canary: s
     assert_kept_out(world, out)
 
 
+# The line a team's shared hook gives where offprompt is not installed (DESIGN §9).
+INSTALL = (
+    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    " offprompt, and offprompt is not installed here: install it (see the offprompt README)."
+)
+
+
+def test_claude_code_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt, in a project whose `init --shared` hook they pulled:
+    `ls` runs, `cat .env` is blocked with the line saying to install offprompt, and the value
+    reaches no request to the model."""
+    world, model = make(make_world, "anthropic")
+    model.calls = [
+        ("Bash", {"command": "ls", "description": "List"}),
+        ("Bash", {"command": "cat .env", "description": "Show the env file"}),
+    ]
+    env = guarded_project(world, "claude-code", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = claude_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    assert "README.md" in listing
+    assert cat.startswith("PreToolUse:Bash hook error: [/bin/sh -c ")
+    assert cat.rstrip().endswith(f"offprompt guard]: {INSTALL}")
+    assert_kept_out(world, out)
+
+
 # -- Codex -----------------------------------------------------------------------------------
 
 
@@ -325,6 +356,28 @@ def test_codex_lets_ordinary_work_through(make_world: MakeWorld, canary: str) ->
     env = guarded_project(world, "codex")
     out = codex_run(world, env)
     assert_none_blocked(world, model, len(EVERYDAY))
+    assert_kept_out(world, out)
+
+
+def test_codex_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt under Codex, the project's `.codex/hooks.json` from
+    `init --shared`: its shell runs `ls`, and `cat .env` is blocked with the line saying to
+    install offprompt."""
+    world, model = make(make_world, "openai")
+    model.calls = [("exec_command", {"cmd": "ls"}), ("exec_command", {"cmd": "cat .env"})]
+    env = guarded_project(world, "codex", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = codex_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    print("RESULTS", json.dumps([listing, cat], indent=1))
+    assert "README.md" in listing
+    assert INSTALL in cat
+    assert "offprompt could not run" not in listing + cat
     assert_kept_out(world, out)
 
 
@@ -381,6 +434,30 @@ def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -
     env = guarded_project(world, "gemini", shared=True)
     out = gemini_run(world, env)
     assert_none_blocked(world, model, len(model.calls))
+    assert_kept_out(world, out)
+
+
+def test_gemini_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt under Gemini CLI: its shell runs `ls`, and `cat .env` is
+    blocked with the line saying to install offprompt."""
+    world, model = make(make_world, "google")
+    model.calls = [
+        ("run_shell_command", {"command": "ls", "description": "List"}),
+        ("run_shell_command", {"command": "cat .env", "description": "Show the env file"}),
+    ]
+    env = guarded_project(world, "gemini", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = gemini_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    print("RESULTS", json.dumps([listing, cat], indent=1))
+    assert "README.md" in listing
+    assert INSTALL in cat
+    assert "offprompt could not run" not in listing + cat
     assert_kept_out(world, out)
 
 
@@ -474,7 +551,11 @@ MEND = "offprompt guard: blocked: offprompt could not run (exit 127): reinstall 
 def broken_project(world: World, agent: str) -> dict[str, str]:
     """`offprompt init --agent AGENT` run by the offprompt of a throwaway venv, which the hook
     then names; the guard checked to work; then the venv deleted, as a person deletes a
-    project's .venv or uninstalls the tool. Returns the host's PATH (no other offprompt)."""
+    project's .venv or uninstalls the tool. Returns the host's PATH (no other offprompt).
+
+    Gemini CLI's hook is the team's shared one, which on a machine without offprompt checks
+    names only (DESIGN §9; test_gemini_without_offprompt_… above): there only the venv's
+    Python goes, so `offprompt` is still on PATH but cannot start, and blocks every call."""
     (world.project / ".env").write_text(f"{KEY}={world.canary}\n")
     (world.project / "README.md").write_text(f"# app\n{README}\n")
     venv = world.root / "venv"
@@ -496,7 +577,11 @@ def broken_project(world: World, agent: str) -> dict[str, str]:
     assert (" offprompt guard" if agent == "gemini" else str(offprompt)) in json.dumps(
         hook_files(world)
     )
-    shutil.rmtree(venv)
+    if agent == "gemini":
+        for python in (venv / "bin").glob("python*"):
+            python.unlink()
+    else:
+        shutil.rmtree(venv)
     return env
 
 
