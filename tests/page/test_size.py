@@ -30,6 +30,8 @@ def project() -> Iterator[Path]:
     assert PATH_LENGTH == len(str(folder))
     yield folder
     shutil.rmtree(base)
+
+
 TYPICAL = (
     SecretSpec("STRIPE_SECRET_KEY", caption="Developers → API keys"),
     SecretSpec("STRIPE_WEBHOOK_SECRET"),
