@@ -17,6 +17,10 @@ PERSON = ROOT / "tests" / "flows" / "person.py"
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # the fixture's PATH holds only fake agents
 # A terminal on the person's own machine: without this, Linux with no DISPLAY (CI) is remote.
 LOCAL = {"OFFPROMPT_SANDBOX": "0"}
+# What makes a Linux terminal remote or local by itself (DESIGN §5), left out for a headless one.
+HEADLESS_UNSET = frozenset(
+    {"DISPLAY", "WAYLAND_DISPLAY", "SSH_CONNECTION", "CODESPACES", "CLAUDE_CODE_REMOTE"}
+)
 
 
 def collect(
@@ -100,6 +104,28 @@ def test_collect_over_plain_http_into_another_file(
     assert dotenv_values(project / "config" / ".env.local") == {"DB_URL": canary}
     (said,) = person_said(tmp_path)
     assert done.stdout.splitlines()[-1] == f"Fingerprint {said['fingerprint']}"
+    assert canary not in done.stdout + done.stderr
+
+
+def test_collect_without_a_display_opens_an_explicit_browser(
+    project: Path, tmp_path: Path, canary: str
+) -> None:
+    """Linux with no DISPLAY but BROWSER set: the page opens through BROWSER and is written, with
+    no remote mode, tunnel or download (README's Troubleshooting: "set BROWSER")."""
+    full = {k: v for k, v in os.environ.items() if k not in HEADLESS_UNSET}
+    full.update(person_env(tmp_path, {"API_KEY": canary}, "http"), OFFPROMPT_TUNNEL="off")
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "collect", "API_KEY", "--timeout", "20"],
+        cwd=project,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert dotenv_values(project / ".env") == {"API_KEY": canary}
+    assert "remote mode" not in done.stderr
     assert canary not in done.stdout + done.stderr
 
 
@@ -235,7 +261,7 @@ def test_page_warnings_are_prefixed_lines(project: Path, canary: str) -> None:
         ({"OFFPROMPT_SANDBOX": "", "SSH_CONNECTION": "10.0.0.2 5 10.0.0.1 22"}, "SSH_CONNECTION"),
         (
             {"OFFPROMPT_SANDBOX": "", "DISPLAY": "", "WAYLAND_DISPLAY": "", "SSH_CONNECTION": ""},
-            "Linux without DISPLAY or WAYLAND_DISPLAY",
+            "Linux without DISPLAY, WAYLAND_DISPLAY or BROWSER",
         ),
     ],
     ids=["forced", "ssh", "no display"],
@@ -245,7 +271,7 @@ def test_remote_mode_says_why_and_how_to_say_otherwise(
     project: Path, env: dict[str, str], because: str
 ) -> None:
     """Remote mode names the variable that decided it and OFFPROMPT_SANDBOX=0 to undo it."""
-    quiet = {"OFFPROMPT_TUNNEL": "off", "BROWSER": "false", "CLAUDE_CODE_REMOTE": ""}
+    quiet = {"OFFPROMPT_TUNNEL": "off", "BROWSER": "", "CLAUDE_CODE_REMOTE": ""}
     quiet.update({"CODESPACES": "", "SSH_CONNECTION": ""})
     done = collect(project, "API_KEY", "--timeout", "1", env={**quiet, **env})
 
