@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -279,6 +280,54 @@ def test_remote_mode_says_why_and_how_to_say_otherwise(
     assert 3 == done.returncode
     assert said.startswith(f"offprompt: remote mode, because {because}")
     assert "OFFPROMPT_SANDBOX=0" in said
+
+
+def headless(project: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`collect` on Linux with no display and no BROWSER, no cloudflared anywhere, and a
+    download address that refuses at once (nothing listens on port 1)."""
+    full = {k: v for k, v in os.environ.items() if k not in HEADLESS_UNSET}
+    full.update(
+        PATH=SYSTEM_PATH,
+        OFFPROMPT_CACHE_DIR=str(tmp_path / "cache"),
+        OFFPROMPT_CLOUDFLARED_BASE="http://127.0.0.1:1/",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "offprompt", "collect", "API_KEY", "--timeout", "1"],
+        cwd=project,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display rule is Linux's")
+def test_headless_collect_says_it_opens_a_public_tunnel_before_it_does(
+    project: Path, tmp_path: Path
+) -> None:
+    """Before any download or tunnel, one line says so, why (no display or browser), and how to
+    keep the page on this machine (BROWSER, OFFPROMPT_SANDBOX=0, OFFPROMPT_TUNNEL=off)."""
+    lines = headless(project, tmp_path).stderr.splitlines()
+
+    said = [i for i, line in enumerate(lines) if "public" in line and "cloudflared" in line]
+    started = [i for i, line in enumerate(lines) if line.startswith("Starting a tunnel")]
+    assert 1 == len(said), lines
+    assert said[0] < started[0]
+    for words in ("DISPLAY", "downloads cloudflared", "BROWSER", "OFFPROMPT_TUNNEL=off"):
+        assert words in lines[said[0]]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display rule is Linux's")
+def test_a_failed_cloudflared_download_is_one_line_in_words(project: Path, tmp_path: Path) -> None:
+    """The download that failed is said once, without a Python exception's class name."""
+    done = headless(project, tmp_path)
+
+    failed = [line for line in done.stderr.splitlines() if "could not be downloaded" in line]
+    assert 1 == len(failed), done.stderr
+    assert re.search(r"[A-Za-z]+(Error|Exception)\b", done.stderr) is None, done.stderr
+    assert 3 == done.returncode
 
 
 def test_local_mode_says_nothing_about_it(project: Path) -> None:
