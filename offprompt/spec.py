@@ -138,6 +138,9 @@ class WriteOutcome:
     checked: tuple[tuple[str, str], ...] = ()
     """(name, `ok`|`rejected`|`unreachable`|`skipped`) for each name the page supplied, in
     request order (DESIGN §16); never an account or anything else of a provider's answer."""
+    unchecked: tuple[tuple[str, str], ...] = ()
+    """(name, why) for each `skipped` name the person asked to check (the box ticked, checks
+    on): what the doors say of it, since `checked` alone cannot say why. Never a value."""
     mask_problem: str | None = None
     """Set when the project is masked (DESIGN §15) and the write could not bring its mask
     entry up to date: what to tell the person. Never holds a value."""
@@ -172,6 +175,8 @@ class Prepared:
     supplied: tuple[str, ...]
     server_made: tuple[str, ...] = ()
     checked: tuple[tuple[str, str], ...] = ()
+    unchecked: tuple[tuple[str, str], ...] = ()
+    """As `WriteOutcome.unchecked`: derived from `checked`, so not in the digest."""
     allow_tracked: bool = False
     fp_key: bytes | None = field(default=None, repr=False)
     also: tuple[int, ...] = ()

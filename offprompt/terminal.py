@@ -463,6 +463,8 @@ def _report(request: RequestRecord, status: str, out: TextIO, err: TextIO) -> in
                 out.write(line)
             else:
                 err.write(f"offprompt: {line}")
+        for name, why in outcome.unchecked:  # asked for, not done: said, never taken as "works"
+            err.write(f"offprompt: {name} was not checked with a provider: {why}.\n")
         return WRITTEN
     if request.delivery.confirm_reason is not None:
         err.write(f"offprompt: the request was cancelled. {request.delivery.confirm_reason}\n")

@@ -266,12 +266,13 @@ class Submitter:
     ) -> Prepared:
         ticked = frozenset(also)
         values, supplied, server_made = self._values(request, fields, ticked)
-        checked = await self._check(request, values, supplied, *check)
+        verdicts = await self._check(request, values, supplied, *check)
         return Prepared(
             values=values,
             supplied=supplied,
             server_made=server_made,
-            checked=checked,
+            checked=tuple((name, v.status) for name, v in verdicts),
+            unchecked=tuple((name, v.text) for name, v in verdicts if _unchecked(v)),
             allow_tracked=allow_tracked,
             fp_key=fp_key,
             also=tuple(ticked),
@@ -365,6 +366,7 @@ class Submitter:
             file_keys=tuple(result.file_keys),
             fingerprint=fp,
             checked=prepared.checked,
+            unchecked=prepared.unchecked,
         )
         return outcome, {n: v for n, v in values.items() if n not in kept}
 
@@ -400,7 +402,7 @@ class Submitter:
         wanted: bool,
         anyway: bool,
         on_checked: OnChecked | None,
-    ) -> tuple[tuple[str, str], ...]:
+    ) -> tuple[tuple[str, Verdict], ...]:
         """The supplied values' verdicts from their providers (DESIGN §16), or all `skipped`.
 
         File sinks are never checked (one file, no credential); raises CheckRejected when a
@@ -419,7 +421,7 @@ class Submitter:
             raise CheckRejected(dict(verdicts))
         if on_checked is not None:
             on_checked(verdicts)
-        return tuple((name, verdicts[name].status) for name in supplied)
+        return tuple((name, verdicts[name]) for name in supplied)
 
     async def _send(
         self,
@@ -498,3 +500,9 @@ class Submitter:
             _log.warning(
                 "journal: could not record request %s (%s)", request.id, type(exc).__name__
             )
+
+
+def _unchecked(verdict: Verdict) -> bool:
+    """A name the person asked to check that was not: the checker said why (a skip for the
+    box unticked, checks off or a file sink carries no text, as the person chose it)."""
+    return verdict.status == "skipped" and bool(verdict.text)
