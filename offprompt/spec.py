@@ -109,6 +109,12 @@ class Verdict:
     status: CheckStatus
     text: str = field(default="", repr=False)
 
+    @property
+    def asked_but_skipped(self) -> bool:
+        """A check the person asked for that was not made: the checker says why in `text` (a
+        skip they chose, the box unticked or checks off, carries none)."""
+        return self.status == "skipped" and bool(self.text)
+
 
 SKIPPED: Final = Verdict("skipped")
 """Not asked: no check for its credential, checks off, or a file sink."""

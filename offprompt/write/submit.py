@@ -272,7 +272,7 @@ class Submitter:
             supplied=supplied,
             server_made=server_made,
             checked=tuple((name, v.status) for name, v in verdicts),
-            unchecked=tuple((name, v.text) for name, v in verdicts if _unchecked(v)),
+            unchecked=tuple((name, v.text) for name, v in verdicts if v.asked_but_skipped),
             allow_tracked=allow_tracked,
             fp_key=fp_key,
             also=tuple(ticked),
@@ -403,11 +403,9 @@ class Submitter:
         anyway: bool,
         on_checked: OnChecked | None,
     ) -> tuple[tuple[str, Verdict], ...]:
-        """The supplied values' verdicts from their providers (DESIGN §16), or all `skipped`.
-
-        File sinks are never checked (one file, no credential); raises CheckRejected when a
-        provider refused one and the person has not said to write it anyway.
-        """
+        """The supplied values' verdicts from their providers (DESIGN §16), or all `skipped`; a
+        file sink is never checked (one file, no credential). CheckRejected when a provider
+        refused one and the person has not said to write it anyway."""
         if not supplied:
             return ()
         verdicts: Mapping[str, Verdict]
@@ -500,9 +498,3 @@ class Submitter:
             _log.warning(
                 "journal: could not record request %s (%s)", request.id, type(exc).__name__
             )
-
-
-def _unchecked(verdict: Verdict) -> bool:
-    """A name the person asked to check that was not: the checker said why (a skip for the
-    box unticked, checks off or a file sink carries no text, as the person chose it)."""
-    return verdict.status == "skipped" and bool(verdict.text)
