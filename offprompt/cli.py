@@ -1,5 +1,5 @@
 """The `offprompt` command line: click commands that glue the other modules together; the
-agents' commands are in cli_agents.py (init, remove) and cli_doctor.py (agents).
+agents' commands are in cli_agents.py (init), cli_remove.py (remove) and cli_doctor.py (agents).
 
 Exit codes: 0 ok, 1 error (one `offprompt: …` sentence on stderr, from `fatal`), 2 usage (guard:
 blocked), 3 collect's request expired or cancelled, 4 status found a key missing; the top-level
@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import click
 
-from offprompt import __version__, cli_agents, cli_doctor
+from offprompt import __version__, cli_agents, cli_doctor, cli_remove
 from offprompt.cli_base import CONTEXT, fatal
 
 # A .env this large is not a .env (the sinks refuse the same size).
@@ -403,7 +403,7 @@ def guard() -> None:
     raise SystemExit(guard_main())
 
 
-for _command in (cli_agents.init, cli_agents.remove, cli_doctor.agents):
+for _command in (cli_agents.init, cli_remove.remove, cli_doctor.agents):
     cli.add_command(_command)
 
 

@@ -10,7 +10,7 @@ from typing import Final
 
 import click
 
-from offprompt import cli_mask
+from offprompt import cli_mask, cli_setups
 from offprompt.agents import (
     AGENTS,
     NAMES,
@@ -26,7 +26,7 @@ from offprompt.agents import (
 from offprompt.agents import command as server_command
 from offprompt.cli_base import fatal
 
-__all__ = ["init", "project_option", "remove"]
+__all__ = ["init", "project_option"]
 
 _agent_option = click.option(
     "--agent",
@@ -293,6 +293,7 @@ def init(
     if mask:
         cli_mask.check_machine(machine, agents)
     changes = []
+    hooked = False
     for agent in agents:
         here = _scope_for(agent, scope, machine, folder)
         fallback = agent if here != scope else None
@@ -303,6 +304,10 @@ def init(
             _stale_shared(agent, machine, folder)
         if change.outcome in ("failed", "unsupported"):
             continue
+        unrecorded = None if folder is None else cli_setups.record(machine, folder, agent, here)
+        if unrecorded is not None:
+            click.echo(unrecorded)
+            changes.append(Change(agent.name, here, None, "failed", unrecorded))
         masked = mask and agent.name in cli_mask.MASKABLE
         guard: Change | None = None
         if not no_guard:
@@ -321,6 +326,7 @@ def init(
             if guard.failed:
                 changes.append(guard)
                 continue
+            hooked = hooked or guard.outcome in ("added", "updated")
         if mask and not masked:
             click.echo(cli_mask.unmasked_line(agent))
         elif (
@@ -330,10 +336,30 @@ def init(
         ):
             changes.append(Change(agent.name, here, None, "failed", "the mask"))
             _unmasked_after(agent.name, [change, guard], machine)
+    if hooked:
+        _hook_notes(server, scope)
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.
     if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):
         raise SystemExit(1)
+
+
+def _hook_notes(server: ServerCommand, scope: Scope) -> None:
+    """What the hook just written costs or does beyond the lines above, said once (DESIGN §9):
+    a source fetched before every tool call; a team's hook on a machine without offprompt."""
+    source = server_command.fetched_each_run(server)
+    if source is not None:
+        click.echo(
+            f"note: the guard's hook starts `{server.command} --from {source}` before every tool"
+            " call, and uvx fetches a git source not pinned to a commit each time (seconds a"
+            " call): pin one (`@<commit>`), or have offprompt installed (`uv tool install`) and"
+            " give --command 'offprompt serve'"
+        )
+    if scope == "project":
+        click.echo(
+            "note: teammates without offprompt: the shared hook blocks only calls that name a"
+            " .env file, saying to install offprompt; every other call runs"
+        )
 
 
 def _writable_guard(
@@ -371,90 +397,3 @@ def _chosen(agent_names: Sequence[str], machine: Machine) -> list[Agent]:
             f" --agent NAME ({', '.join(NAMES)})."
         )
     return found
-
-
-@click.command(
-    short_help="Take offprompt out of your agents' configs.",
-    epilog="""\b
-Examples:
-  offprompt remove
-  offprompt remove --shared
-  offprompt remove --global --agent claude-code""",
-)
-@_agent_option
-@_shared_option
-@_global_option
-@project_option
-@_no_guard_option
-@_mask_option
-def remove(
-    agent_names: Sequence[str],
-    shared: bool,
-    global_: bool,
-    project: Path | None,
-    no_guard: bool,
-    mask: bool,
-) -> None:
-    """Take the offprompt MCP server out of your agents' configs.
-
-    Undoes `offprompt init` given the same options (none: your personal
-    settings for this project; --shared: the project's own files; --global:
-    your user configs): only the offprompt entry goes; other servers, settings
-    and comments stay, and a config file (or agent folder) left empty is
-    deleted. Without --agent: every agent offprompt knows. Also takes out the
-    guard `init` added, and the line it added to .git/info/exclude, unless
-    --no-guard; with --mask, the mask init and the writes added for this project.
-    Exits 1 if any config could not be changed.
-    """
-    machine = Machine.current()
-    scope, folder = _scope_and_project(global_, shared, project, machine)
-    if mask and folder is None:
-        raise click.UsageError("--mask is for one project; leave out --global.")
-    printed = failed = False
-    for name in cli_mask.MASKABLE if mask else ():
-        if folder is not None and (not agent_names or name in agent_names):
-            # First, while settings.local.json is still one git ignores.
-            failed = not cli_mask.turn_off(name, folder, machine) or failed
-            printed = True
-    for agent in AGENTS:
-        named = agent.name in agent_names
-        if agent_names and not named:
-            continue
-        here = _scope_for(agent, scope, machine, folder)
-        fallback = agent if here != scope else None
-        change = agent.remove(here, machine, folder)
-        failed = failed or change.failed
-        wanted = named or change.outcome in ("removed", "failed")
-        if wanted or (change.outcome == "absent" and agent.presence(machine).found):
-            click.echo(_line(change, fallback))
-            printed = True
-        if no_guard:
-            continue
-        guard = guard_install.remove_guard(agent, here, machine, folder)
-        failed = failed or guard.failed
-        if guard.outcome in ("removed", "failed"):
-            click.echo(_line(guard))
-            printed = True
-        if guard.failed:
-            continue
-        for path in agent.private_files(here, folder):
-            if folder is None:
-                continue
-            try:
-                exclude = gitignore.release(folder, path, machine.shown(path))
-            except ConfigError as e:
-                click.echo(f"{agent.name}: failed: {e}")
-                failed = printed = True
-                continue
-            if exclude is not None:
-                click.echo(f"{agent.name}: took {machine.shown(path)} out of {exclude}")
-                printed = True
-    if not printed:
-        where = {
-            "user": "your user configs",
-            "project": f"the shared configs of {folder}",
-            "local": f"your configs for {folder}",
-        }[scope]
-        click.echo(f"offprompt is not declared in {where}; nothing to remove.")
-    if failed:
-        raise SystemExit(1)

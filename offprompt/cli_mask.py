@@ -10,13 +10,21 @@ from pathlib import Path
 
 import click
 
-from offprompt.agents import AGENTS, Agent, Machine, get
+from offprompt.agents import AGENTS, Agent, ConfigError, Machine, get
 from offprompt.agents.mask import MASK_RECORD, MaskPlace, Said, covers
 from offprompt.cli_base import fatal
 from offprompt.sinks import atomic
 from offprompt.write.journal import Journal, default_path
 
-__all__ = ["MASKABLE", "check_machine", "record_path", "turn_off", "turn_on", "unmasked_line"]
+__all__ = [
+    "MASKABLE",
+    "check_machine",
+    "record_path",
+    "turn_off",
+    "turn_off_if_on",
+    "turn_on",
+    "unmasked_line",
+]
 
 # The agents whose own sandbox offprompt can point at the values it writes (or, for a host that
 # can only deny them, deny them): those whose declaration names a mask.
@@ -91,3 +99,18 @@ def turn_off(agent: str, project: Path, machine: Machine) -> bool:
     if said and not covers(place.record, project):
         atomic.drop_keep(Path(os.path.realpath(project)))
     return said
+
+
+def turn_off_if_on(agent: str, project: Path, machine: Machine) -> bool | None:
+    """`turn_off` where `project` has a mask on `agent`'s host (what a plain `remove` undoes);
+    None, saying nothing, where it has none."""
+    mask = get(agent).mask
+    if mask is None:
+        return None
+    place = MaskPlace(project, machine, record_path(machine))
+    try:
+        if mask.check(place) is None:
+            return None
+    except (ConfigError, OSError, ValueError):
+        pass  # one that cannot be read is taken out by turn_off, which says why not
+    return turn_off(agent, project, machine)

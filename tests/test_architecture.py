@@ -241,6 +241,8 @@ CORE_AND_DOORS = (
     "offprompt.cli_agents",
     "offprompt.cli_doctor",
     "offprompt.cli_mask",
+    "offprompt.cli_remove",
+    "offprompt.cli_setups",
     "offprompt.server_app",
 )
 # The sinks' modules that write: the disk, the folder lock, and each kind's write.
@@ -482,6 +484,7 @@ THIRD_PARTY = {
         "offprompt.cli_base",
         "offprompt.cli_doctor",
         "offprompt.cli_mask",
+        "offprompt.cli_remove",
     ),
     "dotenv": ("offprompt.sinks",),
     "platformdirs": ("offprompt.statedir", "offprompt.tunnel"),

@@ -1,11 +1,15 @@
 """The test toolchain installs the same way on any machine, and a plugin's next release cannot
 stop the run before a test: pinned versions, README's command in CI, warnings that do not crash."""
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -29,25 +33,38 @@ def _pins() -> dict[str, str]:
     return pins
 
 
-# The system packages the Quick start's one apt-get line names (issue 20): the tests need each.
-PREREQUISITES = ["python3-venv", "git", "nodejs", "npm", "chromium", "gh", "bubblewrap", "socat"]
+# The system packages the contributor's apt-get lines name (issue 20): the tests need each.
+PREREQUISITES = ["python3-venv", "git", "nodejs", "chromium", "gh", "bubblewrap", "socat", "npm"]
+# And the one a person needs for the main command (issue 35: the first screen is a user's).
+USER_PREREQUISITES = ["pipx"]
+
+
+def _section(title: str) -> str:
+    readme = (ROOT / "README.md").read_text()
+    assert 1 == readme.count(f"\n## {title}\n")
+    return readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
 def _quick_start() -> str:
+    return _section("Quick start")
+
+
+def _marked(marker: str) -> str:
+    """The one-line command in the ```sh block on the line after `<!-- marker -->`."""
     readme = (ROOT / "README.md").read_text()
-    assert 1 == readme.count("\n## Quick start\n")
-    return readme.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    assert 1 == readme.count(f"<!-- {marker} -->\n")
+    block = re.match(r"```sh\n(.*?)\n```", readme.split(f"<!-- {marker} -->\n", 1)[1], re.DOTALL)
+    assert block is not None, f"no sh block right after <!-- {marker} -->"
+    assert "\n" not in block.group(1).strip(), "each command is one line"
+    return block.group(1).strip()
 
 
 def _readme_commands() -> list[str]:
-    blocks = re.findall(r"```sh\n(.*?)\n```", _quick_start(), re.DOTALL)
-    assert len(blocks) == 2, "the quick start is two commands"
-    assert all("\n" not in block.strip() for block in blocks), "each command is one line"
-    return [block.strip() for block in blocks]
+    return [_marked("main-command"), _marked("test-command")]
 
 
 def _readme_test_command() -> str:
-    return _readme_commands()[1]
+    return _marked("test-command")
 
 
 def _steps(command: str) -> list[str]:
@@ -102,14 +119,41 @@ def test_ci_runs_readme_test_command_in_a_fresh_venv() -> None:
     assert steps[2].startswith("python3 -m pip install ")
 
 
-def test_the_test_command_leaves_the_first_commands_venv_alone() -> None:
-    """The first command installs offprompt into `.venv`, which the test command, clearing its
-    own folder, must not wipe: two folders, and only the test command clears."""
+def test_the_main_command_installs_a_command_of_its_own_and_runs_the_server() -> None:
+    """The person's command installs offprompt with pipx (a venv of pipx's own, outside the
+    checkout, so no folder people delete holds it) and starts the server from where pipx put
+    it; only the test command makes (and clears) a venv in the checkout."""
     install, test = _readme_commands()
-    assert _venv(install) != _venv(test)
-    assert "--clear" not in _steps(install)[0]
-    assert _steps(install)[1] == f". {_venv(install)}/bin/activate"
-    assert _steps(install)[-1] == "offprompt serve"
+    steps = _steps(install)
+    assert steps[0] == "pipx install --force ."
+    assert steps[-1] == "~/.local/bin/offprompt serve"
+    assert "venv" not in install
+    assert _venv(test) == ".venv-test"
+
+
+def test_the_main_command_runs_as_written(tmp_path: Path) -> None:
+    """README's main command, run as written by bash in a throwaway HOME with stdin closed:
+    pipx installs this checkout, and `offprompt serve` starts and ends at end of input."""
+    if shutil.which("pipx") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("pipx is missing in CI: .ci/run installs it")
+        pytest.skip("pipx is not installed (README's Quick start: apt-get install pipx)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIPX_", "VIRTUAL_ENV"))}
+    env.update(HOME=str(tmp_path), PATH="/usr/local/bin:/usr/bin:/bin")
+    source = tmp_path / "checkout"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv*", ".*cache", ".git"))
+    done = subprocess.run(
+        ["bash", "-c", _marked("main-command")],
+        cwd=source,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert 0 == done.returncode, done.stdout[-2000:] + done.stderr[-2000:]
+    assert (tmp_path / ".local" / "bin" / "offprompt").exists()
 
 
 def test_the_test_venv_is_ignored_by_git() -> None:
@@ -122,34 +166,51 @@ def test_the_test_venv_is_ignored_by_git() -> None:
     assert 0 == done.returncode
 
 
-def _apt_lines() -> list[str]:
-    return [line for line in _quick_start().splitlines() if "apt-get install" in line]
+def _packages(section: str) -> list[str]:
+    """The packages of every `apt-get install` line of `section`, in order."""
+    lines = [line for line in section.splitlines() if "apt-get install" in line]
+    return [
+        word
+        for line in lines
+        for word in line.split("apt-get install", 1)[1].split()
+        if not word.startswith("-")
+    ]
 
 
-def test_one_apt_line_names_every_prerequisite_before_the_commands() -> None:
-    """The system packages come first, in one `apt-get install` line, before either command."""
-    quick = _quick_start()
-    [line] = _apt_lines()
-    packages = line.split("apt-get install", 1)[1].split()
-    assert PREREQUISITES == [word for word in packages if not word.startswith("-")]
-    assert quick.index(line) < quick.index(_readme_commands()[0])
+def test_the_apt_lines_name_every_prerequisite_before_the_commands() -> None:
+    """The person's one package comes before the main command in the Quick start; the
+    contributor's, in two lines that work as printed with Debian's nodejs or NodeSource's (npm
+    only where missing), before the test command."""
+    quick, work = _quick_start(), _section("Working on offprompt")
+    assert USER_PREREQUISITES == _packages(quick.split("<!-- main-command -->")[0])
+    assert PREREQUISITES == _packages(work.split("<!-- test-command -->")[0])
+    assert "command -v npm >/dev/null || sudo apt-get install -y npm" in work
 
 
 def test_ci_installs_each_prerequisite_the_machine_lacks() -> None:
-    """.ci/run's install-what-is-missing list holds every package of README's apt line, each
+    """.ci/run's install-what-is-missing list holds every package of README's apt lines, each
     behind a check for its program, and installs them with apt-get before the test command."""
     script = (ROOT / ".ci" / "run").read_text()
     needed = re.findall(r"\|\| need\+=\(([a-z0-9.+-]+)\)", script)
-    assert [] == [p for p in PREREQUISITES if p not in needed]
+    assert [] == [p for p in PREREQUISITES + USER_PREREQUISITES if p not in needed]
     assert script.rindex("\ninstall_needed\n") < script.index(_readme_test_command())
 
 
-def test_the_quick_start_says_offprompt_init_before_the_test_command() -> None:
-    """What a person runs first, `offprompt init` in the project, is in the Quick start, after
-    the install command and before the contributor's test command."""
+def test_the_quick_start_is_the_persons_path() -> None:
+    """The first screen is what a person runs: the install, `offprompt init`, asking the agent,
+    `offprompt collect` to try it alone, and where to read how to uninstall; the contributor's
+    test command comes later, in its own section."""
     quick = _quick_start()
-    install, test = _readme_commands()
-    assert quick.index(install) < quick.index("`offprompt init`") < quick.index(test)
+    install = _marked("main-command")
+    at = [
+        quick.index(x)
+        for x in (install, "`offprompt init`", "ask it for a key", "`offprompt collect")
+    ]
+    assert at == sorted(at)
+    assert "[Uninstall](#uninstall)" in quick
+    assert _readme_test_command() not in quick
+    readme = (ROOT / "README.md").read_text()
+    assert readme.index("\n## Uninstall\n") < readme.index("<!-- test-command -->")
 
 
 def test_a_plugins_deprecation_notice_at_start_up_does_not_stop_the_run(tmp_path: Path) -> None:

@@ -45,6 +45,13 @@ BYPASS = "bypassPermissions"
 # sees; versions before it reject the name at start (reference/hosts-observed.md, DESIGN §14).
 SKILL_EVENT = "PreSkillShellCommand"
 SKILL_EVENT_SINCE = (2, 1, 332)
+# Where Claude Code reads the managed (machine-wide) settings, which outrank every other file:
+# `managed-settings.json` and the drop-ins of `managed-settings.d/` (its binary, 2.1.332).
+MANAGED_FOLDERS = {
+    "linux": Path("/etc/claude-code"),
+    "darwin": Path("/Library/Application Support/ClaudeCode"),
+    "win32": Path("C:/Program Files/ClaudeCode"),
+}
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
@@ -156,8 +163,10 @@ class ClaudeCode(JsonAgent):
     def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
         # DESIGN §15 "the guard cannot be written away": in bypassPermissions mode Claude Code
         # writes its own settings without asking (its Write tool on settings.local.json turns
-        # off the hook and the sandbox). The most specific file that sets a mode decides it.
+        # off the hook and the sandbox). The managed settings outrank the rest; among the
+        # others the most specific file that sets a mode decides it.
         for path in (
+            *_managed_files(machine.platform),
             folder.joinpath(*LOCAL_SETTINGS.split("/")),
             folder / ".claude" / "settings.json",
             self._config_dir(machine) / "settings.json",
@@ -168,10 +177,16 @@ class ClaudeCode(JsonAgent):
                 continue
             if mode != BYPASS:
                 return ()
+            managed = path.parent in _managed_folders(machine.platform)
+            fix = (
+                "whoever manages this machine can set another mode there"
+                if managed
+                else 'set another mode there ("default" or "acceptEdits")'
+            )
             return (
                 f'{machine.shown(path)} sets permissions.defaultMode to "{BYPASS}": Claude Code'
                 " then changes its own settings without asking you, so it can turn the guard"
-                ' and the mask off; set another mode there ("default" or "acceptEdits")',
+                f" and the mask off; {fix}",
             )
         return ()
 
@@ -196,6 +211,24 @@ class ClaudeCode(JsonAgent):
         self, server: ServerCommand, existing: Mapping[str, object] | None
     ) -> dict[str, object]:
         return {"type": "stdio", "command": server.command, "args": list(server.args)}
+
+
+def _managed_folders(platform: str) -> tuple[Path, ...]:
+    folder = MANAGED_FOLDERS.get(platform)
+    return () if folder is None else (folder, folder / "managed-settings.d")
+
+
+def _managed_files(platform: str) -> tuple[Path, ...]:
+    """The managed settings files, the drop-ins (read after the main file) last first, as a
+    later drop-in wins."""
+    folder = MANAGED_FOLDERS.get(platform)
+    if folder is None:
+        return ()
+    try:
+        drop_ins = sorted((folder / "managed-settings.d").glob("*.json"), reverse=True)
+    except OSError:
+        drop_ins = []
+    return (*drop_ins, folder / "managed-settings.json")
 
 
 # What Claude Code 2.1.328 waits for --------------------------------------------------------

@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 from offprompt.agents.interface import Machine, ServerCommand
 
 __all__ = [
+    "fetched_each_run",
     "from_override",
     "inside_project",
     "not_portable",
@@ -233,3 +234,26 @@ def _interpreter(program: Path) -> Path | None:
     """The absolute `#!` interpreter of a script, else None."""
     word = shebang(program)
     return Path(word) if word is not None and os.path.isabs(word) else None
+
+
+# A git source pinned to a commit (`@` and its 40 hex digits, before any `#subdirectory=`).
+_COMMIT = re.compile(r"@[0-9a-fA-F]{40}(?:#|$)")
+
+
+def fetched_each_run(server: ServerCommand) -> str | None:
+    """The git source `server` has uvx (or `uv tool run`) fetch again each time it starts,
+    not being pinned to a commit (DESIGN §9: said once, since the guard's hook starts it before
+    every tool call); None for any other command."""
+    name = Path(server.command).name.removesuffix(".exe")
+    args = list(server.args)
+    if name == "uv" and args[:2] == ["tool", "run"]:
+        args = args[2:]
+    elif name != "uvx":
+        return None
+    for i, word in enumerate(args):
+        source = word.removeprefix("--from=") if word.startswith("--from=") else None
+        if word == "--from" and i + 1 < len(args):
+            source = args[i + 1]
+        if source is not None:
+            return source if source.startswith("git+") and not _COMMIT.search(source) else None
+    return None

@@ -127,15 +127,18 @@ def _is_ours(gf: GuardFile, entry: object) -> bool:
     return _runs_guard(entry.get(key))
 
 
-def hook_command(server: ServerCommand, answer: hook_wrapper.Answer = "exit") -> str:
+def hook_command(
+    server: ServerCommand, answer: hook_wrapper.Answer = "exit", *, shared: bool = False
+) -> str:
     """The shell command a host runs for the hook: the server's command with `guard` for
-    `serve`, inside the wrapper that blocks (the host's way: `answer`) when it cannot run."""
+    `serve`, inside the wrapper that blocks (the host's way: `answer`) when it cannot run, or,
+    `shared` (a team's files) on a machine without it, blocks a call naming a dotenv file."""
     args = list(server.args)
     if args and args[-1] == "serve":
         args[-1] = "guard"
     else:
         args.append("guard")
-    return hook_wrapper.wrap((server.command, *args), answer)
+    return hook_wrapper.wrap((server.command, *args), answer, shared=shared)
 
 
 def is_ours(entry: object) -> bool:
@@ -239,7 +242,7 @@ def _cannot(shown: str, why: str) -> ConfigError:
 def install(gf: GuardFile, server: ServerCommand, prune_dir: Path | None = None) -> ConfigChange:
     """Add the hook under each event (and deny rules), or bring its command up to date.
     ConfigError."""
-    entry = gf.entry(hook_command(server, gf.answer))
+    entry = gf.entry(hook_command(server, gf.answer, shared=gf.shared))
     return files.update(gf.path, gf.shown, lambda text: _installing(gf, text, entry), prune_dir)
 
 
@@ -286,7 +289,7 @@ def _installing(gf: GuardFile, text: str | None, entry: dict[str, object]) -> fi
 def install_masked(gf: GuardFile, server: ServerCommand) -> ConfigChange:
     """`install` without deny rules, taking out the last copy of each that an earlier init
     added (the person's own copies stay). ConfigError."""
-    entry = gf.entry(hook_command(server, gf.answer))
+    entry = gf.entry(hook_command(server, gf.answer, shared=gf.shared))
     bare = dataclasses.replace(gf, deny=False)
 
     def transform(text: str | None) -> files.Edit:

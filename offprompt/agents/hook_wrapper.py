@@ -1,7 +1,8 @@
 """The shell command a host runs for the guard (DESIGN §9 "Hooks fail closed"): a few lines of
 POSIX `sh` around `… offprompt guard` that pass the guard's own verdicts through and turn
 anything else — a program that cannot start (a deleted venv, an uninstalled tool), a crash —
-into the host's blocking answer with one stderr line saying how to mend it.
+into the host's blocking answer with one stderr line saying how to mend it. A team's shared
+hook (DESIGN §9) differs where its program is not installed at all: a name check in sh.
 
 Hosts hand the command to a shell (bash, `$SHELL -lc`, zsh, even fish), so the script goes to
 `/bin/sh -c` in single quotes, and holds no `'` and no backslash pair that fish would read
@@ -13,7 +14,16 @@ from __future__ import annotations
 import shlex
 from typing import Literal
 
-__all__ = ["HOST_LIMIT", "NAME", "SHELL", "Answer", "script", "unwrap", "wrap"]
+__all__ = [
+    "HOST_LIMIT",
+    "NAME",
+    "SHELL",
+    "Answer",
+    "script",
+    "shared_script",
+    "unwrap",
+    "wrap",
+]
 
 # The time limit init gives a host for the hook, in seconds, where the host lets a hook declare
 # one: longer than the guard's own deadline (offprompt/guard/hook.py), which blocks a call the
@@ -42,12 +52,14 @@ _MEND = (
 # pass it on, with a reason however short (Codex does not block on an exit 2 with an empty
 # stderr). Anything else: read the rest of the event (a host whose write fails may let the
 # call through), then block with the mend line.
-_RUN = (
-    'exec 3>&1 4>&2 2>/dev/null;e=$("$@" 2>&1 >&3);s=$?;'
+_OPEN = "exec 3>&1 4>&2 2>/dev/null;"
+_GUARD = (
+    'e=$("$@" 2>&1 >&3);s=$?;'
     "[ $s = 2 ]&&e=${e:-offprompt guard: blocked.};"
     'case $s in 0|2)[ "$e" ]&&printf "%s\\n" "$e">&4;exit $s;;esac;'
     f'cat>/dev/null;m="{_MEND}";'
 )
+_RUN = _OPEN + _GUARD
 _DENY = {
     "exit": "",
     "cursor": (
@@ -61,18 +73,60 @@ _DENY = {
 }
 _END = 'printf "%s\\n" "$m">&4;exit 2'
 
+# A team's shared hook (DESIGN §9) where its program does not resolve on PATH (offprompt not
+# installed; a link left by an uninstall): a name check in sh stands in for the guard. A
+# program that resolves but fails stays the guard's failure above: every call blocked.
+_ABSENT = (
+    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    " offprompt, and offprompt is not installed here: install it (see the offprompt README)."
+)
+# What the check blocks, case-insensitively over the raw event JSON, bytes as they are
+# (DESIGN §14's dotenv names, `.offprompt-`): a name after a character no name continues (or
+# after a JSON escape such as `\n`), and any `\uXXXX` however many backslashes lead it (an
+# event may carry JSON inside a string: Copilot's toolArgs), since an escape can spell a name
+# the check would not see. `[\]` is one backslash: the script holds no backslash pair (see the
+# module's docstring); `\$` is `$` in double quotes.
+_WORD = "a-zA-Z0-9_"
+_LOOKS = (
+    "[\\]u[0-9a-fA-F]{4}",
+    f"(^|[^{_WORD}]|[\\][a-zA-Z])[.]env([^{_WORD}.-]|[.](local|development|production|staging"
+    f"|test)([^{_WORD}-]|\\$)|[.][{_WORD}.-]*[.]local([^{_WORD}-]|\\$)|[.][*?[]|\\$)",
+    "[.]offprompt-",
+)
+_CHECK = "LC_ALL=C grep -Eiq" + "".join(f' -e "{p}"' for p in _LOOKS) + ";"
+# How a host takes "let through" from a hook: exit 0, and for Cursor also its `allow` (an
+# empty answer may count as a failure there, as offprompt/guard/events.py answers).
+_ALLOW = {
+    "exit": "",
+    "cursor": 'printf "%s\\n" "{\\"permission\\":\\"allow\\"}";',
+    "copilot": "",
+}
+
 
 def script(answer: Answer) -> str:
     """The `sh` script for a host that takes `answer` as its blocking answer."""
     return _RUN + _DENY[answer] + _END
 
 
-_SCRIPTS = {script(a) for a in ("exit", "cursor", "copilot")}
+def shared_script(answer: Answer) -> str:
+    """`script`, for a team's shared hook: where the guard's program does not resolve on PATH,
+    it blocks only an event naming a dotenv file (or `.offprompt-`), saying to install
+    offprompt, and lets every other call through (grep failing blocks too)."""
+    absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};cat>/dev/null;m="{_ABSENT}";'
+    return (
+        f'{_OPEN}if command -v "$1">/dev/null;then {_GUARD}else {absent}fi;' + _DENY[answer] + _END
+    )
 
 
-def wrap(argv: tuple[str, ...], answer: Answer) -> str:
-    """The hook command running `argv` (the guard) so that every failure blocks."""
-    return shlex.join([SHELL, "-c", script(answer), NAME, *argv])
+_ANSWERS: tuple[Answer, ...] = ("exit", "cursor", "copilot")
+_SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script)}
+
+
+def wrap(argv: tuple[str, ...], answer: Answer, *, shared: bool = False) -> str:
+    """The hook command running `argv` (the guard) so that every failure blocks; `shared`: a
+    team's shared hook, which checks names only where `argv`'s program is not installed."""
+    body = shared_script(answer) if shared else script(answer)
+    return shlex.join([SHELL, "-c", body, NAME, *argv])
 
 
 def unwrap(words: list[str]) -> tuple[list[str], bool]:

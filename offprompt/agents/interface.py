@@ -129,7 +129,8 @@ class GuardFile:
     host's time limit and failure mode where it has them (Claude Code: `timeout`,
     `onFailure`); a flat entry carries them in `flat`. `answer` is how the host takes
     "blocked" (exit 2, or also Cursor's or Copilot's deny on stdout), which the command's
-    wrapper gives when the guard cannot run.
+    wrapper gives when the guard cannot run; `shared`: the project's own files (a team's), whose
+    wrapper, where offprompt is not installed, blocks only a call naming a dotenv file.
     """
 
     path: Path
@@ -142,6 +143,7 @@ class GuardFile:
     prune: Path | None = None
     hook: tuple[tuple[str, object], ...] = ()
     answer: Answer = "exit"
+    shared: bool = False
 
     @property
     def paths(self) -> tuple[tuple[str, str], ...]:
@@ -199,6 +201,7 @@ def guard_file_for(
         prune=prune,
         hook=hook,
         answer=answer,
+        shared=scope == "project",
     )
 
 

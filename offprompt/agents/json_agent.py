@@ -188,7 +188,9 @@ class JsonAgent(Agent):
             chosen = self._removing(text, doc, where, shown, prune=True)
             if len(where) > 1 and chosen is not None:
                 again = self._reinstalled(chosen, where, shown, entry)
-                if again != text:
+                if again != text and not self._whole_entry_was_inits(
+                    chosen, again, doc, where, shown
+                ):
                     chosen = self._removing(text, doc, where, shown, prune=False)
             return files.Edit(chosen, "removed")
 
@@ -240,6 +242,24 @@ class JsonAgent(Agent):
             del chain[depth - 1][where[depth - 1]]
         self._check(text, new, expected, shown, None)
         return None if jsonc.is_empty(new) else new
+
+    def _whole_entry_was_inits(
+        self,
+        chosen: str,
+        again: str | None,
+        doc: jsonc.Document,
+        where: tuple[str, ...],
+        shown: str,
+    ) -> bool:
+        """The prune took the whole object holding our section (a project's entry init made),
+        and init gives back the same JSON: only its place among the others differs, since init
+        adds an entry after those set up later (so a project set up before another one)."""
+        if (
+            again is None
+            or self._section(self._parse(chosen, shown), where[:-1], shown) is not None
+        ):
+            return False
+        return jsonc.same(self._parse(again, shown).root.value, doc.root.value)
 
     def _reinstalled(
         self, text: str, where: tuple[str, ...], shown: str, entry: object

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT", "TOOLS", "decide", "reader"]
 
-# The events that come before a tool runs: Claude Code's and Codex's, and Gemini CLI's.
-_BEFORE_TOOL = ("PreToolUse", "BeforeTool")
+# The events that come before a tool runs: Claude Code's and Codex's, Gemini CLI's, and Claude
+# Code's (2.1.332) before a skill's shell command, which carries Bash's name and input and never
+# passes through PreToolUse (measured: without it a skill's `!` command read .env to the model).
+_BEFORE_TOOL = ("PreToolUse", "BeforeTool", "PreSkillShellCommand")
 _PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 

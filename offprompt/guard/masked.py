@@ -30,6 +30,9 @@ def sandboxed_reads(event: Mapping[str, object], environ: Mapping[str, str]) -> 
     claude = "turn_id" not in event and "model" not in event and "session_id" in event
     if event.get("tool_name") != "Bash" or not claude:
         return frozenset()
+    # A skill's shell command (PreSkillShellCommand) is not shown to run in the sandbox.
+    if event.get("hook_event_name", "PreToolUse") != "PreToolUse":
+        return frozenset()
     if not isinstance(tool_input, Mapping) or not isinstance(cwd, str):
         return frozenset()
     record = _json(os.path.join(os.path.dirname(disk.journal_path(environ)), MASK_RECORD))

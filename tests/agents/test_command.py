@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from offprompt.agents import Machine, ServerCommand
-from offprompt.agents.command import from_override, not_portable, portable, resolve
+from offprompt.agents.command import (
+    fetched_each_run,
+    from_override,
+    not_portable,
+    portable,
+    resolve,
+)
 
 
 def executable(path: Path) -> Path:
@@ -219,3 +225,31 @@ def test_not_portable_names_a_path_of_this_machine(
     why = not_portable(ServerCommand(words[0], words[1:]), machine)
 
     assert portable_ == (why is None), why
+
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+GIT = "git+https://h/o/offprompt"
+RUN = ("offprompt", "serve")
+SUB = f"{GIT}@v1#subdirectory=x"
+
+
+@pytest.mark.parametrize(
+    ("argv", "fetched"),
+    [
+        (["uvx", "--from", GIT, *RUN], GIT),
+        (["/usr/bin/uvx", f"--from={GIT}@main", *RUN], f"{GIT}@main"),
+        (["uv", "tool", "run", "--from", SUB, *RUN], SUB),
+        (["uvx", "--from", f"{GIT}@{SHA}", *RUN], None),
+        (["uvx", "--from", f"{GIT}@{SHA}#subdirectory=x", *RUN], None),
+        (["uvx", "--from", "/src/offprompt", *RUN], None),
+        (["uvx", *RUN], None),
+        (["offprompt", "serve"], None),
+        (["pipx", "run", "--spec", GIT, *RUN], None),
+    ],
+)  # fmt: skip
+def test_a_git_source_not_pinned_to_a_commit_is_fetched_each_run(
+    argv: list[str], fetched: str | None
+) -> None:
+    """uvx (or `uv tool run`) refetches a git branch or tag every start; a commit, a folder, or
+    another program does not."""
+    assert fetched == fetched_each_run(ServerCommand(argv[0], tuple(argv[1:])))

@@ -114,7 +114,7 @@ def test_the_updated_claude_code_hook_carries_its_time_limit_and_failure_mode(
     (entry,) = json.loads((project / name).read_text())["hooks"]["PreToolUse"]
     assert {
         "type": "command",
-        "command": hook_wrapper.wrap(SHARED, "exit"),
+        "command": hook_wrapper.wrap(SHARED, "exit", shared=True),
         "timeout": 30,
         "onFailure": "block",
     } == entry["hooks"][0]
@@ -156,6 +156,7 @@ def test_remove_after_init_gives_back_the_project_byte_for_byte(
     [
         (hook_wrapper.wrap(ARGV, "exit"), ARGV, True),
         (hook_wrapper.wrap(UVX, "cursor"), UVX, True),
+        (hook_wrapper.wrap(UVX, "copilot", shared=True), UVX, True),
         (OLD, ARGV, False),
         ("sh -c 'exit 0' offprompt-guard /opt/offprompt/bin/offprompt guard", ARGV, False),
         ("./hooks/audit.sh", None, False),

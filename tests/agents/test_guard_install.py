@@ -17,14 +17,15 @@ from offprompt.configedit import jsonc
 Run = Callable[..., Result]
 BOTH = ["--agent", "claude-code", "--agent", "codex"]
 # The hook of the shared files is made from PORTABLE; user configs get COMMAND's. Each sits in
-# the wrapper that blocks when it cannot run (tests/guard/test_fail_closed.py runs it); Cursor's
-# and VS Code's wrappers also answer a deny on stdout.
+# the wrapper that blocks when it cannot run (tests/guard/test_fail_closed.py runs it), the
+# shared files' in its team form (tests/agents/test_shared_hook.py runs it); Cursor's and VS
+# Code's wrappers also answer a deny on stdout.
 ARGV = ("offprompt", "guard")
 USER_ARGV = ("/opt/offprompt/bin/offprompt", "guard")
-GUARD = hook_wrapper.wrap(ARGV, "exit")
+GUARD = hook_wrapper.wrap(ARGV, "exit", shared=True)
 USER_GUARD = hook_wrapper.wrap(USER_ARGV, "exit")
-CURSOR_GUARD = hook_wrapper.wrap(ARGV, "cursor")
-COPILOT_GUARD = hook_wrapper.wrap(ARGV, "copilot")
+CURSOR_GUARD = hook_wrapper.wrap(ARGV, "cursor", shared=True)
+COPILOT_GUARD = hook_wrapper.wrap(ARGV, "copilot", shared=True)
 # The time limit and failure mode each host takes in its hook entry.
 CLAUDE_HOOK = {"type": "command", "command": GUARD, "timeout": 30, "onFailure": "block"}
 CODEX_HOOK = {"type": "command", "command": GUARD, "timeout": 30}
@@ -165,7 +166,7 @@ def test_init_updates_a_stale_guard_command(
     assert [
         {
             "matcher": "*",
-            "hooks": [{**CLAUDE_HOOK, "command": hook_wrapper.wrap(MOVED, "exit")}],
+            "hooks": [{**CLAUDE_HOOK, "command": hook_wrapper.wrap(MOVED, "exit", shared=True)}],
         }
     ] == settings["hooks"]["PreToolUse"]
     assert DENY == settings["permissions"]["deny"]

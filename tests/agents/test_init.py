@@ -38,6 +38,8 @@ def test_init_declares_every_agent_found(
         f"gemini: added offprompt to {project}/.gemini/settings.json",
         f"gemini: added the guard to {project}/.gemini/settings.json (Gemini CLI runs a"
         " project's hooks only once you trust the folder)",
+        "note: teammates without offprompt: the shared hook blocks only calls that name a .env"
+        " file, saying to install offprompt; every other call runs",
     ] == result.stdout.splitlines()
     assert {".mcp.json", ".claude", ".gemini"} == {p.name for p in project.iterdir()}
 

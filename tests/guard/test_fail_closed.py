@@ -280,16 +280,19 @@ def test_a_block_without_a_reason_still_says_blocked(project: Path, tmp_path: Pa
     assert (2, b"", b"offprompt guard: blocked.\n") == (done.returncode, done.stdout, done.stderr)
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["personal", "shared"])
 @pytest.mark.parametrize("answer", ["exit", "cursor", "copilot"])
-def test_the_wrapper_reads_alike_in_every_shell_a_host_may_use(answer: hook_wrapper.Answer) -> None:
+def test_the_wrapper_reads_alike_in_every_shell_a_host_may_use(
+    answer: hook_wrapper.Answer, shared: bool
+) -> None:
     """Hosts hand the command to bash, `$SHELL -lc` (zsh, fish) or sh: the script sits in one
     pair of single quotes and holds nothing those shells read differently there (a single
     quote, a backslash before a quote or a backslash, a backtick); split as a POSIX shell
-    splits it, it is `/bin/sh -c SCRIPT offprompt-guard ARGV…`."""
+    splits it, it is `/bin/sh -c SCRIPT offprompt-guard ARGV…`. A team's shared form too."""
     argv = ("/home/me/.local/bin/offprompt", "guard")
-    script = hook_wrapper.script(answer)
+    script = (hook_wrapper.shared_script if shared else hook_wrapper.script)(answer)
 
     assert [] == [bad for bad in ("'", "\\\\", "\\'", "`") if bad in script]
     assert ["/bin/sh", "-c", script, "offprompt-guard", *argv] == shlex.split(
-        hook_wrapper.wrap(argv, answer)
+        hook_wrapper.wrap(argv, answer, shared=shared)
     )

@@ -291,3 +291,37 @@ def test_a_cursor_event_the_rules_cannot_read_still_answers_in_json(
     event = cursor(project, "beforeShellExecution", {"command": {"x": "cat .env"}})
 
     assert_denied("cursor", run_guard(event), ".env", canary)
+
+
+def skill_shell(project: Path, command: str) -> dict[str, object]:
+    """A Claude Code 2.1.332 PreSkillShellCommand event (a skill's `!` command), as its hook
+    received it: Bash's name and input beside the skill's own fields."""
+    return {
+        "session_id": "c794b6b0-d8cc-4e1e-9472-d3910036779d",
+        "transcript_path": "/tmp/transcript.jsonl",
+        "cwd": str(project),
+        "prompt_id": "06ee7898",
+        "permission_mode": "default",
+        "effort": {"level": "medium"},
+        "hook_event_name": "PreSkillShellCommand",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_01:preamble-0",
+        "command_name": "peek",
+        "command_source": "projectSettings",
+        "invoked_by": "claude",
+    }
+
+
+@pytest.mark.parametrize("command", ["cat .env", "python3 -c 'print(open(\".env\").read())'"])
+def test_a_skills_shell_command_reading_env_is_blocked(
+    project: Path, command: str, canary: str
+) -> None:
+    """Claude Code runs a skill's shell commands through PreSkillShellCommand, never
+    PreToolUse: the guard reads that event as the Bash call it is."""
+    assert_blocked(run_guard(skill_shell(project, command)), ".env", canary)
+
+
+def test_a_skills_everyday_shell_command_passes(project: Path) -> None:
+    done = run_guard(skill_shell(project, "ls -a"))
+    assert (0, b"", b"") == (done.returncode, done.stdout, done.stderr)

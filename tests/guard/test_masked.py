@@ -166,3 +166,13 @@ def test_a_masked_file_of_comments_blanks_and_written_keys_is_left_to_the_mask(
     text = (masked / ".env").read_text()
     (masked / ".env").write_text(f"# the app's keys\n\nexport {text}")
     assert 0 == code(claude_event(masked)("Bash", {"command": command}))
+
+
+def test_a_skills_shell_command_in_a_masked_project_is_not_left_to_the_mask(
+    masked: Path,
+) -> None:
+    """A skill's `!` command (PreSkillShellCommand) is not shown to run in the sandbox: the
+    guard blocks its read of a masked file as if no mask were there."""
+    event = {**claude_event(masked)("Bash", {"command": "cat .env"})}
+    event["hook_event_name"] = "PreSkillShellCommand"
+    assert 2 == code(event)

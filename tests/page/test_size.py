@@ -1,7 +1,15 @@
-"""The whole page, HTML, script, styles and icons inlined, stays under 100 KB uncompressed."""
+"""The whole page, HTML, script, styles and icons inlined, stays under 100 KB uncompressed.
 
+The page carries the project's path (sealed, in a remote page), so its size follows the path's
+length: measured with a path of one fixed length, 64 characters, whatever folder pytest (or
+pytest-xdist, whose folders are longer) gives the test."""
+
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
@@ -10,6 +18,20 @@ from offprompt.store import RequestStore
 from .conftest import path_of
 
 LIMIT = 100_000
+PATH_LENGTH = 64
+
+
+@pytest.fixture
+def project() -> Iterator[Path]:
+    """A project folder whose absolute path is PATH_LENGTH characters long."""
+    base = Path(tempfile.mkdtemp(prefix="size-", dir="/tmp"))
+    folder = base / ("p" * (PATH_LENGTH - len(str(base)) - 1))
+    folder.mkdir()
+    assert PATH_LENGTH == len(str(folder))
+    yield folder
+    shutil.rmtree(base)
+
+
 TYPICAL = (
     SecretSpec("STRIPE_SECRET_KEY", caption="Developers → API keys"),
     SecretSpec("STRIPE_WEBHOOK_SECRET"),

@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328's TUI moves a tool call still running after
+"""Claude Code 2.1.332's TUI moves a tool call still running after
 CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS (120 s by default; 3 s here) to the background: the model is
 told at once that the call "was moved to the background", and gets its result later as a
 `<task-notification>` user turn. With the page filled only after that: one tab, one request, and

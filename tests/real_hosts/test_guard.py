@@ -1,5 +1,5 @@
 """The guard as `offprompt init` installs it, run by the real hosts (DESIGN §14): Claude Code
-2.1.328 (`claude -p`), Codex 0.171.0 (`codex exec`), Gemini CLI 0.61.0 (`gemini -p`) and Copilot
+2.1.332 (`claude -p`), Codex 0.171.0 (`codex exec`), Gemini CLI 0.61.0 (`gemini -p`) and Copilot
 CLI 1.0.102 (`copilot -p`, reading the hook file init writes for VS Code) with a scripted model
 that asks the host's own tools for `.env`; the value never reaches the model, the guard's reason
 does, and everyday work still passes."""
@@ -227,6 +227,56 @@ def test_claude_code_runs_the_installed_guard(make_world: MakeWorld, canary: str
     assert_kept_out(world, out)
 
 
+def skill(world: World, name: str, command: str) -> None:
+    """A project skill whose text runs `command` when it loads (`!` and the command in
+    backquotes): its output goes into the skill's text, which the model reads."""
+    folder = world.project / ".claude" / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Show the project's files ({name})\n---\n"
+        f"Here: !`{command}`\nDone.\n"
+    )
+
+
+def test_claude_code_runs_the_guard_before_a_skills_shell_commands(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Claude Code 2.1.332 runs a skill's shell commands through PreSkillShellCommand, which
+    `offprompt init` registers when the `claude` on PATH knows it: a skill whose text runs a
+    read of `.env` that no deny rule recognises is refused with the guard's reason, one that
+    runs `ls -a` loads; the value is in no request to the model (measured before the guard read
+    this event: the skill's text carried the value to the model)."""
+    world, model = make(make_world, "anthropic")
+    bin_dir = world.root / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "claude").symlink_to(tool_or_skip("claude"))
+    skill(world, "peek", "python3 -c 'print(open(\".env\").read())'")
+    skill(world, "list", "ls -a")
+    model.calls = [("Skill", {"skill": "peek"}), ("Skill", {"skill": "list"})]
+    env = guarded_project(world, "claude-code")
+    hooks = json.loads((world.project / ".claude" / "settings.local.json").read_text())["hooks"]
+    assert "PreSkillShellCommand" in hooks
+    host_env, config = world.claude()
+    argv = [tool_or_skip("claude"), "-p", "Check the project's keys.", "--mcp-config"]
+    argv += [str(config), "--strict-mcp-config", "--allowedTools", "Skill,Bash"]
+    out = host_ran(world, argv, host_env, env)
+    # The skill's text (its commands' output in place) follows its tool result as text.
+    last = model.conversation()[-1].body["messages"]
+    texts = [
+        b["text"]
+        for m in last
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "text" and b["text"].startswith("Base directory for this skill")
+    ]
+    print("SKILLS", json.dumps(texts, indent=1).replace(canary, "<canary>"))
+    peek, listed = texts
+    assert f"Here: [not run: blocked by hook: {BLOCKED}" in peek
+    assert "offprompt guard" not in listed
+    assert "\nREADME.md\n" in listed
+    assert_kept_out(world, out)
+
+
 def test_claude_code_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -> None:
     """Forty-odd everyday commands and file reads in a project with a `.env` all run."""
     world, model = make(make_world, "anthropic")
@@ -241,6 +291,37 @@ def test_claude_code_lets_ordinary_work_through(make_world: MakeWorld, canary: s
     env = guarded_project(world, "claude-code")
     out = claude_run(world, env)
     assert_none_blocked(world, model, len(model.calls))
+    assert_kept_out(world, out)
+
+
+# The line a team's shared hook gives where offprompt is not installed (DESIGN §9).
+INSTALL = (
+    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    " offprompt, and offprompt is not installed here: install it (see the offprompt README)."
+)
+
+
+def test_claude_code_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt, in a project whose `init --shared` hook they pulled:
+    `ls` runs, `cat .env` is blocked with the line saying to install offprompt, and the value
+    reaches no request to the model."""
+    world, model = make(make_world, "anthropic")
+    model.calls = [
+        ("Bash", {"command": "ls", "description": "List"}),
+        ("Bash", {"command": "cat .env", "description": "Show the env file"}),
+    ]
+    env = guarded_project(world, "claude-code", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = claude_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    assert "README.md" in listing
+    assert cat.startswith("PreToolUse:Bash hook error: [/bin/sh -c ")
+    assert cat.rstrip().endswith(f"offprompt guard]: {INSTALL}")
     assert_kept_out(world, out)
 
 
@@ -275,6 +356,28 @@ def test_codex_lets_ordinary_work_through(make_world: MakeWorld, canary: str) ->
     env = guarded_project(world, "codex")
     out = codex_run(world, env)
     assert_none_blocked(world, model, len(EVERYDAY))
+    assert_kept_out(world, out)
+
+
+def test_codex_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt under Codex, the project's `.codex/hooks.json` from
+    `init --shared`: its shell runs `ls`, and `cat .env` is blocked with the line saying to
+    install offprompt."""
+    world, model = make(make_world, "openai")
+    model.calls = [("exec_command", {"cmd": "ls"}), ("exec_command", {"cmd": "cat .env"})]
+    env = guarded_project(world, "codex", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = codex_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    print("RESULTS", json.dumps([listing, cat], indent=1))
+    assert "README.md" in listing
+    assert INSTALL in cat
+    assert "offprompt could not run" not in listing + cat
     assert_kept_out(world, out)
 
 
@@ -331,6 +434,30 @@ def test_gemini_lets_ordinary_work_through(make_world: MakeWorld, canary: str) -
     env = guarded_project(world, "gemini", shared=True)
     out = gemini_run(world, env)
     assert_none_blocked(world, model, len(model.calls))
+    assert_kept_out(world, out)
+
+
+def test_gemini_without_offprompt_runs_a_shared_hooks_name_check(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """A teammate without offprompt under Gemini CLI: its shell runs `ls`, and `cat .env` is
+    blocked with the line saying to install offprompt."""
+    world, model = make(make_world, "google")
+    model.calls = [
+        ("run_shell_command", {"command": "ls", "description": "List"}),
+        ("run_shell_command", {"command": "cat .env", "description": "Show the env file"}),
+    ]
+    env = guarded_project(world, "gemini", shared=True)
+    path = ":".join(d for d in env["PATH"].split(":") if not shutil.which("offprompt", path=d))
+    assert shutil.which("offprompt", path=path) is None
+
+    out = gemini_run(world, {**env, "PATH": path})
+
+    listing, cat = model.outputs()
+    print("RESULTS", json.dumps([listing, cat], indent=1))
+    assert "README.md" in listing
+    assert INSTALL in cat
+    assert "offprompt could not run" not in listing + cat
     assert_kept_out(world, out)
 
 
@@ -424,7 +551,11 @@ MEND = "offprompt guard: blocked: offprompt could not run (exit 127): reinstall 
 def broken_project(world: World, agent: str) -> dict[str, str]:
     """`offprompt init --agent AGENT` run by the offprompt of a throwaway venv, which the hook
     then names; the guard checked to work; then the venv deleted, as a person deletes a
-    project's .venv or uninstalls the tool. Returns the host's PATH (no other offprompt)."""
+    project's .venv or uninstalls the tool. Returns the host's PATH (no other offprompt).
+
+    Gemini CLI's hook is the team's shared one, which on a machine without offprompt checks
+    names only (DESIGN §9; test_gemini_without_offprompt_… above): there only the venv's
+    Python goes, so `offprompt` is still on PATH but cannot start, and blocks every call."""
     (world.project / ".env").write_text(f"{KEY}={world.canary}\n")
     (world.project / "README.md").write_text(f"# app\n{README}\n")
     venv = world.root / "venv"
@@ -446,7 +577,11 @@ def broken_project(world: World, agent: str) -> dict[str, str]:
     assert (" offprompt guard" if agent == "gemini" else str(offprompt)) in json.dumps(
         hook_files(world)
     )
-    shutil.rmtree(venv)
+    if agent == "gemini":
+        for python in (venv / "bin").glob("python*"):
+            python.unlink()
+    else:
+        shutil.rmtree(venv)
     return env
 
 

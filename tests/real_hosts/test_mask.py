@@ -1,4 +1,4 @@
-"""The mask (DESIGN §15) in real Claude Code 2.1.328 on Linux (bubblewrap, socat): with the
+"""The mask (DESIGN §15) in real Claude Code 2.1.332 on Linux (bubblewrap, socat): with the
 settings `offprompt init --mask` writes, a scripted model set on a `.env`'s value tries some
 thirty routes through Claude Code's Bash tool and reads only the sandbox's stand-in, and a
 program the agent runs sends the real key to its provider, which the sandbox's proxy puts back
@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 from helpers import tool_or_skip
 
 from offprompt.collect.parts import keep_mask
+from offprompt.disk.walk import KEEP_NAME
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
 from offprompt.write.journal import Journal
@@ -69,10 +71,10 @@ def mask(world: World, before: str, guard: str | None = None) -> str:
     return env.read_text()
 
 
-async def _write(world: World, values: dict[str, str]) -> None:
+async def _write(world: World, values: dict[str, str], path: str = ".env") -> None:
     store = RequestStore()
     secrets = tuple(SecretSpec(n) for n in values)
-    request = store.create(secrets, SinkSpec(), world.project, "the app", ttl=60)
+    request = store.create(secrets, SinkSpec(path=path), world.project, "the app", ttl=60)
     await Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask).submit(
         request, values
     )
@@ -85,7 +87,7 @@ def retarget(world: World, hosts: list[str], allowed: list[str]) -> None:
     addresses unless the address is allowed too), as a person would edit them."""
     path = world.home / ".claude" / "settings.json"
     data = json.loads(path.read_text())
-    (entry,) = data["sandbox"]["credentials"]["files"]
+    (entry,) = [e for e in data["sandbox"]["credentials"]["files"] if e["mode"] == "mask"]
     entry["injectHosts"] = hosts
     data["sandbox"]["network"]["allowedDomains"] = allowed
     path.write_text(json.dumps(data, indent=2) + "\n")
@@ -374,4 +376,158 @@ def test_a_sandbox_that_cannot_start_refuses_commands(make_world: MakeWorld) -> 
     results = model.outputs()
     assert len(routes) == len(results)
     assert [] == [x for x in results if "Sandbox is required but failed to initialize" not in x]
+    assert_kept_out(world, model, out)
+
+
+# -- each key only to its own provider ---------------------------------------------------------
+
+# The registry's hosts, pointed at this machine: OpenAI's at its name, GitHub's at its address.
+OPENAI_HOSTS = {"api.openai.com"}
+GITHUB_HOSTS = {"api.github.com", "github.com", "uploads.github.com"}
+
+
+def point_hosts(world: World, name: str, address: str) -> list[dict[str, Any]]:
+    """Each mask entry's registry hosts replaced by where this test's providers listen (the
+    OpenAI host by this machine's name, GitHub's by its address), the rest of the entry as init
+    and the writes made it; both allowed on the sandbox's network. Returns the mask entries as
+    they were before."""
+    path = world.home / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    entries = data["sandbox"]["credentials"]["files"]
+    before = json.loads(json.dumps([e for e in entries if e["mode"] == "mask"]))
+    for e in entries:
+        hosts = set(e.get("injectHosts", ()))
+        e["injectHosts"] = [name] * bool(hosts & OPENAI_HOSTS) + [address] * bool(
+            hosts & GITHUB_HOSTS
+        )
+    data["sandbox"]["network"]["allowedDomains"] = [name, address]
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return before
+
+
+def test_each_key_is_put_back_only_on_its_own_providers_hosts(
+    make_world: MakeWorld, canary: str, tmp_path: Path
+) -> None:
+    """`.env` holds an OpenAI key, a GitHub token and SESSION_SECRET (no provider), written in
+    one write; `.env.local` an OpenAI key alone and `.env.development` a GitHub token alone.
+    A program sends every key of each file to both providers: each provider receives the real
+    value only of its own key from the file that holds that key alone; from `.env` (Claude Code
+    cannot keep one file's keys apart) and SESSION_SECRET, nothing but stand-ins, anywhere."""
+    sandbox_or_skip()
+    name, address = machine_name()
+    model = Watched()
+    world = make_world("anthropic", model=model)
+    model.project = world.project
+    mixed = {KEY: f"sk-proj-{canary}-m", "GITHUB_TOKEN": f"ghp_{canary}m", "SESSION_SECRET": canary}
+    asyncio.run(_write(world, mixed))
+    asyncio.run(_write(world, {KEY: f"sk-proj-{canary}-o"}, ".env.local"))
+    asyncio.run(_write(world, {"GITHUB_TOKEN": f"ghp_{canary}g"}, ".env.development"))
+    argv = [PY, "-m", "offprompt", "init", "--agent", "claude-code", "--mask", "--no-guard"]
+    argv += ["--project", str(world.project), "--command", "offprompt serve"]
+    done = run(argv, world.env, world.project, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with Upstream(tmp_path / "provider", [name, address], address) as upstream:
+        before = point_hosts(world, name, address)
+        send = '-H "X-O: $OPENAI_API_KEY" -H "X-G: $GITHUB_TOKEN" -H "X-S: $SESSION_SECRET"'
+        model.calls = [
+            bash(
+                Route(
+                    f"set -a; . ./{f}; curl -sS -m 10 --noproxy '' {send} https://{h}:{upstream.port}/{f}"
+                )
+            )
+            for f in (".env", ".env.local", ".env.development")
+            for h in (name, address)
+        ]
+        model.written = (world.project / ".env").read_text()
+        out = claude_run(
+            world, "--allowedTools", "Bash", env={"NODE_EXTRA_CA_CERTS": str(upstream.ca)}
+        )
+
+    hosts = {Path(e["path"]).name: sorted(e["injectHosts"]) for e in before}
+    assert {
+        ".env": [],
+        ".env.local": ["api.openai.com"],
+        ".env.development": sorted(GITHUB_HOSTS),
+    } == hosts
+    real = {
+        (path, host_of(headers)): sorted(
+            k.upper() for k, v in re.findall(r"(?im)^(x-[ogs]): (\S+)$", headers) if canary in v
+        )
+        for _, path, headers in upstream.seen
+    }
+    print("REAL VALUES RECEIVED", json.dumps({f"{p} at {h}": v for (p, h), v in real.items()}))
+    assert len(upstream.seen) == 6
+    expected = {
+        ("/.env", name): [], ("/.env", address): [],
+        ("/.env.local", name): ["X-O"], ("/.env.local", address): [],
+        ("/.env.development", name): [], ("/.env.development", address): ["X-G"],
+    }  # fmt: skip
+    assert {(p, h.lower()): v for (p, h), v in expected.items()} == real
+    from_env = [h for _, path, h in upstream.seen if path == "/.env"]
+    assert [3, 3] == [len(re.findall(rf"(?im)^x-[ogs]: {STAND_IN}", h)) for h in from_env]
+    assert_kept_out(world, model, out)
+
+
+def host_of(headers: str) -> str:
+    found = re.search(r"(?im)^host: ([^:\s]+)", headers)
+    return found.group(1).lower() if found else ""
+
+
+# -- the folder a masked file's copy is kept in while it is written ------------------------------
+
+
+class Acting(Watched):
+    """A Watched model that, at the turn after `at` tool results (Claude Code running, the
+    background job started), does `action` once on this machine, outside the sandbox."""
+
+    def __init__(self, at: int, action: Callable[[], None]) -> None:
+        super().__init__()
+        self.at, self.action, self.done = at, action, False
+
+    def _turn(self, body: dict[str, Any]) -> tuple[str, tuple[str, str] | None]:
+        if not self.done and self._offers_tool(body) and len(self.outputs(body)) == self.at:
+            self.done = True
+            self.action()
+        return super()._turn(body)
+
+
+def test_the_keep_folder_is_empty_to_every_sandboxed_command(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """`.offprompt-keep` (made by `init --mask`, before Claude Code starts) holds a
+    copy of a masked file's bytes while it is written in place: with the deny entry init
+    wrote, a sandboxed command sees the folder empty, and so does a background job that was
+    already running when a copy appeared in it; the value is in no request to the model."""
+    sandbox_or_skip()
+    keep = None
+
+    def copy_appears() -> None:
+        assert keep is not None
+        (keep / "late").write_text(f"{KEY}=sk-proj-{canary}\n")
+        (keep.parent / "GO").write_text("")
+
+    model = Acting(2, copy_appears)
+    world = make_world("anthropic", model=model)
+    model.project = world.project
+    model.written = mask(world, f"{KEY}=\nDEBUG=1\n")
+    keep = world.project / KEEP_NAME
+    assert keep.is_dir()  # made by init --mask, before any sandboxed command
+    (keep / "early").write_text(f"{KEY}=sk-proj-{canary}\n")
+    listed = "echo listed:$(ls -A .offprompt-keep | tr '\\n' ,)"
+    wait = "until [ -e GO ]; do sleep 0.2; done"
+    job = f"{wait}; {{ {listed}; cat .offprompt-keep/late; }} > seen 2>&1"
+    model.calls = [
+        bash(Route(f"{listed}; cat .offprompt-keep/early", ("No such file",))),
+        ("Bash", {"command": job, "description": "Watch", "run_in_background": True}),
+        bash(Route("sleep 1; echo waited", ("waited",))),
+        bash(Route("for i in $(seq 50); do [ -s seen ] && break; sleep 0.2; done; cat seen")),
+    ]
+    out = claude_run(world, "--allowedTools", "Bash")
+
+    early, _, _, late = model.outputs()
+    print("SEEN", json.dumps([early, late]).replace(canary, "<canary>"))
+    assert "listed:\n" in early
+    assert "cat: .offprompt-keep/early: No such file or directory" in early
+    # The job, running before `late` appeared, lists the folder empty and cannot read it.
+    assert "listed:\ncat: .offprompt-keep/late: No such file or directory" in late
     assert_kept_out(world, model, out)

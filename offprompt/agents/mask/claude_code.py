@@ -20,6 +20,7 @@ from offprompt.agents.mask.claude_settings import (
 )
 from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
 from offprompt.configedit import jsonc
+from offprompt.disk.walk import KEEP_NAME
 from offprompt.errors import ConfigError
 
 __all__ = ["ClaudeCodeMask"]
@@ -68,8 +69,8 @@ class ClaudeCodeMask(HostMask):
         count = f"{len(files)} file{'s' if len(files) != 1 else ''} offprompt wrote"
         lines.append(
             f"claude-code: masked: {count} here, and every later write, in {shown} (TLS"
-            f" termination and one entry per file); the sandbox is on for this project in"
-            f" {local_shown}"
+            f" termination, one entry per file, and {KEEP_NAME} denied); the sandbox is on for"
+            f" this project in {local_shown}"
         )
         if no_guard:
             lines.append(

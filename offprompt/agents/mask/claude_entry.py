@@ -1,5 +1,6 @@
 """What one file's mask entry says (DESIGN §15): the `extract` pattern whose group 1 is exactly the
-bytes of each value offprompt wrote there, and the API hosts its proxy may put them back for.
+bytes of each value offprompt wrote there, and the API hosts its proxy may put them back for; and
+the entry that denies the folder holding a masked file's copy while it is written in place.
 
 Pure: text in, JSON-ready data out. Claude Code 2.1.328 compiles `extract` as a JavaScript
 `RegExp(extract, "gd")` (no `m`, no `s`: `^` is the file's start only) and replaces the span of
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["entry", "extract", "hosts_for"]
+__all__ = ["deny_entry", "entry", "extract", "held_back", "hosts_for"]
 
 # offprompt writes a key as `NAME=` then the value bare (`[A-Za-z0-9_@%+=:,./-]+`), in single
 # quotes (no `'` inside) or in double quotes (no `"`, `$`, `` ` ``, `\` inside): dotenv_quoting.
@@ -38,19 +39,31 @@ def extract(names: Iterable[str]) -> str:
     return rf"(?:^|\n)[ \t]*(?:export[ \t]+)?(?:{alternatives})={_VALUE}"
 
 
-def hosts_for(names: Iterable[str]) -> list[str]:
-    """The API hosts of the providers the registry names for `names` (by their conventional env
-    name, framework prefixes stripped), sorted; none for a key whose provider is unknown (its
-    stand-in is never swapped back)."""
+def _own_hosts(name: str) -> frozenset[str]:
+    """The API hosts of the provider the registry names for the key `name` (by its conventional
+    env name, framework prefixes stripped); none when its provider is unknown."""
     from offprompt.registry import catalog
     from offprompt.registry.resolution import name_candidates
 
-    ids = []
-    for name in names:
-        hit = next(filter(None, map(catalog.by_env_name, name_candidates(name))), None)
-        if hit is not None:
-            ids.append(hit[0].id)
-    return sorted(catalog.hosts_for(ids))
+    hit = next(filter(None, map(catalog.by_env_name, name_candidates(name))), None)
+    return frozenset(catalog.hosts_for([hit[0].id])) if hit is not None else frozenset()
+
+
+def hosts_for(names: Iterable[str]) -> list[str]:
+    """The hosts every one of `names` may be put back on, sorted: those its own provider and
+    each other key's share. Claude Code keeps one entry per path (a second entry for the same
+    file replaces the first, measured in 2.1.332) and puts every value an entry captures back on
+    every host of that entry, so a host of one key's provider only is left out, and a key whose
+    provider is unknown (never put back anywhere) leaves none."""
+    sets = [_own_hosts(n) for n in set(names)]
+    return sorted(frozenset.intersection(*sets)) if sets else []
+
+
+def held_back(names: Iterable[str]) -> list[str]:
+    """The keys of `names` whose own provider's hosts `hosts_for(names)` leaves out: they reach
+    their provider only as stand-ins."""
+    shared = set(hosts_for(names))
+    return sorted(n for n in set(names) if _own_hosts(n) - shared)
 
 
 def entry(path: str, names: Iterable[str] | None, hosts: Iterable[str]) -> dict[str, object]:
@@ -64,3 +77,10 @@ def entry(path: str, names: Iterable[str] | None, hosts: Iterable[str]) -> dict[
     if names is not None:
         out["onExtractNoMatch"] = "deny"
     return out
+
+
+def deny_entry(folder: str) -> dict[str, object]:
+    """The entry denying `folder` (absolute), where a masked file's new bytes are copied while it
+    is written in place: a sandboxed command sees it empty, one already running included
+    (measured in 2.1.332, a folder that existed when the command started)."""
+    return {"path": folder, "mode": "deny"}

@@ -12,6 +12,12 @@ offprompt wrote there) and what the members it set in settings.local.json were b
 user settings file the members offprompt created in it and the hosts it added to
 `allowedDomains`. `remove --mask` takes out exactly those, so the person's own sandbox settings
 stay byte for byte.
+
+Claude Code keeps one `sandbox.credentials.files` entry per path (a later one for the same file
+replaces the earlier: measured in 2.1.332), so each file offprompt wrote has one entry, and the
+project's `.offprompt-keep` folder (a masked file's copy while it is written in place) one more,
+denying it. A project's record carries `version`: one older than `_VERSION` is rewritten whole on
+the next write or init, so its entries are never left half upgraded.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from offprompt.agents import files
-from offprompt.agents.mask.claude_entry import entry, hosts_for
+from offprompt.agents.mask.claude_entry import deny_entry, entry, held_back, hosts_for
 from offprompt.configedit import jsonc, jsonc_edit
+from offprompt.disk.walk import KEEP_NAME
 from offprompt.errors import ConfigError
 
 __all__ = [
@@ -42,6 +49,8 @@ _FILES = ("sandbox", "credentials", "files")
 _ENABLED = ("sandbox", "enabled")
 _DOMAINS = ("sandbox", "network", "allowedDomains")
 _ABSENT = "absent"  # what a member of settings.local.json was when init found none
+# 2: injectHosts only the hosts every key of the file shares, and the keep folder denied.
+_VERSION = 2
 # What the masked project's settings.local.json gets, each honoured from there (measured in
 # Claude Code 2.1.328): the sandbox on; a call's `dangerouslyDisableSandbox` ignored (without
 # it, a call that asks to leave the sandbox, once allowed, read the real value); and a sandbox
@@ -76,6 +85,10 @@ def missing_programs(which: Any, platform: str) -> list[str]:
 
 def _key(project: Path) -> str:
     return os.path.realpath(project)
+
+
+def _keep_folder(key: str) -> str:
+    return os.path.join(key, KEEP_NAME)
 
 
 # --- the record --------------------------------------------------------------------------------
@@ -132,12 +145,33 @@ def check(
     lacking = [f for f in mine["files"] if not _ours(entries, [f])]
     if lacking:
         return False, f"{shown(settings)} has no mask entry for {', '.join(lacking)}"
+    keep = _keep_folder(_key(project))
+    if deny_entry(keep) not in entries:
+        why = f"{shown(settings)} does not deny {keep} (run `offprompt init --mask` again)"
+        return False, why
     if _at(here, _ENABLED)[1] is not True:
         return False, f"the sandbox is not on in {shown(local)}"
     for path, value in _LOCAL_SETTINGS[1:]:
         if _at(here, path)[1] is not value:
             return False, f"{'.'.join(path)} is not {json.dumps(value)} in {shown(local)}"
-    return True, f"masked by {shown(settings)} (the sandbox on in {shown(local)})"
+    where = f"masked by {shown(settings)} (the sandbox on in {shown(local)})"
+    return True, where + _held_back(mine["files"])
+
+
+def _held_back(written: Mapping[str, list[str] | None]) -> str:
+    """What `check` adds for the keys whose provider gets only their stand-in: a file holding
+    keys of several providers (or one with none) has its values put back on no host they
+    do not all share."""
+    held = sorted({n for names in written.values() for n in held_back(names or ())})
+    if not held:
+        return ""
+    one = len(held) == 1
+    return (
+        f"; {', '.join(held)} reach{'es its' if one else ' their'}"
+        " provider only as a stand-in (one file holds keys of several providers, and Claude"
+        " Code puts a file's values back on one list of hosts; keep each provider's keys in a"
+        " file of their own to have them put back)"
+    )
 
 
 # --- the JSON edits ----------------------------------------------------------------------------
@@ -381,10 +415,12 @@ class Mask:
         mine = record["projects"].get(key) or {"settings": str(self.settings), "files": {}}
         for path, names in written.items():
             mine["files"][path] = sorted(set(names)) if names is not None else None
+        mine["version"] = _VERSION
         created: list[list[str]] = []
         domains: list[str] = []
         folder_made = not self.settings.parent.exists()
-        self._put_entries(self._entries(mine["files"]), created, domains)
+        entries = [*self._entries(mine["files"]), deny_entry(_keep_folder(key))]
+        self._put_entries(entries, created, domains)
         slot = record["settings"].setdefault(
             str(self.settings), {"created": [], "domains": [], "folder_made": folder_made}
         )
@@ -416,7 +452,8 @@ class Mask:
         needed = _hosts_of(still)
         drop = [h for h in slot.get("domains", ()) if h not in needed]
         slot["domains"] = [h for h in slot.get("domains", ()) if h in needed]
-        self._take_entries(list(mine["files"]), drop, None if others else slot["created"], prune)
+        ours = [*mine["files"], _keep_folder(key)]
+        self._take_entries(ours, drop, None if others else slot["created"], prune)
         local = local_settings(Path(key))
         self._restore(local, str(local), mine.get("local_before", {}))
         del record["projects"][key]
@@ -443,7 +480,8 @@ def keep_entry(record: Path, project: Path, file: Path, names: Iterable[str], wh
     path = os.path.realpath(file)
     old = mine["files"].get(path)
     merged = None if whole else tuple(sorted(set(old or ()) | set(names)))
-    if path in mine["files"] and (old is None if merged is None else tuple(old) == merged):
+    same = path in mine["files"] and (old is None if merged is None else tuple(old) == merged)
+    if same and mine.get("version") == _VERSION:
         return
     settings = Path(mine["settings"])
     Mask(record, settings, str(settings)).turn_on(Path(key), {path: merged})

@@ -19,6 +19,7 @@ from helpers import tool_or_skip
 
 from offprompt.agents.mask.claude_entry import extract
 from offprompt.collect.parts import keep_mask
+from offprompt.disk.walk import KEEP_NAME
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.tools.results import build
@@ -51,10 +52,19 @@ def local(project: Path) -> dict[str, object]:
     return json.loads((project / ".claude" / "settings.local.json").read_text())
 
 
-def files_entries(home: Path) -> list[dict[str, object]]:
+def all_entries(home: Path) -> list[dict[str, object]]:
     sandbox = settings(home)["sandbox"]
     assert isinstance(sandbox, dict)
     return sandbox["credentials"]["files"]
+
+
+def files_entries(home: Path) -> list[dict[str, object]]:
+    """The mask entries (the keep folder's denial left out)."""
+    return [e for e in all_entries(home) if e["mode"] == "mask"]
+
+
+def keep_denial(project: Path) -> dict[str, object]:
+    return {"path": os.path.join(os.path.realpath(project), KEEP_NAME), "mode": "deny"}
 
 
 def write(
@@ -100,7 +110,9 @@ def test_init_mask_turns_the_sandbox_on_for_this_project_alone(
     result = init_mask(run, project)
 
     assert 0 == result.exit_code, result.output
-    assert {"sandbox": {"network": {"tlsTerminate": {}}}} == settings(home)
+    assert {"network": {"tlsTerminate": {}}} == {
+        k: v for k, v in settings(home)["sandbox"].items() if k != "credentials"
+    }
     mine = local(project)
     assert {
         "enabled": True,
@@ -163,6 +175,19 @@ def test_init_mask_masks_the_files_offprompt_wrote_before(
     assert_only_in_env(home, project, canary)
 
 
+def test_init_mask_denies_the_folder_a_masked_file_is_copied_to_while_written(
+    run: Run, project: Path, home: Path, sandbox_programs: None
+) -> None:
+    """`.offprompt-keep` holds a masked file's old bytes while it is written in place: one
+    `deny` entry for it (a folder Claude Code's sandbox then shows empty), and the folder made
+    before any sandboxed command starts (a command started before it existed would read what
+    lands in it later, measured)."""
+    assert 0 == init_mask(run, project).exit_code
+
+    assert [keep_denial(project)] == all_entries(home)
+    assert [".gitignore"] == os.listdir(project / KEEP_NAME)
+
+
 def test_init_mask_without_bwrap_says_what_to_install_and_changes_nothing(
     run: Run, project: Path, home: Path, fake_program: Callable[[str], Path]
 ) -> None:
@@ -195,16 +220,84 @@ def test_a_write_in_a_masked_project_adds_its_exact_entry(
 
     _, outcome = write(project, {"OPENAI_API_KEY": openai_key(canary)})
     (first,) = files_entries(home)
-    write(project, {"APP_TOKEN": canary + "2"})
+    write(project, {"OPENAI_ORG_ID": "org-" + canary})
 
     assert outcome.mask_problem is None
     assert ["api.openai.com"] == first["injectHosts"]
     (entry,) = files_entries(home)
-    assert extract(["APP_TOKEN", "OPENAI_API_KEY"]) == entry["extract"]
+    assert extract(["OPENAI_API_KEY", "OPENAI_ORG_ID"]) == entry["extract"]
     assert ["api.openai.com"] == entry["injectHosts"]
     # Claude Code refuses an injectHosts host its sandbox's network cannot reach.
     assert ["api.openai.com"] == settings(home)["sandbox"]["network"]["allowedDomains"]
     assert_only_in_env(home, project, canary)
+
+
+def test_keys_of_two_providers_in_one_file_are_put_back_on_neither(
+    run: Run, project: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    """Claude Code keeps one entry per file and puts each value it captures back on every host
+    of the entry: an OpenAI key beside a GitHub token would reach GitHub's hosts and GitHub's
+    token OpenAI's. So the file's entry names no host, and `agents` says which keys reach their
+    provider only as stand-ins."""
+    assert 0 == init_mask(run, project).exit_code
+
+    write(project, {"OPENAI_API_KEY": openai_key(canary), "GITHUB_TOKEN": f"ghp_{canary}"})
+
+    (entry,) = files_entries(home)
+    assert extract(["GITHUB_TOKEN", "OPENAI_API_KEY"]) == entry["extract"]
+    assert [] == entry["injectHosts"]
+    layer, why = protection(run, project)
+    assert "masked" == layer
+    assert "; GITHUB_TOKEN, OPENAI_API_KEY reach their provider only as a stand-in" in why
+    assert_only_in_env(home, project, canary)
+
+
+def test_a_key_without_a_provider_keeps_every_value_of_its_file_from_every_host(
+    run: Run, project: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    """A key whose provider is unknown is never put back anywhere, so the OpenAI key written
+    beside it loses its host too (and `agents` says so); the OpenAI key alone in another file
+    keeps it."""
+    assert 0 == init_mask(run, project).exit_code
+
+    write(project, {"OPENAI_API_KEY": openai_key(canary), "SESSION_SECRET": canary + "s"})
+    write(project, {"OPENAI_API_KEY": openai_key(canary)}, SinkSpec(path=".env.local"))
+
+    by_path = {Path(str(e["path"])).name: e["injectHosts"] for e in files_entries(home)}
+    assert {".env": [], ".env.local": ["api.openai.com"]} == by_path
+    _, why = protection(run, project)
+    assert "; OPENAI_API_KEY reaches its provider only as a stand-in" in why
+
+
+def test_a_mask_from_before_the_keep_folder_is_brought_up_to_date_by_the_next_write(
+    run: Run, project: Path, home: Path, sandbox_programs: None, canary: str
+) -> None:
+    """A mask an older offprompt made (record without `version`, its entry's hosts the union
+    of its keys' providers, no denial of the keep folder): `agents` says it does not hold, and
+    the next write, even of a key already there, rewrites every entry of the project."""
+    assert 0 == init_mask(run, project).exit_code
+    write(project, {"OPENAI_API_KEY": openai_key(canary), "GITHUB_TOKEN": f"ghp_{canary}"})
+    path = home / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    data["sandbox"]["credentials"]["files"] = [
+        {**files_entries(home)[0], "injectHosts": ["api.github.com", "api.openai.com"]}
+    ]
+    path.write_text(json.dumps(data))
+    record = home / "state" / "mask.json"
+    old = json.loads(record.read_text())
+    for mine in old["projects"].values():
+        del mine["version"]
+    record.write_text(json.dumps(old))
+    layer, why = protection(run, project)
+    assert "masked" != layer
+    assert "does not deny" in why
+
+    write(project, {"OPENAI_API_KEY": openai_key(canary) + "2"})
+
+    assert keep_denial(project) in all_entries(home)
+    (entry,) = files_entries(home)
+    assert [] == entry["injectHosts"]
+    assert "masked" == protection(run, project)[0]
 
 
 def test_a_file_sinks_entry_masks_the_whole_file(
@@ -477,4 +570,7 @@ def test_init_mask_without_the_guard_says_what_is_left_open(
     assert 0 == result.exit_code
     assert "nothing stops Claude Code's own Read and Grep tools" in result.output
     assert "hooks" not in local(project)
-    assert {"network": {"tlsTerminate": {}}} == settings(home)["sandbox"]
+    assert {
+        "network": {"tlsTerminate": {}},
+        "credentials": {"files": [keep_denial(project)]},
+    } == settings(home)["sandbox"]

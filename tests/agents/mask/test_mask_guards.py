@@ -506,3 +506,34 @@ def test_agents_says_when_claude_code_was_upgraded_past_the_guard(
         " calls through: run `offprompt init` again to add it"
     ] == after["warnings"]
     assert f"warning: the guard in {settings} is not under PreSkillShellCommand" in text
+
+
+@pytest.mark.parametrize("drop_in", [False, True], ids=["managed-settings.json", "a drop-in"])
+def test_agents_warns_when_the_managed_settings_bypass_permissions(
+    run: Run,
+    project: Path,
+    home: Path,
+    tmp_path: Path,
+    fake_program: Callable[[str], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    drop_in: bool,
+) -> None:
+    """Managed settings (/etc/claude-code on Linux) outrank the person's own: their
+    bypassPermissions puts every hook event's permission_mode at bypassPermissions (measured in
+    Claude Code 2.1.332), whatever the project's settings say."""
+    from offprompt.agents import claude_code
+
+    fake_program("claude")
+    managed = tmp_path / "etc-claude-code"
+    monkeypatch.setitem(claude_code.MANAGED_FOLDERS, "linux", managed)
+    path = managed / ("managed-settings.d/50-mode.json" if drop_in else "managed-settings.json")
+    set_mode(path, "bypassPermissions")
+    set_mode(settings_file("local", home, project), "default")
+
+    _, report, _ = claude_report(run, project)
+
+    assert [
+        f'{path} sets permissions.defaultMode to "bypassPermissions": Claude Code then changes'
+        " its own settings without asking you, so it can turn the guard and the mask off;"
+        " whoever manages this machine can set another mode there"
+    ] == report["warnings"]
