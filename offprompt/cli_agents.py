@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 import click
 
@@ -106,6 +107,35 @@ def _line(change: Change, fallback: Agent | None = None) -> str:
     if fallback is not None:
         return f"{change.agent}: {change.detail} ({fallback.no_local}: this is your user config)"
     return f"{change.agent}: {change.detail}"
+
+
+_NOTHING: Final = " Nothing was changed."
+
+
+def _failed_after(failure: Change, earlier: Sequence[Change], machine: Machine) -> str:
+    """`failure`'s line; when earlier steps of this run changed files, it says which file the
+    failed step left alone and what the run did change, instead of "Nothing was changed"."""
+    done = [c.detail for c in earlier if c.outcome in ("added", "updated")]
+    line = _line(failure)
+    if not done:
+        return line
+    line = line.removesuffix(_NOTHING)
+    left = f"{machine.shown(failure.path)} was not" if failure.path else "That step was not"
+    return (
+        f"{line} {left} changed, but this run {'; '.join(done)}, which stands"
+        " without the guard until then (`offprompt remove` takes it out)."
+    )
+
+
+def _unmasked_after(agent: str, earlier: Sequence[Change | None], machine: Machine) -> None:
+    """The mask's own line said why it failed (and that it changed nothing); say what this run
+    did change before it, so "Nothing was changed" is not read as the whole run's."""
+    done = [c.detail for c in earlier if c is not None and c.outcome in ("added", "updated")]
+    if done:
+        click.echo(
+            f"{agent}: not masked, but this run {'; '.join(done)}: fix what the line above says"
+            " and run this again to add the mask."
+        )
 
 
 # What --shared asks for instead of a command naming this machine (offprompt is not on PyPI:
@@ -279,15 +309,20 @@ def init(
             click.echo(unrecorded)
             changes.append(Change(agent.name, here, None, "failed", unrecorded))
         masked = mask and agent.name in cli_mask.MASKABLE
+        guard: Change | None = None
         if not no_guard:
             private = _ignore_private(agent, here, folder, machine)
             if private.failed:
-                click.echo(_line(private))
+                click.echo(_failed_after(private, [change], machine))
                 changes.append(private)
                 continue
             guard = guard_install.install_guard(agent, here, machine, folder, server, masked=masked)
-            unsupported = guard.outcome == "unsupported"
-            click.echo(f"{agent.name}: {guard.detail}" if unsupported else _line(guard))
+            if guard.outcome == "unsupported":
+                click.echo(f"{agent.name}: {guard.detail}")
+            elif guard.failed:
+                click.echo(_failed_after(guard, [change], machine))
+            else:
+                click.echo(_line(guard))
             if guard.failed:
                 changes.append(guard)
                 continue
@@ -300,6 +335,7 @@ def init(
             and not cli_mask.turn_on(agent.name, folder, machine, no_guard)
         ):
             changes.append(Change(agent.name, here, None, "failed", "the mask"))
+            _unmasked_after(agent.name, [change, guard], machine)
     if hooked:
         _hook_notes(server, scope)
     # An agent found on the machine but without a config for this scope is only skipped; one

@@ -61,8 +61,10 @@ def detect(env: Mapping[str, str], platform: str | None = None) -> Detection:
     if _is_true(env, "CODESPACES"):
         return Detection("remote", "CODESPACES=true")
     display = _set(env, "DISPLAY") or _set(env, "WAYLAND_DISPLAY")
-    if platform.startswith("linux") and not display:
-        return Detection("remote", "Linux without DISPLAY or WAYLAND_DISPLAY")
+    # An explicit BROWSER is the person's way to open pages here (a text browser, a helper that
+    # hands the link to the desktop): it counts as a display, as README's Troubleshooting says.
+    if platform.startswith("linux") and not display and not _set(env, "BROWSER"):
+        return Detection("remote", "Linux without DISPLAY, WAYLAND_DISPLAY or BROWSER")
     if platform in ("darwin", "win32") and not display:
         return Detection("local", f"{platform} without DISPLAY or WAYLAND_DISPLAY")
     return Detection("argument", "the environment cannot tell; the sandbox argument decides")

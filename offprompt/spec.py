@@ -109,6 +109,12 @@ class Verdict:
     status: CheckStatus
     text: str = field(default="", repr=False)
 
+    @property
+    def asked_but_skipped(self) -> bool:
+        """A check the person asked for that was not made: the checker says why in `text` (a
+        skip they chose, the box unticked or checks off, carries none)."""
+        return self.status == "skipped" and bool(self.text)
+
 
 SKIPPED: Final = Verdict("skipped")
 """Not asked: no check for its credential, checks off, or a file sink."""
@@ -138,6 +144,9 @@ class WriteOutcome:
     checked: tuple[tuple[str, str], ...] = ()
     """(name, `ok`|`rejected`|`unreachable`|`skipped`) for each name the page supplied, in
     request order (DESIGN §16); never an account or anything else of a provider's answer."""
+    unchecked: tuple[tuple[str, str], ...] = ()
+    """(name, why) for each `skipped` name the person asked to check (the box ticked, checks
+    on): what the doors say of it, since `checked` alone cannot say why. Never a value."""
     mask_problem: str | None = None
     """Set when the project is masked (DESIGN §15) and the write could not bring its mask
     entry up to date: what to tell the person. Never holds a value."""
@@ -172,6 +181,8 @@ class Prepared:
     supplied: tuple[str, ...]
     server_made: tuple[str, ...] = ()
     checked: tuple[tuple[str, str], ...] = ()
+    unchecked: tuple[tuple[str, str], ...] = ()
+    """As `WriteOutcome.unchecked`: derived from `checked`, so not in the digest."""
     allow_tracked: bool = False
     fp_key: bytes | None = field(default=None, repr=False)
     also: tuple[int, ...] = ()

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, Final, Literal, TextIO
 
 from offprompt.collect.request import CollectRequest, check_names
 from offprompt.collect.steps import Refused, Wait
@@ -262,7 +262,7 @@ async def _collect(
         return USAGE if made.cause == "arguments" else ERROR
     request = made
     if request.remote:
-        err.write(remote_note(settings.sandbox.reason))
+        err.write(remote_note(settings.sandbox.reason, tunnel=_tunnel_plan(settings)))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -285,12 +285,35 @@ async def _collect(
     return _report(request, status, out, err)
 
 
-def remote_note(because: str) -> str:
-    """Why this terminal's request is remote (DESIGN §5), and how to say otherwise."""
+TunnelPlan = Literal["off", "run", "download"]
+
+
+def _tunnel_plan(settings: Settings) -> TunnelPlan:
+    """What a remote request will do for its link: no tunnel (OFFPROMPT_TUNNEL=off), run
+    cloudflared, or download it first."""
+    if settings.env.get("OFFPROMPT_TUNNEL", "").strip().lower() == "off":
+        return "off"
+    from offprompt.tunnel.binary import will_download
+
+    return "download" if will_download(settings.env) else "run"
+
+
+def remote_note(because: str, *, tunnel: TunnelPlan = "off") -> str:
+    """Why this terminal's request is remote (DESIGN §5), what it will start for that (a public
+    tunnel, a download) before it does, and how to say otherwise: one line."""
+    if tunnel == "off":
+        return (
+            f"offprompt: remote mode, because {because}: your browser is taken to be on another"
+            " machine, so none is started here and the link below is sealed for it."
+            " If your browser is on this machine, set BROWSER or run with"
+            " OFFPROMPT_SANDBOX=0.\n"
+        )
+    fetching = "downloads cloudflared (it is not installed) and " if tunnel == "download" else ""
     return (
         f"offprompt: remote mode, because {because}: your browser is taken to be on another"
-        " machine, so none is started here and the link below is sealed for it."
-        " If your browser is on this machine, run with OFFPROMPT_SANDBOX=0.\n"
+        f" machine, so offprompt {fetching}opens a public cloudflared tunnel to a page sealed for"
+        " it. To keep the page on this machine, set BROWSER (or OFFPROMPT_SANDBOX=0) if your"
+        " browser is here, or OFFPROMPT_TUNNEL=off to forward the port yourself.\n"
     )
 
 
@@ -440,6 +463,8 @@ def _report(request: RequestRecord, status: str, out: TextIO, err: TextIO) -> in
                 out.write(line)
             else:
                 err.write(f"offprompt: {line}")
+        for name, why in outcome.unchecked:  # asked for, not done: said, never taken as "works"
+            err.write(f"offprompt: {name} was not checked with a provider: {why}.\n")
         return WRITTEN
     if request.delivery.confirm_reason is not None:
         err.write(f"offprompt: the request was cancelled. {request.delivery.confirm_reason}\n")

@@ -401,7 +401,9 @@
         return finish(closedView("Closed", "This request is no longer known to offprompt."));
       }
       var data = await readJson(response);
-      if (data.status && data.status !== "awaiting" && data.status !== "confirm") {
+      // Not offprompt's answer (a tunnel's error page once offprompt stopped): not connected.
+      if (!response.ok || !data.status) throw 0;
+      if (data.status !== "awaiting" && data.status !== "confirm") {
         var why = CLOSED[data.status] || ["Closed", "This request is closed."];
         if (held !== null) {
           why = data.status === "written" ? ["Written", "Fingerprint " + held] : why;
@@ -416,8 +418,8 @@
       tick();
     } catch (e) {
       expiry.classList.add("warn");
-      expiry.textContent = "Cannot reach offprompt right now; trying again." +
-        (held === null ? " What you typed stays here." : "");
+      expiry.textContent = "offprompt stopped or cannot be reached: nothing is sent from " +
+        "here until it answers again." + (held === null ? " What you typed stays here." : "");
     }
     schedule();
   }

@@ -49,7 +49,8 @@ from offprompt.errors import ConfigError
 # and never open the browser, and would ignore the person's OFFPROMPT_* settings. CODESPACES
 # feeds the sandbox check (DESIGN §5); XDG_STATE_HOME and XDG_CACHE_HOME keep the journal and the
 # cloudflared cache where `offprompt fingerprints` run from the person's shell looks for them.
-# `env_vars` takes exact names (no patterns), so each OFFPROMPT_* variable of DESIGN §10 is listed.
+# `env_vars` takes exact names (no patterns), so each OFFPROMPT_* variable of DESIGN §10 (and of
+# README's Environment table) is listed.
 ENV_VARS = (
     "DISPLAY",
     "WAYLAND_DISPLAY",
@@ -68,8 +69,12 @@ ENV_VARS = (
     "OFFPROMPT_TTL",
     "OFFPROMPT_AWAIT_SECONDS",
     "OFFPROMPT_ELICIT_WAIT_MS",
+    "OFFPROMPT_DIALOG_WAIT_MS",
     "OFFPROMPT_LOG",
     "OFFPROMPT_CHECK",  # `off` must reach the server: the person's way to send no key anywhere
+    "OFFPROMPT_CHECK_BASE",
+    "OFFPROMPT_PORT",  # one fixed port for one `ssh -L`: a random one would break the forward
+    "OFFPROMPT_CLOUDFLARED_BASE",
 )
 
 # Codex may end a tool call after `tool_timeout_sec` (documented default 60 s; 0.169 was seen

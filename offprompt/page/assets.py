@@ -14,6 +14,8 @@ from offprompt.page.text import esc
 _SLOT: Final = re.compile(r"\{\{([a-z_]+)\}\}")
 _CSS_COMMENT: Final = re.compile(r"/\*.*?\*/", re.DOTALL)
 _CSS_SPACE: Final = re.compile(r"\s*([{};])\s*")
+_CSS_STRING: Final = re.compile(r"(\"[^\"]*\"|'[^']*')")
+_CSS_AFTER: Final = re.compile(r"(?<=:) +| *(,) *")
 
 
 @functools.cache
@@ -47,7 +49,11 @@ def _trim_js(text: str) -> str:
 def _trim_css(text: str) -> str:
     text = _CSS_COMMENT.sub("", text)
     text = _CSS_SPACE.sub(r"\1", text)
-    return re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s+", " ", text).strip()
+    # Blanks after `:` and around `,` say nothing outside a quoted string (a `content` text).
+    parts = _CSS_STRING.split(text)
+    parts[::2] = [_CSS_AFTER.sub(r"\1", part) for part in parts[::2]]
+    return "".join(parts)
 
 
 @functools.cache

@@ -46,9 +46,11 @@ account, so it is shown on the page and in the page's JSON only."""
 
 def _check(verdicts: Verdicts, name: str) -> str:
     status, text = verdicts.get(name, ("skipped", ""))
-    if status == "skipped" or not text:
+    if not text:  # a skip the person chose (the box unticked, checks off) says nothing
         return ""
-    if status == "rejected":
+    if status == "skipped":
+        text = f"Not checked: {text}"
+    elif status == "rejected":
         text += " (written anyway)"
     return f'<span class="verdict {status}" data-check="{status}">{esc(visible(text))}</span>'
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from offprompt.mcp.tool import ToolResult
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from offprompt.spec import ConfirmAnswer, WriteOutcome
     from offprompt.store import RequestRecord
 
@@ -99,12 +101,21 @@ def build(
         out["destinations"] = [d.to_dict() for d in outcome.destinations]
     if outcome is not None and status == "written" and outcome.checked:
         out["checked"] = dict(outcome.checked)
+        if outcome.unchecked:
+            out["note"] += " " + unchecked_note(outcome.unchecked)
     if delivery.opened_elsewhere:
         out["opened_elsewhere"] = True
     first = None
     if status == "written" and outcome is not None:
         first = outcome.headline()
     return ToolResult.of(out, headline=first)
+
+
+def unchecked_note(unchecked: Sequence[tuple[str, str]]) -> str:
+    """The names the person asked to check with their provider that were not, and why (DESIGN
+    §16's `skipped`): said, so nobody takes a written key for a working one."""
+    said = "; ".join(f"{name} was not checked with a provider: {why}" for name, why in unchecked)
+    return f"{said}. Tell the person, since a key that was not checked may still be the wrong one."
 
 
 OPENED_ELSEWHERE = (

@@ -91,7 +91,9 @@ class Tunnel:
                 host = await self._start(page)
             except (NoBinary, TunnelFailed) as err:
                 self._failed = str(err)
-                _log.warning("tunnel: none (%s)", err)
+                # Info, not a warning: both doors tell the person themselves (the terminal's
+                # line, the result's note), so a warning here would say it twice.
+                _log.info("tunnel: none (%s)", err)
                 return TunnelLink(None, self._failed)
             return TunnelLink(f"https://{host}")
 

@@ -36,6 +36,7 @@ __all__ = [
     "fetch",
     "locate",
     "platform_key",
+    "will_download",
 ]
 
 RELEASE: Final = "2024.12.2"
@@ -149,6 +150,18 @@ async def ensure(
     )
 
 
+def will_download(env: Mapping[str, str], *, key: tuple[str, str] | None = None) -> bool:
+    """Whether `ensure` would download cloudflared: none is found and this platform has a pin.
+    False also when OFFPROMPT_CLOUDFLARED is wrong (that is reported, nothing downloaded)."""
+    key = key or platform_key()
+    try:
+        found = locate(env, cache=cache_dir(env), key=key)
+    except NoBinary:
+        return False
+    pin = PINS.get(key)
+    return found is None and pin is not None and pin.sha256 is not None
+
+
 def fetch(pin: Pin, *, base: str, dest: Path) -> Path:
     """Download `pin` from `base`, check its SHA-256, and install it at `dest` (0700).
 
@@ -196,8 +209,23 @@ def _download(url: str, to: Path) -> str:
                 digest.update(chunk)
                 out.write(chunk)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise NoBinary(f"cloudflared could not be downloaded ({type(exc).__name__})") from None
+        host = urllib.parse.urlsplit(url).hostname or url
+        raise NoBinary(f"cloudflared could not be downloaded from {host}: {_why(exc)}") from None
     return digest.hexdigest()
+
+
+def _why(exc: Exception) -> str:
+    """What went wrong with a download, in words a person reads (never a class name)."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"it answered HTTP {exc.code}"
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, TimeoutError):
+        return "no answer within 30 s"
+    if isinstance(reason, OSError) and reason.strerror:
+        return reason.strerror.lower()
+    if isinstance(reason, str) and reason:
+        return reason
+    return "no connection" if isinstance(reason, OSError) else "the address is not valid"
 
 
 def _extract(archive: Path, folder: Path) -> Path:
@@ -217,9 +245,8 @@ def _extract(archive: Path, folder: Path) -> Path:
                 _copy(source, sink)
     except (tarfile.TarError, OSError, EOFError) as exc:
         out.unlink(missing_ok=True)
-        raise NoBinary(
-            f"the cloudflared archive could not be read ({type(exc).__name__})"
-        ) from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is damaged"
+        raise NoBinary(f"the cloudflared archive could not be read ({why.lower()})") from None
     except BaseException:
         out.unlink(missing_ok=True)
         raise

@@ -47,6 +47,7 @@ __all__ = [
     "plan",
     "run",
     "verdicts",
+    "why_skipped",
 ]
 
 LIMIT_SECONDS: Final = 5.0
@@ -348,6 +349,35 @@ async def verdicts(
     names: Sequence[str],
     env: Mapping[str, str],
 ) -> dict[str, Verdict]:
-    """The verdict of each of `names` (values the person supplied): `plan`, then `run`. With
-    `enabled`, this module is the Submitter's provider checker (write/steps.py)."""
-    return await run(plan(secrets, values, names), env)
+    """The verdict of each of `names` (values the person supplied): `plan`, then `run`; a
+    skipped one's text says why it was not asked. With `enabled`, this module is the
+    Submitter's provider checker (write/steps.py)."""
+    out = await run(plan(secrets, values, names), env)
+    specs = {s.name: s for s in secrets}
+    for name, verdict in out.items():
+        if verdict.status == "skipped" and name in specs:
+            out[name] = Verdict("skipped", why_skipped(specs[name], values.get(name, "")))
+    return out
+
+
+def why_skipped(secret: SecretSpec, value: str) -> str:
+    """Why `plan` sends nothing for `secret`, in words for the person; never a part of `value`,
+    only which of §16's rules kept it home."""
+    from offprompt import registry
+
+    f = _field(secret)
+    if f is None or f.provider_id is None:
+        return "offprompt knows no provider for this key"
+    who = f.provider_name or "its provider"
+    if not secret.secret or not f.secret or secret.generate is not None:
+        return "it is not a secret, so it is never sent to a provider"
+    if _check_of(f) is None:
+        return f"offprompt has no check for this {who} key"
+    if secret.provider is None and not registry.distinctive(f):
+        return (
+            f"{who} was not named for it and its keys have no shape of their own,"
+            " so it was not sent there"
+        )
+    if not registry.can_be_own(f) or not _issued(secret, f, value):
+        return f"nothing in the value shows it is {who}'s own, so it was not sent there"
+    return f"{who} checks it only together with the key beside it, which was not given"

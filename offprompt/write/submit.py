@@ -266,12 +266,13 @@ class Submitter:
     ) -> Prepared:
         ticked = frozenset(also)
         values, supplied, server_made = self._values(request, fields, ticked)
-        checked = await self._check(request, values, supplied, *check)
+        verdicts = await self._check(request, values, supplied, *check)
         return Prepared(
             values=values,
             supplied=supplied,
             server_made=server_made,
-            checked=checked,
+            checked=tuple((name, v.status) for name, v in verdicts),
+            unchecked=tuple((name, v.text) for name, v in verdicts if v.asked_but_skipped),
             allow_tracked=allow_tracked,
             fp_key=fp_key,
             also=tuple(ticked),
@@ -365,6 +366,7 @@ class Submitter:
             file_keys=tuple(result.file_keys),
             fingerprint=fp,
             checked=prepared.checked,
+            unchecked=prepared.unchecked,
         )
         return outcome, {n: v for n, v in values.items() if n not in kept}
 
@@ -400,12 +402,10 @@ class Submitter:
         wanted: bool,
         anyway: bool,
         on_checked: OnChecked | None,
-    ) -> tuple[tuple[str, str], ...]:
-        """The supplied values' verdicts from their providers (DESIGN §16), or all `skipped`.
-
-        File sinks are never checked (one file, no credential); raises CheckRejected when a
-        provider refused one and the person has not said to write it anyway.
-        """
+    ) -> tuple[tuple[str, Verdict], ...]:
+        """The supplied values' verdicts from their providers (DESIGN §16), or all `skipped`; a
+        file sink is never checked (one file, no credential). CheckRejected when a provider
+        refused one and the person has not said to write it anyway."""
         if not supplied:
             return ()
         verdicts: Mapping[str, Verdict]
@@ -419,7 +419,7 @@ class Submitter:
             raise CheckRejected(dict(verdicts))
         if on_checked is not None:
             on_checked(verdicts)
-        return tuple((name, verdicts[name].status) for name in supplied)
+        return tuple((name, verdicts[name]) for name in supplied)
 
     async def _send(
         self,

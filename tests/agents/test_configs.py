@@ -7,6 +7,7 @@ one-line JSON; <name>.after is the exact text `init` must leave. <agent>-new.aft
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -170,6 +171,23 @@ def test_codex_config_keeps_comments_and_parses_as_toml(machine: Machine, projec
     assert {"XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "OFFPROMPT_SANDBOX"} <= set(
         entry["env_vars"]
     )
+
+
+def test_codex_env_vars_pass_every_variable_readme_documents(
+    machine: Machine, project: Path
+) -> None:
+    """Codex drops what env_vars does not name, so each variable of README's Environment table
+    (DESIGN §10, OFFPROMPT_PORT among them) is listed for the server."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme.split("## Environment", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \|", table, re.MULTILINE))
+    path = config_path("codex", "user", machine, project)
+
+    get("codex").install("user", machine, project, SERVER)
+
+    entry = tomllib.loads(path.read_text())["mcp_servers"]["offprompt"]
+    assert "OFFPROMPT_PORT" in documented
+    assert set() == documented - set(entry["env_vars"])
 
 
 def test_json_configs_that_were_plain_json_stay_plain_json(machine: Machine, project: Path) -> None:

@@ -149,6 +149,39 @@ def test_a_config_that_cannot_be_changed_fails_that_agent_only(run: Run, project
     assert "{ not json" == (project / ".cursor" / "mcp.json").read_text()
 
 
+def test_a_half_done_init_says_what_it_changed_and_what_not(
+    run: Run, project: Path, home: Path
+) -> None:
+    """The server entry was added, then the guard's file could not be read: the line says which
+    file was left as it was and which this run did change, never "Nothing was changed"."""
+    (home / ".codex").mkdir()
+    (home / ".codex" / "hooks.json").write_text("{ not json")
+
+    result = run("init", "--agent", "codex", "--project", str(project), "--command", COMMAND)
+
+    assert 1 == result.exit_code
+    added, failed = result.stdout.splitlines()
+    assert added.startswith("codex: added offprompt to ~/.codex/config.toml")
+    assert failed.startswith("codex: failed: ~/.codex/hooks.json is not valid JSON")
+    assert "Nothing was changed" not in result.stdout
+    assert "~/.codex/hooks.json was not changed" in failed
+    assert "added offprompt to ~/.codex/config.toml" in failed
+    assert "{ not json" == (home / ".codex" / "hooks.json").read_text()
+
+
+def test_a_config_that_fails_first_still_says_nothing_was_changed(
+    run: Run, project: Path, home: Path
+) -> None:
+    """When the first step fails, nothing was changed, and the line still says so."""
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text("[not toml")
+
+    result = run("init", "--agent", "codex", "--project", str(project), "--command", COMMAND)
+
+    assert 1 == result.exit_code
+    assert result.stdout.splitlines()[0].endswith("Nothing was changed.")
+
+
 def test_init_in_the_home_folder_is_refused(
     run: Run, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -107,8 +107,42 @@ def test_lost_connection_says_reconnecting_and_keeps_values(
     page.unroute("**/status")
     next_poll(page)
     page.locator("#expiry:not(.warn)").wait_for()
-    assert lost.startswith("Cannot reach offprompt right now")
+    assert lost.startswith("offprompt stopped or cannot be reached")
     assert page.input_value("textarea[name=API_KEY]") == canary
+
+
+def test_a_page_left_open_after_offprompt_stopped_says_so(
+    live: LiveServer, context: BrowserContext, canary: str
+) -> None:
+    """offprompt ends (Ctrl-C of `offprompt collect`, the agent quitting) with its page open:
+    the next poll finds no server, and the page stops saying it is connected."""
+    page = open_with_clock(context, live.url(live.create()))
+    page.fill("textarea[name=API_KEY]", canary)
+    page.locator("#expiry", has_text="Connected").wait_for()
+    live.call(live.server.close())
+    page.clock.run_for(10_000)
+    page.locator("#expiry.warn").wait_for()
+    page.clock.run_for(2_000)  # the every-second line does not put "Connected" back
+    said = page.inner_text("#expiry")
+    assert "Connected" not in said
+    assert "offprompt stopped" in said
+    assert page.input_value("textarea[name=API_KEY]") == canary
+
+
+def test_an_answer_that_is_not_offprompts_is_not_connected(
+    live: LiveServer, context: BrowserContext
+) -> None:
+    """Behind a tunnel whose offprompt stopped, Cloudflare answers the poll itself (an HTML error
+    page, 530): that is no offprompt either, and the page says so instead of "Connected"."""
+    page = open_with_clock(context, live.url(live.create()))
+    page.locator("#expiry", has_text="Connected").wait_for()
+    page.route(
+        "**/status",
+        lambda route: route.fulfill(status=530, content_type="text/html", body="error 1033"),
+    )
+    next_poll(page)
+    page.locator("#expiry.warn").wait_for()
+    assert "offprompt stopped" in page.inner_text("#expiry")
 
 
 def test_failed_submit_keeps_every_value_and_a_retry_writes(

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,10 @@ PERSON = ROOT / "tests" / "flows" / "person.py"
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # the fixture's PATH holds only fake agents
 # A terminal on the person's own machine: without this, Linux with no DISPLAY (CI) is remote.
 LOCAL = {"OFFPROMPT_SANDBOX": "0"}
+# What makes a Linux terminal remote or local by itself (DESIGN §5), left out for a headless one.
+HEADLESS_UNSET = frozenset(
+    {"DISPLAY", "WAYLAND_DISPLAY", "SSH_CONNECTION", "CODESPACES", "CLAUDE_CODE_REMOTE"}
+)
 
 
 def collect(
@@ -100,6 +105,28 @@ def test_collect_over_plain_http_into_another_file(
     assert dotenv_values(project / "config" / ".env.local") == {"DB_URL": canary}
     (said,) = person_said(tmp_path)
     assert done.stdout.splitlines()[-1] == f"Fingerprint {said['fingerprint']}"
+    assert canary not in done.stdout + done.stderr
+
+
+def test_collect_without_a_display_opens_an_explicit_browser(
+    project: Path, tmp_path: Path, canary: str
+) -> None:
+    """Linux with no DISPLAY but BROWSER set: the page opens through BROWSER and is written, with
+    no remote mode, tunnel or download (README's Troubleshooting: "set BROWSER")."""
+    full = {k: v for k, v in os.environ.items() if k not in HEADLESS_UNSET}
+    full.update(person_env(tmp_path, {"API_KEY": canary}, "http"), OFFPROMPT_TUNNEL="off")
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "collect", "API_KEY", "--timeout", "20"],
+        cwd=project,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert dotenv_values(project / ".env") == {"API_KEY": canary}
+    assert "remote mode" not in done.stderr
     assert canary not in done.stdout + done.stderr
 
 
@@ -235,7 +262,7 @@ def test_page_warnings_are_prefixed_lines(project: Path, canary: str) -> None:
         ({"OFFPROMPT_SANDBOX": "", "SSH_CONNECTION": "10.0.0.2 5 10.0.0.1 22"}, "SSH_CONNECTION"),
         (
             {"OFFPROMPT_SANDBOX": "", "DISPLAY": "", "WAYLAND_DISPLAY": "", "SSH_CONNECTION": ""},
-            "Linux without DISPLAY or WAYLAND_DISPLAY",
+            "Linux without DISPLAY, WAYLAND_DISPLAY or BROWSER",
         ),
     ],
     ids=["forced", "ssh", "no display"],
@@ -245,7 +272,7 @@ def test_remote_mode_says_why_and_how_to_say_otherwise(
     project: Path, env: dict[str, str], because: str
 ) -> None:
     """Remote mode names the variable that decided it and OFFPROMPT_SANDBOX=0 to undo it."""
-    quiet = {"OFFPROMPT_TUNNEL": "off", "BROWSER": "false", "CLAUDE_CODE_REMOTE": ""}
+    quiet = {"OFFPROMPT_TUNNEL": "off", "BROWSER": "", "CLAUDE_CODE_REMOTE": ""}
     quiet.update({"CODESPACES": "", "SSH_CONNECTION": ""})
     done = collect(project, "API_KEY", "--timeout", "1", env={**quiet, **env})
 
@@ -253,6 +280,54 @@ def test_remote_mode_says_why_and_how_to_say_otherwise(
     assert 3 == done.returncode
     assert said.startswith(f"offprompt: remote mode, because {because}")
     assert "OFFPROMPT_SANDBOX=0" in said
+
+
+def headless(project: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`collect` on Linux with no display and no BROWSER, no cloudflared anywhere, and a
+    download address that refuses at once (nothing listens on port 1)."""
+    full = {k: v for k, v in os.environ.items() if k not in HEADLESS_UNSET}
+    full.update(
+        PATH=SYSTEM_PATH,
+        OFFPROMPT_CACHE_DIR=str(tmp_path / "cache"),
+        OFFPROMPT_CLOUDFLARED_BASE="http://127.0.0.1:1/",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "offprompt", "collect", "API_KEY", "--timeout", "1"],
+        cwd=project,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display rule is Linux's")
+def test_headless_collect_says_it_opens_a_public_tunnel_before_it_does(
+    project: Path, tmp_path: Path
+) -> None:
+    """Before any download or tunnel, one line says so, why (no display or browser), and how to
+    keep the page on this machine (BROWSER, OFFPROMPT_SANDBOX=0, OFFPROMPT_TUNNEL=off)."""
+    lines = headless(project, tmp_path).stderr.splitlines()
+
+    said = [i for i, line in enumerate(lines) if "public" in line and "cloudflared" in line]
+    started = [i for i, line in enumerate(lines) if line.startswith("Starting a tunnel")]
+    assert 1 == len(said), lines
+    assert said[0] < started[0]
+    for words in ("DISPLAY", "downloads cloudflared", "BROWSER", "OFFPROMPT_TUNNEL=off"):
+        assert words in lines[said[0]]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display rule is Linux's")
+def test_a_failed_cloudflared_download_is_one_line_in_words(project: Path, tmp_path: Path) -> None:
+    """The download that failed is said once, without a Python exception's class name."""
+    done = headless(project, tmp_path)
+
+    failed = [line for line in done.stderr.splitlines() if "could not be downloaded" in line]
+    assert 1 == len(failed), done.stderr
+    assert re.search(r"[A-Za-z]+(Error|Exception)\b", done.stderr) is None, done.stderr
+    assert 3 == done.returncode
 
 
 def test_local_mode_says_nothing_about_it(project: Path) -> None:

@@ -682,3 +682,38 @@ async def test_write_anyway_cannot_widen_the_refused_submit(
     data = await widened.json()
     assert (widened.status, data.get("tracked")) == (422, True)
     assert p.env() == {"OTHER": "1"}
+
+
+async def test_a_ticked_check_that_was_skipped_is_said_with_why(
+    providers: Any, page: Any, canary: str
+) -> None:
+    """The box was ticked, but APP_SECRET has no provider to ask: `checked` says `skipped`, and
+    the written page and the result's note say it was not checked and why (DESIGN §16)."""
+    openai = await providers(status=200)
+    p = await page(("api.openai.com", openai))
+    req = p.request(OPENAI, SecretSpec("APP_SECRET"))
+    resp = await p.post(
+        req, {"OPENAI_API_KEY": openai_key(canary), "APP_SECRET": canary, "check": "1"}
+    )
+    data = await resp.json()
+    assert resp.status == 200, data
+    assert {"OPENAI_API_KEY": "ok", "APP_SECRET": "skipped"} == data["checked"]
+    assert 'data-check="skipped">Not checked: offprompt knows no provider' in data["html"]
+    result = results.build(req, url=None, expires_in=0, opened=True).structured or {}
+    assert {"OPENAI_API_KEY": "ok", "APP_SECRET": "skipped"} == result["checked"]
+    assert "APP_SECRET was not checked with a provider: offprompt knows no" in result["note"]
+    assert canary not in json.dumps(result) + data["html"]
+
+
+async def test_an_unticked_check_says_nothing_of_it(providers: Any, page: Any, canary: str) -> None:
+    """The person unticked the box: every name is `skipped`, as they chose, and nothing more is
+    said of it on the page or in the note."""
+    openai = await providers(status=200)
+    p = await page(("api.openai.com", openai))
+    req = p.request(OPENAI, SecretSpec("APP_SECRET"))
+    resp = await p.post(req, {"OPENAI_API_KEY": openai_key(canary), "APP_SECRET": canary})
+    data = await resp.json()
+    assert {"OPENAI_API_KEY": "skipped", "APP_SECRET": "skipped"} == data["checked"]
+    assert "Not checked" not in data["html"]
+    result = results.build(req, url=None, expires_in=0, opened=True).structured or {}
+    assert "not checked" not in result["note"]

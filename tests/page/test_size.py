@@ -88,3 +88,12 @@ async def test_largest_page_is_under_100_kb(
     """Twelve registry keys with captions, a 2,000-character reason, sealed: still under 100 KB."""
     size = await served_size(client, store, project, LARGEST, "x" * 2000, remote=True)
     assert size < LIMIT
+
+
+def test_styles_are_trimmed_outside_their_strings_only() -> None:
+    """The inlined CSS loses the blanks after `:` and around `,` (room in the page), while a
+    quoted `content` text keeps every character."""
+    from offprompt.page.assets import _trim_css
+
+    css = 'a , b { font: 1px ui-monospace, "A B"; }\n.d::after { content: "x: y, z"; }'
+    assert 'a,b{font:1px ui-monospace,"A B";}.d::after{content:"x: y, z";}' == _trim_css(css)

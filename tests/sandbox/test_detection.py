@@ -39,6 +39,10 @@ TABLE = [
     ({}, "win32", False, False, False),
     ({"DISPLAY": ":0"}, "darwin", False, True, False),
     ({}, "freebsd14", False, True, False),
+    # An explicit BROWSER is a way to open the page here, as a display is (README: "set BROWSER").
+    ({"BROWSER": "w3m"}, "linux", False, True, False),
+    ({"BROWSER": " "}, "linux", True, True, True),
+    ({"BROWSER": "w3m", "SSH_CONNECTION": "1.2.3.4 5 6.7.8.9 22"}, "linux", True, True, True),
 ]
 
 

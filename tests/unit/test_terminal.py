@@ -138,3 +138,31 @@ def test_an_agent_s_request_is_the_agent_s() -> None:
     asked = validate({"secrets": [{"name": "API_KEY"}], "reason": "r"})
 
     assert "agent" == asked.reason_by
+
+
+def test_a_written_request_says_which_ticked_checks_were_skipped_and_why(tmp_path: Path) -> None:
+    """`offprompt collect` prints the names and fingerprint on stdout as ever, and one stderr
+    line per name the person asked to check that was not, with why (DESIGN §16)."""
+    import io
+
+    from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
+    from offprompt.store import RequestStore
+
+    store = RequestStore()
+    request = store.create((SecretSpec("APP_SECRET"),), SinkSpec(), tmp_path, "why", ttl=60)
+    assert store.claim(request)
+    why = "offprompt knows no provider for this key"
+    outcome = WriteOutcome(
+        file=".env",
+        names=("APP_SECRET",),
+        added=("APP_SECRET",),
+        fingerprint="🍋 🥝 🌮 🧀",
+        checked=(("APP_SECRET", "skipped"),),
+        unchecked=(("APP_SECRET", why),),
+    )
+    store.complete(request, outcome)
+    out, err = io.StringIO(), io.StringIO()
+
+    assert 0 == terminal._report(request, "written", out, err)
+    assert "Fingerprint 🍋 🥝 🌮 🧀" == out.getvalue().splitlines()[-1]
+    assert f"offprompt: APP_SECRET was not checked with a provider: {why}.\n" == err.getvalue()

@@ -339,3 +339,27 @@ async def test_through_the_submitter_a_secret_false_field_sends_nothing(
     outcome = await submitter.submit(_make(store, project, [spec]), {spec.name: value}, check=True)
     assert (("OPENAI_API_KEY", "skipped"),) == outcome.checked
     assert ([], {"OPENAI_API_KEY": value}) == (hosts.all_seen(), env(project))
+
+
+@pytest.mark.parametrize(
+    ("spec", "value", "why"),
+    [
+        (SecretSpec("APP_SECRET"), "x", "offprompt knows no provider for this key"),
+        (
+            SecretSpec("OPENAI_API_KEY", secret=False),
+            "sk-proj-" + "A" * 40,
+            "it is not a secret, so it is never sent to a provider",
+        ),
+        (SecretSpec("MISTRAL_API_KEY"), "A" * 32, "Mistral AI was not named for it"),
+        (SecretSpec("STRIPE_SECRET_KEY"), "sk_live_" + "A" * 30, "shows it is Stripe's own"),
+        (SecretSpec("OPENAI_API_KEY"), "ghp_" + "A" * 36, "shows it is OpenAI's own"),
+    ],
+    ids=["no provider", "not secret", "shapeless, unnamed", "shared prefix", "foreign prefix"],
+)
+def test_a_skipped_check_says_which_rule_kept_the_key_home(
+    spec: SecretSpec, value: str, why: str
+) -> None:
+    """Each §16 rule that sends nothing has its own reason, in words, with no part of the value."""
+    said = provider.why_skipped(spec, value)
+    assert why in said
+    assert value not in said

@@ -124,6 +124,23 @@ def test_init_mask_turns_the_sandbox_on_for_this_project_alone(
     assert "claude-code: masked: 0 files offprompt wrote here" in result.output
 
 
+def test_init_mask_that_fails_after_the_entry_and_guard_says_what_this_run_changed(
+    run: Run, project: Path, home: Path, sandbox_programs: None
+) -> None:
+    """The user settings cannot be read, so no mask; the entry and the guard were added before,
+    and a line says so, so the mask's "Nothing was changed" is not read as the whole run's."""
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text("{ not json")
+
+    result = init_mask(run, project)
+
+    assert 1 == result.exit_code
+    (said,) = [line for line in result.stdout.splitlines() if "not masked, but" in line]
+    assert said.startswith("claude-code: not masked, but this run added offprompt to ~/.claude")
+    assert "added the guard to" in said
+    assert "{ not json" == (home / ".claude" / "settings.json").read_text()
+
+
 def test_init_mask_takes_out_the_deny_rules_an_earlier_init_added(
     run: Run, project: Path, sandbox_programs: None
 ) -> None:
