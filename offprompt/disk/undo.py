@@ -6,7 +6,9 @@ The undo copy lives in the project's keep folder (`walk.KEEP_NAME`), which the m
 it holds anything: the file's old bytes as `<copy>` (or, for a file not there yet, an empty
 `<copy>.absent`), fsynced before the file is touched and removed after. A writer killed between
 the two leaves the copy; the next writer of that file puts it back before it reads, so the file
-is as it was before the killed write. Everything happens under the file's folder lock.
+is as it was before the killed write, unless the file changed well after the copy was made (the
+person's edit, another tool's write): that change is theirs and stays. Everything happens under
+the file's folder lock.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from offprompt.disk.walk import Folder, unlink_quietly
 __all__ = ["keep_in_place", "replace"]
 
 _MAX = 1 << 30  # a copy is the old file, which the writer read under a far smaller limit
+# A file whose last change came this long after its undo copy was made was changed by someone
+# else since the write was cut short: the copy is dropped, not put back over their change.
+_TORN_WITHIN_NS = 60 * 1_000_000_000
 
 
 def keep_in_place(folder: Folder, name: str, keep: Folder, copy: str) -> None:
@@ -28,8 +33,17 @@ def keep_in_place(folder: Folder, name: str, keep: Folder, copy: str) -> None:
     folder.kept = (name, keep, copy)
     unlink_quietly(keep.fd, f"{copy}.tmp")  # a copy cut short: `name` was not touched yet
     old = keep.read(copy, _MAX)  # whole: a copy gets its name once written and fsynced
-    absent = keep.lstat(f"{copy}.absent") is not None
-    if old is None and not absent:
+    left = keep.lstat(copy) or keep.lstat(f"{copy}.absent")
+    if left is None:
+        return
+    now = folder.lstat(name)
+    if now is not None and now.st_ctime_ns > left.st_mtime_ns + _TORN_WITHIN_NS:
+        # Changed well after the interrupted write began (the person edited it, another tool
+        # replaced it): theirs now, not a torn write of ours; undoing would lose their change.
+        _drop_copy(keep, copy)
+        logging.getLogger("offprompt").warning(
+            "left a file as it is: it changed after an interrupted write, which is not undone"
+        )
         return
     _undo(folder, name, old)
     _drop_copy(keep, copy)

@@ -117,6 +117,28 @@ def test_a_marker_for_a_file_that_was_not_there_removes_what_the_killed_writer_m
     assert [".gitignore"] == os.listdir(keep)
 
 
+@pytest.mark.parametrize("marker", [False, True])
+def test_a_change_made_well_after_the_killed_write_is_kept(
+    project: Path, canary: str, marker: bool
+) -> None:
+    """The person edited the file (or another tool made it) two minutes after a writer was
+    killed: the leftover copy (or `.absent` marker) is older than that change, so it is dropped,
+    not put back over it; the new write lands on what they made."""
+    sinks.write(project, SinkSpec("file", "other.txt"), {"K": "x"}, in_place=True)
+    env = project / ".env"
+    name = _copy_name(project, env) + (".absent" if marker else "")
+    left = keep_of(project) / name
+    left.write_text("" if marker else "A=old\n")
+    two_minutes_ago = left.stat().st_mtime - 120
+    os.utime(left, (two_minutes_ago, two_minutes_ago))
+    env.write_text("MINE=edited\n")
+
+    sinks.write(project, SinkSpec(), {"API_KEY": canary}, in_place=True)
+
+    assert f"MINE=edited\nAPI_KEY={canary}\n" == env.read_text()
+    assert [".gitignore"] == os.listdir(keep_of(project))
+
+
 def test_a_write_that_fails_half_way_puts_the_old_bytes_back(project: Path, canary: str) -> None:
     """A file size limit (RLIMIT_FSIZE, as a full disk would) stops the write in the middle:
     the file holds its old bytes again, on its own inode, and no copy is left."""
