@@ -3,15 +3,20 @@ stdin, decide, answer in the host's dialect (exit 2 and one line on stderr to bl
 
 Imports only re, json, glob and fnmatch beside what Python starts with, and reads the journal
 itself, so the hook starts fast (DESIGN §14: ≤ 50 ms per call): no dataclasses, typing,
-datetime, pathlib, click or platformdirs on this path (tests/guard/test_hook_imports.py checks).
+datetime, pathlib, click, platformdirs or signal on this path (tests/guard/test_hook_imports.py
+and test_hook_start.py check).
 """
 
 from __future__ import annotations
 
+# `signal` itself would turn every signal number into an enum member as it loads (a millisecond
+# on each call); the alarm needs three of its names, which its C half holds (typeshed has no
+# stubs for it).
+import _signal  # type: ignore[import-not-found]
+import functools
 import json
 import os
 import re
-import signal
 import sys
 from collections.abc import Mapping
 
@@ -44,13 +49,22 @@ TIMED_OUT = (
     " take the hook out with `offprompt remove`."
 )
 
-# The crude check used when the event cannot be understood: a dotenv name as its own token.
-_CRUDE_DOTENV = re.compile(
-    r"(?<![\w.-])\.env(?:\.local|\.development|\.production|\.staging|\.test|\.[\w-]+\.local)?"
-    r"(?![\w.-])"
-)
-# A token in the crude check's sense: a maximal run of these characters.
-_TOKEN = re.compile(r"[\w.-]+")
+
+# The crude check's patterns, compiled on first use: only an event the guard cannot read needs
+# them (tests/guard/test_hook_start.py).
+@functools.cache
+def _crude_dotenv() -> re.Pattern[str]:
+    """A dotenv name as its own token."""
+    return re.compile(
+        r"(?<![\w.-])\.env(?:\.local|\.development|\.production|\.staging|\.test"
+        r"|\.[\w-]+\.local)?(?![\w.-])"
+    )
+
+
+@functools.cache
+def _token() -> re.Pattern[str]:
+    """A token in the crude check's sense: a maximal run of these characters."""
+    return re.compile(r"[\w.-]+")
 
 
 def _decoded(text: str) -> str:
@@ -64,7 +78,7 @@ def _decoded(text: str) -> str:
 
 def crude(raw: str, protected: Protected) -> str | None:
     """When the event cannot be understood: a protected name anywhere in it, as a token."""
-    m = _CRUDE_DOTENV.search(raw)
+    m = _crude_dotenv().search(raw)
     if m:
         return m.group(0)
     if not protected.written_names:
@@ -72,9 +86,10 @@ def crude(raw: str, protected: Protected) -> str | None:
     # One pass over the event for every written name (not a search per name: 200 names over a
     # 4 MiB event took 5 s): a name made of `[\w.-]` alone is a token exactly when it is one of
     # the event's maximal runs of those characters.
-    tokens = frozenset(_TOKEN.findall(raw))
+    token = _token()
+    tokens = frozenset(token.findall(raw))
     for name in sorted(protected.written_names):
-        if _TOKEN.fullmatch(name):
+        if token.fullmatch(name):
             if name in tokens:
                 return name
         elif re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", raw):
@@ -125,10 +140,10 @@ def _arm(deadline: float, dialect: list[str]) -> bool:
             os._exit(2)
 
     try:
-        signal.signal(signal.SIGALRM, blocked)
+        _signal.signal(_signal.SIGALRM, blocked)
     except ValueError:
         return False
-    signal.setitimer(signal.ITIMER_REAL, deadline)
+    _signal.setitimer(_signal.ITIMER_REAL, deadline)
     return True
 
 
@@ -191,5 +206,5 @@ def main(
         except Exception:
             hit = ".env" if ".env" in text or "\\u00" in text.lower() else None
     if armed:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
     return events.answer(dialect, None if hit is None else reason(hit))

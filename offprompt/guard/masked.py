@@ -8,6 +8,7 @@ command runs sandboxed, so there the guard keeps blocking (the empty set).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -66,9 +67,18 @@ def covered(project: object, environ: Mapping[str, str]) -> frozenset[str]:
 
 # A dotenv line that assigns a name (as python-dotenv, bash and Node read one), a comment or a
 # blank line; any other line could be a value offprompt did not write, so the file is not left
-# to the mask.
-_ASSIGNS = re.compile(rb"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=")
-_QUIET = re.compile(rb"[ \t]*(?:#.*)?")
+# to the mask. Compiled on first use: every call of Claude Code loads this module, and few are in
+# a masked project (tests/guard/test_hook_start.py).
+@functools.cache
+def _assigns() -> re.Pattern[bytes]:
+    return re.compile(rb"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=")
+
+
+@functools.cache
+def _quiet() -> re.Pattern[bytes]:
+    return re.compile(rb"[ \t]*(?:#.*)?")
+
+
 _MOST = 1 << 20
 
 
@@ -87,12 +97,13 @@ def _all_masked(path: str, names: object) -> bool:
     if len(data) > _MOST:
         return False
     mine = {n.encode() for n in names if isinstance(n, str)}
+    assigns, quiet = _assigns(), _quiet()
     for line in data.splitlines():
-        found = _ASSIGNS.match(line)
+        found = assigns.match(line)
         if found is not None:
             if found.group(1) not in mine:
                 return False
-        elif not _QUIET.fullmatch(line):
+        elif not quiet.fullmatch(line):
             return False
     return True
 

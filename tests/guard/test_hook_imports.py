@@ -11,12 +11,11 @@ import pytest
 from test_guard import claude_event, written_project
 
 # The hook, its rules and its bash reader: nothing of the agents, the sinks, the journal's
-# reader, the protocol or click.
+# reader, the protocol, click, or the error tree (the hook raises none of it).
 HOOK_MODULES = [
     "offprompt",
     "offprompt.__main__",
     "offprompt.bashlex",
-    "offprompt.errors",
     "offprompt.guard",
     "offprompt.guard.bash",
     "offprompt.guard.check",
