@@ -2,7 +2,8 @@
 
 `serve` skips click on purpose: hosts spawn the server at the start of every session and drop
 one that answers `initialize` late, so its start-up path imports as little as possible. `guard`
-skips it too: hosts run it before every tool call (DESIGN §14).
+skips it too: hosts run it before every tool call (DESIGN §14), for an installed offprompt
+through `python -I -S` (agents/guard_start.py).
 """
 
 import sys
@@ -16,6 +17,13 @@ def main() -> None:
         raise SystemExit(run(make_app))
     if sys.argv[1:] == ["guard"]:
         raise SystemExit(_guard())
+    if sys.flags.no_site:
+        # Started as the guard's hook starts it (`python -I -S`, agents/guard_start.py) for
+        # another command (`offprompt agents` checks that program with `--version`): the rest
+        # of the CLI needs the environment's packages.
+        import site
+
+        site.main()
     from offprompt.cli import main as cli_main
 
     cli_main()

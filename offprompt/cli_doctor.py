@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from offprompt.agents import AGENTS, NAMES, Machine, doctor, guard_install
+from offprompt.agents import AGENTS, NAMES, Machine, doctor, guard_install, guard_start
 from offprompt.agents.claude_code import SKILL_EVENT
 from offprompt.cli_agents import project_option
 from offprompt.cli_mask import record_path
@@ -89,9 +89,12 @@ def _report_lines(report: doctor.AgentReport, machine: Machine) -> list[str]:
         command = f.command[0] if f.command else ""
         # The hook's own words can be a long wrapper around the guard: show the guard's program.
         words = guard_install.guard_argv(command)
-        shown = shlex.join(words) if words is not None else command
+        program, fast = guard_start.shown(words) if words is not None else ((), False)
+        shown = shlex.join(program) if words is not None else command
         if shown != command:
-            shown += " (through a wrapper)"
+            shown += " (through a wrapper" + (
+                ", started by its python with -I -S)" if fast else ")"
+            )
         lines.append(f"guard in {machine.shown(f.path)}: {shown}")
         if SKILL_EVENT in f.events:
             lines.append(f"  also before a skill's shell commands ({SKILL_EVENT})")

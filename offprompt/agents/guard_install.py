@@ -13,11 +13,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from offprompt.agents import files, hook_wrapper
+from offprompt.agents import files, guard_start, hook_wrapper
 from offprompt.agents.interface import (
     Agent,
     Change,
@@ -128,17 +129,20 @@ def _is_ours(gf: GuardFile, entry: object) -> bool:
 
 
 def hook_command(
-    server: ServerCommand, answer: hook_wrapper.Answer = "exit", *, shared: bool = False
+    server: ServerCommand,
+    answer: hook_wrapper.Answer = "exit",
+    *,
+    shared: bool = False,
+    executable: str = sys.executable,
 ) -> str:
     """The shell command a host runs for the hook: the server's command with `guard` for
-    `serve`, inside the wrapper that blocks (the host's way: `answer`) when it cannot run, or,
-    `shared` (a team's files) on a machine without it, blocks a call naming a dotenv file."""
-    args = list(server.args)
-    if args and args[-1] == "serve":
-        args[-1] = "guard"
-    else:
-        args.append("guard")
-    return hook_wrapper.wrap((server.command, *args), answer, shared=shared)
+    `serve` (for an install beside `executable`, the Python running init, that install's
+    python started fast: agents/guard_start.py), inside the wrapper that blocks (the host's
+    way: `answer`) when it cannot run, or, `shared` (a team's files) on a machine without it,
+    blocks a call naming a dotenv file."""
+    # A team's file names no path of this machine: the portable command as given.
+    argv = guard_start.argv(server, None if shared else executable)
+    return hook_wrapper.wrap(argv, answer, shared=shared)
 
 
 def is_ours(entry: object) -> bool:
