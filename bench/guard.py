@@ -1,10 +1,13 @@
 """How long `offprompt guard` takes per tool call: the whole process, as a host runs it.
 
 Feeds realistic Claude Code and Codex PreToolUse events (everyday commands and reads, and a few
-that are blocked), and Cursor's and Windsurf's shell events, to `offprompt guard` started as the
-`offprompt` console script starts it (what `init` tells hosts to run), one process per event,
-with the package's bytecode compiled as an install leaves it, run in a project (as hosts run
-hooks) with a `.env` and a journal of 200 writes in the user state dir (no OFFPROMPT_STATE_DIR).
+that are blocked), and Cursor's and Windsurf's shell events, to `offprompt guard` started as
+`init` tells hosts to start it for an installed offprompt (`python -I -S`, from a venv the bench
+installs this tree into as pip installs a wheel: agents/guard_start.py) and as the `offprompt`
+console script starts it (what init wrote before, and still writes elsewhere), one process per
+event, with the package's bytecode compiled as an install leaves it, run in a project (as hosts
+run hooks) with a `.env` and a journal of 200 writes in the user state dir (no
+OFFPROMPT_STATE_DIR).
 Then Gemini CLI's `grep_search` over the whole project, the costliest call: the guard looks
 through the project's folders for dotenv files and asks git which it ignores; the project is a
 git repository of FOLDERS folders with `.env` files at the top and in one service, both ignored.
@@ -36,14 +39,17 @@ import json
 import os
 import resource
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
 
-from offprompt.agents import hook_wrapper
+from offprompt.agents import guard_start, hook_wrapper
+from offprompt.agents.interface import ServerCommand
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -198,6 +204,28 @@ def journal_at(tmp: str, env: dict[str, str]) -> None:
             f.write(json.dumps(entry) + "\n")
 
 
+def install(where: Path) -> list[str]:
+    """This tree installed in a venv at `where` as pip installs a wheel (the package in its
+    site-packages, compiled; a console script beside its python); the guard's argv as init
+    writes it for that install."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    base = {"base": str(where), "platbase": str(where)}
+    purelib = Path(sysconfig.get_path("purelib", vars=base))
+    shutil.copytree(
+        ROOT / "offprompt", purelib / "offprompt", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    compileall.compile_dir(purelib / "offprompt", quiet=1)
+    script = where / "bin" / "offprompt"
+    script.write_text(
+        f"#!{where}/bin/python\nimport re, sys\nfrom offprompt.__main__ import main\n"
+        "sys.exit(main())\n"
+    )
+    script.chmod(0o755)
+    argv = guard_start.argv(ServerCommand(str(script), ("serve",)), str(where / "bin" / "python"))
+    assert argv[1:3] == ("-I", "-S"), argv
+    return list(argv)
+
+
 class Timer:
     """Runs one command per event in `project` and gives its exit code, wall and CPU ms."""
 
@@ -267,7 +295,9 @@ def main() -> int:
         journal_at(tmp, env)
         # What the console script pip writes does (no runpy, unlike `python -m offprompt`).
         script = "import re, sys; from offprompt.__main__ import main; sys.exit(main())"
-        argv = [sys.executable, "-c", script, "guard"]
+        console = [sys.executable, "-c", script, "guard"]
+        # What init writes for an installed offprompt (agents/guard_start.py).
+        argv = install(Path(tmp) / "venv")
         # An install has .pyc files (pip compiles them); PYTHONDONTWRITEBYTECODE would otherwise
         # make every call compile the hook's modules again.
         compileall.compile_dir(ROOT / "offprompt", quiet=1)
@@ -277,6 +307,8 @@ def main() -> int:
         least_argv = [sys.executable, "-I", "-S", "-c", "import re, json, os"]
         timed = Timer(env, project)
         passes, blocks, found = Figures(), Figures(), Figures()
+        # The console script's start, for the same calls.
+        consoled = Figures()
         # A bare interpreter start, run right after each call: Python's own cost, told apart
         # from the guard's; `floor_passes` are those paired with a call let through.
         bare, floor_passes, least = Figures(), Figures(), Figures()
@@ -295,6 +327,7 @@ def main() -> int:
                     continue
                 passes.add(wall, cpu)
                 floor_passes.add(*floor)
+                consoled.add(*timed(event, console)[1:])
                 least.add(*timed(event, least_argv)[1:])
                 wrapped.add(*timed(event, through_wrapper)[1:])
                 unwrapped.add(*timed(event, through_bare)[1:])
@@ -318,6 +351,7 @@ def main() -> int:
                 worst.append((label, code, *medians, statistics.median(floors.wall)))
 
     print(passes.line("guard, call let through"))
+    print(consoled.line("  the same, console script"))
     print(blocks.line("guard, call blocked"))
     if found.wall:
         print(found.line(f"guard, search ({FOLDERS} dirs)"))
@@ -326,11 +360,11 @@ def main() -> int:
     print(wrapped.line("hook, bash -c, wrapped"))
     print(unwrapped.line("hook, bash -c, bare"))
     through, through_cpu = ratio(passes, floor_passes)
+    old, old_cpu = ratio(consoled, floor_passes)
     bound, bound_cpu = ratio(least, floor_passes)
-    print(
-        f"let through / floor: {through:.2f}x wall, {through_cpu:.2f}x cpu"
-        f"   (least any Python guard costs: {bound:.2f}x wall, {bound_cpu:.2f}x cpu)"
-    )
+    print(f"let through / floor: {through:.2f}x wall, {through_cpu:.2f}x cpu")
+    print(f"  the same, console script: {old:.2f}x wall, {old_cpu:.2f}x cpu")
+    print(f"  least any Python guard costs: {bound:.2f}x wall, {bound_cpu:.2f}x cpu")
     print(
         f"contract: <= 50 ms per call (DESIGN §14); target: let through <= {args.target:g}x"
         " the floor (issue 45)"
