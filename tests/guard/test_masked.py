@@ -19,6 +19,7 @@ from test_guard_hosts import cursor
 from test_tool_lists import code
 
 from offprompt.guard import disk
+from offprompt.guard import masked as guard_masked
 from offprompt.write.journal import Journal, JournalEntry
 
 JOURNALED = JournalEntry(
@@ -294,3 +295,20 @@ def test_a_hard_link_to_a_written_file_is_blocked_under_any_name(masked: Path) -
     assert 2 == code(event("Bash", {"command": "cd build && cat cache.txt"}))
     assert 0 == code(event("Bash", {"command": "cat build/other-link.txt"}))
     assert 0 == code(event("Bash", {"command": "cat .env"}))  # the mask's own path
+
+
+def test_managed_settings_that_turn_the_sandbox_off_keep_blocking(
+    masked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The machine's managed settings outrank every other layer: sandbox off there, or a
+    managed file that cannot be read, and the read is blocked."""
+    managed = tmp_path / "managed-settings.json"
+    monkeypatch.setattr(guard_masked, "_MANAGED", str(managed))
+    monkeypatch.setattr(guard_masked, "_MANAGED_DIR", str(tmp_path / "none.d"))
+    event = claude_event(masked)("Bash", {"command": "cat .env"})
+    managed.write_text(json.dumps({"permissions": {}}))
+    assert 0 == code(event)
+    managed.write_text(json.dumps({"sandbox": {"enabled": False}}))
+    assert 2 == code(event)
+    managed.write_text("{not json")
+    assert 2 == code(event)
