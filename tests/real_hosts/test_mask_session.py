@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import threading
@@ -21,6 +22,7 @@ import pytest
 from helpers import tool_or_skip
 
 from offprompt.collect.parts import keep_mask
+from offprompt.errors import WriteError
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
 from offprompt.write.journal import Journal
@@ -250,10 +252,10 @@ def test_a_hard_link_to_a_masked_file_is_blocked_under_its_other_name(
     assert BLOCKED in linked
     assert STAND_IN in masked
     assert_kept_out(world, model, out)
-    with pytest.raises(Exception, match="find . -samefile"):
-        store = RequestStore()
-        request = store.create((SecretSpec(KEY),), SinkSpec(), world.project, "the app", ttl=60)
-        submit = Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask)
+    store = RequestStore()
+    request = store.create((SecretSpec(KEY),), SinkSpec(), world.project, "the app", ttl=60)
+    submit = Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask)
+    with pytest.raises(WriteError, match=re.escape("find . -samefile")):
         asyncio.run(submit.submit(request, {KEY: f"sk-proj-{canary}-2"}))
 
 
