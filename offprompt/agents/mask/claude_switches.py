@@ -15,7 +15,8 @@ COMMAND_LINE = (
     "Claude Code's command line can undo the mask: `--settings` whose sandbox is off, lets"
     " commands leave it or reach Unix sockets, and `--setting-sources` (which may leave out the"
     " settings that turn the sandbox on); the guard reads the running Claude Code's command line"
-    " and then blocks every read of the masked files, as in a project that is not masked"
+    " and then blocks every read of the masked files, as in a project that is not masked; and"
+    " `--bare` runs no hook at all, so the guard is off"
 )
 START_FOLDER = (
     "the mask holds only in a Claude Code session started in this folder: one started above it"

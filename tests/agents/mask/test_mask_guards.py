@@ -236,7 +236,9 @@ def test_agents_warns_of_unix_sockets_and_the_switches_in_a_sandboxed_project(
     assert sockets.startswith("~/.claude/settings.json sets sandbox.network.allowUnixSockets") or (
         sockets.startswith("~/.claude/settings.json sets sandbox.network.allowAllUnixSockets")
     )
-    assert [] != [w for w in warnings if "--settings" in w and "--setting-sources" in w]
+    assert [] != [
+        w for w in warnings if all(f in w for f in ("--settings", "--setting-sources", "--bare"))
+    ]
     assert [] != [w for w in warnings if "session started in this folder" in w]
     assert 0 == code
     assert f"warning: {sockets}" in " ".join(text.split())
