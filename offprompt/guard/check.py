@@ -173,9 +173,11 @@ class Check:
             return False
         # A hard link (`ln .env build/cache.txt`, made where no mask covered `.env` yet) is the
         # same file under a name no rule above knows, and outside the mask's path.
-        return st.st_nlink > 1 and (st.st_dev, st.st_ino) in self._inodes()
+        return st.st_nlink > 1 and (st.st_dev, st.st_ino) in self.linked()
 
-    def _inodes(self) -> frozenset[tuple[int, int]]:
+    def linked(self) -> frozenset[tuple[int, int]]:
+        """The device and inode of each written file that has another name (a second hard
+        link); empty, as it nearly always is, when none has."""
         if self.inodes is None:
             found = set()
             for path in self.protected.written:
@@ -183,7 +185,8 @@ class Check:
                     st = os.stat(path)
                 except (OSError, ValueError):
                     continue
-                found.add((st.st_dev, st.st_ino))
+                if st.st_nlink > 1:
+                    found.add((st.st_dev, st.st_ino))
             self.inodes = frozenset(found)
         return self.inodes
 

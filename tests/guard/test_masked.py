@@ -295,6 +295,10 @@ def test_a_hard_link_to_a_written_file_is_blocked_under_any_name(masked: Path) -
     assert 2 == code(event("Bash", {"command": "cd build && cat cache.txt"}))
     assert 0 == code(event("Bash", {"command": "cat build/other-link.txt"}))
     assert 0 == code(event("Bash", {"command": "cat .env"}))  # the mask's own path
+    # A search or copy of the folder holding the link reads it too.
+    assert 2 == code(event("Grep", {"pattern": "KEY", "path": str(masked / "build")}))
+    for command in ("grep -r KEY build", "tar c build | tar xO", "cp -r build elsewhere"):
+        assert 2 == code(event("Bash", {"command": command})), command
 
 
 def test_managed_settings_that_turn_the_sandbox_off_keep_blocking(

@@ -236,20 +236,28 @@ def test_a_hard_link_to_a_masked_file_is_blocked_under_its_other_name(
     started in a sandbox before `.env` existed made it: such a sandbox had no mask over a file
     that was not there). The sandbox masks the path `.env`, not the inode, so the link reads
     the real value: the guard blocks Claude Code's Read and a sandboxed `cat` of it by device
-    and inode, and the next write of `.env` is refused, saying how to mend it."""
+    and inode, and so a Grep and a `grep -r` of its folder; the next write of `.env` is
+    refused, saying how to mend it."""
     world, model = guarded_mask(make_world)
     (world.project / "build").mkdir()
     os.link(world.project / ".env", world.project / "build" / "cache.txt")
     model.calls = [
         ("Read", {"file_path": str(world.project / "build" / "cache.txt")}),
         bash(Route("cat build/cache.txt")),
+        (
+            "Grep",
+            {"pattern": "sk-", "path": str(world.project / "build"), "output_mode": "content"},
+        ),
+        bash(Route("grep -r sk- build")),
         bash(Route("cat .env")),
     ]
-    out = claude_run(world, "--allowedTools", "Bash,Read")
+    out = claude_run(world, "--allowedTools", "Bash,Read,Grep")
 
-    read, linked, masked = results(world, model, 3)
+    read, linked, searched, grepped, masked = results(world, model, 5)
     assert BLOCKED in read
     assert BLOCKED in linked
+    assert BLOCKED in searched
+    assert BLOCKED in grepped
     assert STAND_IN in masked
     assert_kept_out(world, model, out)
     store = RequestStore()
