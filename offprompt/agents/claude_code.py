@@ -32,6 +32,7 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
+from offprompt.agents.mask import claude_switches
 from offprompt.agents.mask.claude_code import ClaudeCodeMask
 from offprompt.agents.mask.interface import HostMask
 from offprompt.agents.version_check import Probe, run_checks
@@ -161,6 +162,31 @@ class ClaudeCode(JsonAgent):
         return () if found is not None and found >= SKILL_EVENT_SINCE else (SKILL_EVENT,)
 
     def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        return (*self._mode_warnings(machine, folder), *self._mask_warnings(machine, folder))
+
+    def _mask_warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        # DESIGN §15 "what masked means per session": only where the sandbox is on here.
+        local = folder.joinpath(*LOCAL_SETTINGS.split("/"))
+        sandbox = json_file(local, machine).get("sandbox")
+        if not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
+            return ()
+        layers = (
+            *_managed_files(machine.platform),
+            local,
+            folder / ".claude" / "settings.json",
+            self._config_dir(machine) / "settings.json",
+        )
+
+        def read(path: Path) -> dict[str, Any]:
+            return json_file(path, machine)
+
+        return (
+            *claude_switches.socket_warnings(layers, read, machine.shown),
+            claude_switches.COMMAND_LINE,
+            claude_switches.START_FOLDER,
+        )
+
+    def _mode_warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
         # DESIGN §15 "the guard cannot be written away": in bypassPermissions mode Claude Code
         # writes its own settings without asking (its Write tool on settings.local.json turns
         # off the hook and the sandbox). The managed settings outrank the rest; among the

@@ -75,7 +75,12 @@ def is_staged(path: str | os.PathLike[str]) -> bool:
 # O_NOFOLLOW turns a path that became a symlink into ELOOP; say what that means here.
 _OUR_REASONS = {
     errno.ELOOP: "the path turned into a symlink during the write",
-    errno.EMLINK: "it has a second hard link, which a write in place would change too",
+    # A masked file's other name is outside the mask (it covers the path): say how to mend it.
+    errno.EMLINK: (
+        "it has a second hard link, another name for the same file, which a write in place"
+        " would change too and the mask does not cover: find it with `find . -samefile"
+        " <this file>` from the project folder, delete that name, and write again"
+    ),
 }
 
 
