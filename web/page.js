@@ -28,6 +28,36 @@
   var anywayButton = document.getElementById("anyway");
   var anyway = false;
 
+  // DESIGN §17: only the GET that claimed the request hands out its nonce (a server on another
+  // port of this machine that the browser is sent to gets the claim cookie, so the cookie alone
+  // must not be a way in). The nonce is kept in this origin's own storage, which no other port
+  // can read, so a reload of this page (served with an empty nonce) can still send.
+  var nonceKey = "offprompt:" + form.getAttribute("action");
+  function keepNonce(value) {
+    try {
+      if (value) localStorage.setItem(nonceKey, value);
+      else localStorage.removeItem(nonceKey);
+    } catch (e) { /* no storage: a reload then says to use the tab already open */ }
+  }
+  function keptNonce() {
+    try {
+      return localStorage.getItem(nonceKey) || "";
+    } catch (e) {
+      return "";
+    }
+  }
+  if (form.getAttribute("data-reopened") === "1") {
+    var kept = keptNonce();
+    if (kept) {
+      form.elements.nonce.value = kept;
+      var reopened = document.getElementById("reopened");
+      if (reopened) reopened.remove();
+      if (form.getAttribute("data-remote") !== "1") submitButton.disabled = false;
+    }
+  } else if (form.getAttribute("data-remote") !== "1") {
+    keepNonce(form.elements.nonce.value);  // a local page's GET claimed it for this browser
+  }
+
   function setFormError(text) {
     formError.textContent = text || "";
     formError.hidden = !text;
@@ -102,6 +132,7 @@
 
   function finish(main) {
     done = true;
+    keepNonce("");
     page.fields().forEach(function (area) { area.value = ""; });
     card.replaceChildren(card.querySelector(".brand"), main);
     var heading = main.querySelector("h1");
@@ -246,6 +277,12 @@
       say(noKey, false);
       return state;
     }
+    if (!form.elements.nonce.value) {
+      // Opened again in this browser, and not in the tab that holds the request's nonce.
+      status.textContent = "";
+      status.hidden = true;
+      return state;
+    }
     // The key checks out and this browser holds the request (DESIGN §17): only then can it send.
     Promise.all([globalThis.offpromptCheckKey(state.point), claimRemote()]).then(function (both) {
       if (!both[0]) return say(noKey, false);
@@ -263,7 +300,10 @@
   // holds it; otherwise the page says why and nothing can be sent from it.
   async function claimRemote() {
     var response = await send("/claim", new URLSearchParams({ nonce: form.elements.nonce.value }));
-    if (response.status === 204) return true;
+    if (response.status === 204) {
+      keepNonce(form.elements.nonce.value);
+      return true;
+    }
     var data = await readJson(response);
     finish(closedView(response.status === 403 ? "Another browser" : "Closed",
       data.error || "HTTP " + response.status));
@@ -287,7 +327,7 @@
 
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
-    if (busy || done || (sealing && !sealing.ready)) return;
+    if (busy || done || (sealing && !sealing.ready) || !form.elements.nonce.value) return;
     clearErrors();
     if (!precheck()) return;
     busy = true;
@@ -341,6 +381,7 @@
         else if (first) first.focus();
       } else if (response.status === 409 && data.nonce) {
         form.elements.nonce.value = data.nonce;
+        keepNonce(data.nonce);
         showVerdicts(data.checked || {}, data.verdicts || {});
         setFormError(data.error);
         if (anywayButton) anywayButton.hidden = false;
@@ -357,7 +398,8 @@
       if (!done) label.innerHTML = text;
       anyway = false;
       busy = false;
-      submitButton.disabled = Boolean(sealing && !sealing.ready) || done;
+      submitButton.disabled = Boolean(sealing && !sealing.ready) || done ||
+        !form.elements.nonce.value;
       form.removeAttribute("aria-busy");
     }
   });
