@@ -8,6 +8,7 @@ folder trust and approval of a project server are read from its own files (`Clau
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from typing import Any, ClassVar
 from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.host_waits import json_file, names_us, project_keys
 from offprompt.agents.interface import (
+    SERVER_NAME,
     Agent,
     GuardFile,
     Hook,
@@ -52,6 +54,10 @@ MANAGED_FOLDERS = {
     "darwin": Path("/Library/Application Support/ClaudeCode"),
     "win32": Path("C:/Program Files/ClaudeCode"),
 }
+# Claude Code 2.1.337's managed switch that stops local (stdio) MCP servers, and the managed
+# allowlist that admits one anyway (an entry `{"serverName": …}` or `{"serverCommand": […]}`).
+LOCAL_OFF = "disableLocalMcpServers"
+ALLOWED = "allowedMcpServers"
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
@@ -161,6 +167,9 @@ class ClaudeCode(JsonAgent):
         return () if found is not None and found >= SKILL_EVENT_SINCE else (SKILL_EVENT,)
 
     def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        return (*_local_servers_off(machine), *self._bypass(machine, folder))
+
+    def _bypass(self, machine: Machine, folder: Path) -> tuple[str, ...]:
         # DESIGN §15 "the guard cannot be written away": in bypassPermissions mode Claude Code
         # writes its own settings without asking (its Write tool on settings.local.json turns
         # off the hook and the sandbox). The managed settings outrank the rest; among the
@@ -211,6 +220,25 @@ class ClaudeCode(JsonAgent):
         self, server: ServerCommand, existing: Mapping[str, object] | None
     ) -> dict[str, object]:
         return {"type": "stdio", "command": server.command, "args": list(server.args)}
+
+
+def _local_servers_off(machine: Machine) -> tuple[str, ...]:
+    """Claude Code 2.1.337's managed `disableLocalMcpServers` (its settings schema): set in any
+    managed settings file, a local (stdio) server starts only when the `allowedMcpServers` of
+    the managed file read last that sets one admits it. The person's own files cannot set it."""
+    files = [(path, json_file(path, machine)) for path in _managed_files(machine.platform)]
+    switch = next((p for p, data in files if data.get(LOCAL_OFF) is True), None)
+    if switch is None:
+        return ()
+    allowed = next((d[ALLOWED] for _, d in files if isinstance(d.get(ALLOWED), list)), [])
+    if any(isinstance(e, dict) and e.get("serverName") == SERVER_NAME for e in allowed):
+        return ()
+    entry = json.dumps({"serverName": SERVER_NAME})
+    return (
+        f"{machine.shown(switch)} sets {LOCAL_OFF}: Claude Code starts no local MCP server,"
+        f" offprompt included, unless the managed {ALLOWED} admits it; whoever manages this"
+        f" machine can add {entry} to {ALLOWED} there",
+    )
 
 
 def _managed_folders(platform: str) -> tuple[Path, ...]:
