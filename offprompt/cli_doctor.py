@@ -28,7 +28,8 @@ __all__ = ["agents"]
   unguarded (why the agent cannot be guarded, or null),
   protection ("masked", "guarded" or "nothing") and protection_why,
   warnings (what the agent's own settings allow that undoes the guard or the
-  mask, such as Claude Code's bypassPermissions mode),
+  mask, such as Claude Code's bypassPermissions mode, or what keeps offprompt
+  from starting, such as its managed disableLocalMcpServers),
   works (false when something declared would not work).
 runs is {ok, why, ran, version}: ok is true (answered --version), false (does
 not run) or null (not checked, why says why); waits is [{for, detail}] with for

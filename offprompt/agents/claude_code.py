@@ -230,7 +230,9 @@ def _local_servers_off(machine: Machine) -> tuple[str, ...]:
     switch = next((p for p, data in files if data.get(LOCAL_OFF) is True), None)
     if switch is None:
         return ()
-    allowed = next((d[ALLOWED] for _, d in files if isinstance(d.get(ALLOWED), list)), [])
+    allowed: list[object] = next(
+        (d[ALLOWED] for _, d in files if isinstance(d.get(ALLOWED), list)), []
+    )
     if any(isinstance(e, dict) and e.get("serverName") == SERVER_NAME for e in allowed):
         return ()
     entry = json.dumps({"serverName": SERVER_NAME})
