@@ -167,9 +167,6 @@ class ClaudeCode(JsonAgent):
         return () if found is not None and found >= SKILL_EVENT_SINCE else (SKILL_EVENT,)
 
     def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
-        return (*_local_servers_off(machine), *self._bypass(machine, folder))
-
-    def _bypass(self, machine: Machine, folder: Path) -> tuple[str, ...]:
         # DESIGN §15 "the guard cannot be written away": in bypassPermissions mode Claude Code
         # writes its own settings without asking (its Write tool on settings.local.json turns
         # off the hook and the sandbox). The managed settings outrank the rest; among the
@@ -222,24 +219,24 @@ class ClaudeCode(JsonAgent):
         return {"type": "stdio", "command": server.command, "args": list(server.args)}
 
 
-def _local_servers_off(machine: Machine) -> tuple[str, ...]:
+def _local_servers_off(machine: Machine) -> str | None:
     """Claude Code 2.1.337's managed `disableLocalMcpServers` (its settings schema): set in any
     managed settings file, a local (stdio) server starts only when the `allowedMcpServers` of
     the managed file read last that sets one admits it. The person's own files cannot set it."""
     files = [(path, json_file(path, machine)) for path in _managed_files(machine.platform)]
     switch = next((p for p, data in files if data.get(LOCAL_OFF) is True), None)
     if switch is None:
-        return ()
+        return None
     allowed: list[object] = next(
         (d[ALLOWED] for _, d in files if isinstance(d.get(ALLOWED), list)), []
     )
     if any(isinstance(e, dict) and e.get("serverName") == SERVER_NAME for e in allowed):
-        return ()
+        return None
     entry = json.dumps({"serverName": SERVER_NAME})
     return (
         f"{machine.shown(switch)} sets {LOCAL_OFF}: Claude Code starts no local MCP server,"
         f" offprompt included, unless the managed {ALLOWED} admits it; whoever manages this"
-        f" machine can add {entry} to {ALLOWED} there",
+        f" machine can add {entry} to {ALLOWED} there"
     )
 
 
@@ -274,6 +271,11 @@ class _ClaudeWaits(HostWaits):
     def about(
         self, kind: str, scope: Scope, hook: Hook | None = None
     ) -> tuple[tuple[Wait, ...], str | None]:
+        if kind == "server":
+            # An administrator's switch outranks every choice of the person's (2.1.337).
+            stopped = _local_servers_off(self.machine)
+            if stopped is not None:
+                return (), stopped
         if kind != "server" or scope == "user":
             # Its trust dialog comes before anything runs in the folder, so it is said once,
             # on the server; user servers are Claude Code's own, the same in every folder.
