@@ -273,7 +273,10 @@
       return state;
     }
     // Opened again in this browser, not in the tab that holds the nonce: #reopened says so.
-    if (!nonceIn.value) return state;
+    if (!nonceIn.value) {
+      status.hidden = true;
+      return state;
+    }
     // The key checks out and this browser holds the request (DESIGN §17): only then can it send.
     Promise.all([globalThis.offpromptCheckKey(state.point), claimRemote()]).then(function (both) {
       if (!both[0]) return say(noKey, false);

@@ -16,7 +16,10 @@ from aiohttp import web
 from dotenv import dotenv_values
 from playwright.sync_api import Browser, BrowserContext
 
+from offprompt.crypto.seal import SealKey
 from offprompt.page.claim import COOKIE
+from offprompt.spec import SecretSpec, SinkSpec
+from offprompt.store import RequestRecord
 
 from .conftest import LiveServer
 from .test_page_check import NAMES, Fakes, create, fakes, fill, values  # noqa: F401 (fixture)
@@ -163,3 +166,38 @@ def test_without_script_a_reload_says_to_use_the_tab_already_open(
         assert req.delivery.browser == held
     finally:
         ctx.close()
+
+
+def test_a_remote_page_opened_again_in_the_same_browser_still_seals(
+    live: LiveServer, context: BrowserContext, canary: str
+) -> None:
+    """A remote page claims from its script and keeps its nonce; the same full link opened in
+    another tab of that browser is served without the nonce, and its script puts the kept one
+    back (for the claim and the seal's AAD), so the submit is held for its code as usual."""
+
+    async def make() -> RequestRecord:
+        req = live.store.create(
+            [SecretSpec("API_KEY")], SinkSpec(), live.project, "Deploys need it.", ttl=300,
+            remote=True,
+        )  # fmt: skip
+        req.delivery.seal_key = SealKey()
+        return req
+
+    req = live.call(make())
+    key = req.delivery.seal_key
+    assert key is not None
+    link = f"{live.url(req)}#{key.fragment}"
+    first = context.new_page()
+    first.goto(link)
+    first.wait_for_selector("#submit:not([disabled])")
+    held = req.delivery.browser
+    second = context.new_page()
+    second.goto(link)
+    second.wait_for_selector("#submit:not([disabled])")
+    assert second.locator("#reopened").count() == 0
+    second.fill("textarea[name=API_KEY]", canary)
+    second.click("#submit")
+    code = second.inner_text("#confirm-code")
+    assert req.delivery.browser == held
+    assert live.confirm(req, code) == "right"
+    assert dotenv_values(live.project / ".env") == {"API_KEY": canary}
