@@ -1,4 +1,4 @@
-"""The mask (DESIGN §15) in real Claude Code 2.1.332 on Linux (bubblewrap, socat): with the
+"""The mask (DESIGN §15) in real Claude Code 2.1.337 on Linux (bubblewrap, socat): with the
 settings `offprompt init --mask` writes, a scripted model set on a `.env`'s value tries some
 thirty routes through Claude Code's Bash tool and reads only the sandbox's stand-in, and a
 program the agent runs sends the real key to its provider, which the sandbox's proxy puts back
