@@ -20,6 +20,7 @@ from typing import Any, cast
 from offprompt.errors import NotLinked, RefusedRequest
 from offprompt.sinks.destinations import cloudflare, fly, github, runner, vercel
 from offprompt.sinks.destinations.interface import (
+    Call,
     Destination,
     DestinationResult,
     Link,
@@ -168,7 +169,7 @@ def plan(
     for i, spec in enumerate(specs):
         dest = destination_for(spec.kind)
         try:
-            link = dest.link(project, spec)
+            link = dest.link(project, spec, env)
         except NotLinked as e:
             raise NotLinked(f"also[{i}] ({spec.kind}): {e}") from None
         program = runner.find_program(dest.programs, env)
@@ -260,7 +261,7 @@ def _send_one(
         return result("skipped", "no value was typed for it (kept or generated only)")
     # Read the link again: the program must go where the page said, or nowhere.
     try:
-        now = dest.link(project, planned.spec)
+        now = dest.link(project, planned.spec, env)
     except NotLinked as e:
         return result("failed", f"the link changed since the page opened: {e}")
     if now != planned.link:
@@ -278,16 +279,15 @@ def _send_one(
             problems.append(f"{why}, so it was not sent")
     # Every kind's targeting variables dropped, then the checked target's own set (Vercel's).
     child = {**runner.child_env(env, _drop_env()), **dict(now.env)}
-    sent: list[str] = []
     deadline = time.monotonic() + timeout
     with _config_folder(dest, now) as folder:
         pinned = pinned_args(dest, now, folder) if folder is not None else ()
-        for call in dest.calls(now, planned.spec, sendable):
+
+        def run(call: Call) -> runner.Ran:
             left = deadline - time.monotonic()
             if left <= 0:
-                problems.append(f"{call.label}: not run, the {timeout:g} s limit was used up")
-                continue
-            ran = runner.run(
+                return runner.Ran(False, f"not run, the {timeout:g} s limit was used up")
+            return runner.run(
                 program,
                 (*call.args, *pinned),
                 call.stdin,
@@ -298,11 +298,10 @@ def _send_one(
                 noise=dest.noise,
                 limit=timeout,
             )
-            if ran.ok:
-                sent.append(call.label)
-            else:
-                problems.append(f"{call.label}: {ran.detail}")
+
+        done = dest.send(now, planned.spec, sendable, run)
+    problems.extend(done.problems)
     if problems:
-        done = f" (sent {', '.join(sent)})" if sent else ""
-        return result("failed", "; ".join(problems) + done)
-    return result("sent", f"sent {', '.join(sent)}")
+        went = f" (sent {', '.join(done.sent)})" if done.sent else ""
+        return result("failed", "; ".join(problems) + went)
+    return result("sent", f"sent {', '.join(done.sent)}{done.done}")

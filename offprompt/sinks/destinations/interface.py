@@ -15,21 +15,40 @@ list, and typed fields inside the module that reads them.
 
 Not `interface.Sink`: that one speaks of a file (path, git, tracked, read-back) and a program
 has none of those.
+
+The environment: `link` receives the environment the request was made from (the server's, as
+the host started it; `collect.settings.Settings.env`), never `os.environ` read here, so a kind
+linked by a variable (a store's address, DESIGN §13.1) reads it in the one place the project's
+files are read, and the send reads the same mapping again to check nothing moved.
+
+The send: a kind whose runs do not depend on one another lists them in `calls`; a kind that
+must ask first and decide (a store: is there a secret at the path already?) overrides `send`,
+which gets each run's answer through the `run` it is handed (that `run` keeps the limit).
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from offprompt.errors import FieldPath
+from offprompt.sinks.destinations.runner import Ran
 from offprompt.spec import DestinationResult, DestinationSpec, SendStatus
 
-__all__ = ["Call", "Destination", "DestinationResult", "Link", "SendStatus"]
+__all__ = [
+    "Call",
+    "Destination",
+    "DestinationResult",
+    "Link",
+    "Ran",
+    "RunCall",
+    "SendStatus",
+    "Sent",
+]
 
 S = TypeVar("S", bound=DestinationSpec)
 
@@ -57,6 +76,22 @@ class Call:
     args: tuple[str, ...]
     stdin: bytes = field(repr=False)
     label: str
+
+
+RunCall = Callable[[Call], Ran]
+"""Runs one call of the program the send was given (no shell, within what is left of the
+destination's limit; a call past it is not run and answers `ok=False`)."""
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one destination's send did: the labels sent, and each problem in words (never a
+    value). `sent` in results when `problems` is empty, `failed` otherwise."""
+
+    sent: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+    done: str = ""
+    """What results say after `sent …` when all went (a store: whether the secret was new)."""
 
 
 class Destination(ABC, Generic[S]):
@@ -103,12 +138,27 @@ class Destination(ABC, Generic[S]):
         (`("also", 0)`) otherwise."""
 
     @abstractmethod
-    def link(self, project: Path, spec: S) -> Link:
-        """What the project's own files link it to; NotLinked saying which link is missing."""
+    def link(self, project: Path, spec: S, env: Mapping[str, str]) -> Link:
+        """What the project's own files (or, for a store, `env`: the environment the request
+        was made from) link it to; NotLinked saying which link is missing."""
 
-    @abstractmethod
     def calls(self, link: Link, spec: S, values: Mapping[str, str]) -> list[Call]:
-        """Every run that sends `values` (request order), each with its stdin."""
+        """Every run that sends `values` (request order), each with its stdin; for a kind that
+        overrides `send` instead, never called."""
+        raise NotImplementedError(f"{self.kind} sends through send()")
+
+    def send(self, link: Link, spec: S, values: Mapping[str, str], run: RunCall) -> Sent:
+        """Send `values` through `run`: each of `calls`, in order, the next one whatever the
+        last one did."""
+        sent: list[str] = []
+        problems: list[str] = []
+        for call in self.calls(link, spec, values):
+            ran = run(call)
+            if ran.ok:
+                sent.append(call.label)
+            else:
+                problems.append(f"{call.label}: {ran.detail}")
+        return Sent(tuple(sent), tuple(problems))
 
     def unsafe(self, name: str, value: str) -> str | None:
         """Why the program would not receive `value` exactly, else None. Never quotes it; a
