@@ -72,7 +72,7 @@ DEMO = textwrap.dedent(
         def parse(self, raw: Mapping[str, Any], at: FieldPath) -> DemoSpec:
             return DemoSpec(region=raw.get("region"))
 
-        def link(self, project: Path, spec: DemoSpec) -> Link:
+        def link(self, project: Path, spec: DemoSpec, env: Mapping[str, str]) -> Link:
             config = linked.read_config(project, "demo.json")
             if config is None:
                 raise NotLinked("the project is not linked to Demo: there is no demo.json.")
@@ -161,7 +161,7 @@ def test_a_new_destination_is_parsed_from_the_cli(demo: ModuleType, site: Path) 
     asked = terminal.check_usage(terminal.CommandLine(names=("API_KEY",), also=("demo:eu",)), site)
     assert (demo.DemoSpec(region="eu"),) == asked.also
     shown = CliRunner().invoke(cli, ["collect", "--help"]).output
-    assert "fly, demo[:REGION] (repeatable, at most 4)." in " ".join(shown.split())
+    assert ", demo[:REGION] (repeatable, at most 4)." in " ".join(shown.split())
 
 
 def test_a_new_destination_is_labelled_on_the_page(demo: ModuleType, site: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from offprompt.errors import NotLinked, RefusedRequest
-from offprompt.sinks.destinations import cloudflare, fly, github, runner, vercel
+from offprompt.sinks.destinations import aws, cloudflare, fly, github, runner, vault, vercel
 from offprompt.sinks.destinations.interface import (
     Call,
     Destination,
@@ -54,7 +54,14 @@ MAX_ALSO = 4
 # help and the page list them. A new destination is one module beside these and one entry here.
 KINDS: dict[str, Destination[Any]] = {
     d.kind: d
-    for d in (github.DESTINATION, vercel.DESTINATION, cloudflare.DESTINATION, fly.DESTINATION)
+    for d in (
+        github.DESTINATION,
+        vercel.DESTINATION,
+        cloudflare.DESTINATION,
+        fly.DESTINATION,
+        vault.DESTINATION,
+        aws.DESTINATION,
+    )
 }
 
 
@@ -87,7 +94,8 @@ def cli_help() -> str:
     """The CLI's `--also` help: each kind's `KIND[:OPT]` form."""
     forms = ", ".join(d.cli_form for d in KINDS.values())
     return (
-        f"Also send to a platform this project is linked to: {forms} (repeatable, at most "
+        f"Also send to a platform this project is linked to, or a team's store: {forms} "
+        f"(repeatable, at most "
         f"{MAX_ALSO})."
     )
 

@@ -55,7 +55,8 @@ S = TypeVar("S", bound=DestinationSpec)
 
 @dataclass(frozen=True)
 class Link:
-    """What the project's files said a destination is, at the check: `ident` goes into argv
+    """What the project's files (or the request's environment, for a store) said a destination
+    is, at the check: `ident` goes into argv
     (OWNER/REPO, a worker or an app), `env` into the program's environment (Vercel's ids),
     `target` is how the page and results show it. The program is told all of it, so a file
     changed after the check cannot redirect the value (DESIGN §13)."""
@@ -64,6 +65,9 @@ class Link:
     ident: str
     target: str
     env: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()
+    """Arguments that pin the rest of the checked target on every run (a store's address,
+    namespace, region or endpoint, DESIGN §13.1)."""
 
 
 @dataclass(frozen=True)
