@@ -29,7 +29,7 @@ def opener() -> FakeOpener:
     return FakeOpener(visits=False)
 
 
-def ask(secret_id: str = "team/app", **extra: Any)  # noqa: S107 - a secret's name -> dict[str, Any]:
+def ask(secret_id: str = "team/app", **extra: Any) -> dict[str, Any]:  # noqa: S107 - a name
     also = [{"kind": "aws", "secret_id": secret_id}]
     return {"secrets": [{"name": "STRIPE_KEY"}], "reason": "deploys", "also": also, **extra}
 
