@@ -242,3 +242,24 @@ async def test_an_unreachable_or_silent_store_fails_in_words(
             assert (entry["status"], entry["detail"]) == ("failed", f"STRIPE_KEY: {said}")
     assert (project / ".env").read_text() == f"STRIPE_KEY={canary}\n"
     assert canary not in shims.text()
+
+
+async def test_a_write_only_token_is_enough_so_the_agent_need_not_read_the_store(
+    bao_server: Bao, project: Path, tmp_path: Path, opener: FakeOpener, shims: Shims, canary: str
+) -> None:
+    """A token that may create, update and patch the secret and read only its metadata (the
+    way THREAT_MODEL suggests to keep a store more private than `.env`): offprompt patches the
+    secret, and that token cannot read the value back."""
+    bao_server.cli("kv", "put", "-mount=secret", "wo", "OTHER=kept")
+    token = bao_server.token_with(
+        "write-only",
+        'path "secret/data/wo" { capabilities = ["create", "update", "patch"] }\n'
+        'path "secret/metadata/wo" { capabilities = ["read"] }\n',
+    )
+    env = {"BAO_ADDR": bao_server.addr, "BAO_TOKEN": token}
+    async with session_with(project, tmp_path, opener, shims, **env) as session:
+        result = await _submit_after(session, opener, ask("secret/wo"), canary)
+    assert result["destinations"][0]["status"] == "sent", result
+    assert bao_server.data("secret/wo") == {"OTHER": "kept", "STRIPE_KEY": canary}
+    with pytest.raises(AssertionError, match="permission denied"):
+        bao_server.cli("kv", "get", "-mount=secret", "wo", token=token)
