@@ -1,12 +1,12 @@
 """`offprompt collect --also vault:MOUNT/PATH --also aws:SECRET_ID` (DESIGN §13.1) from a terminal,
 the person typing in real Chromium, into the real OpenBao and moto's Secrets Manager: each store
 gets the value, and it is in no output offprompt prints, no journal line, no `fingerprints`,
-`keys` or `status` answer, and no argv or environment of the programs it ran."""
+`keys` or `status` answer, and no argv or environment of the programs it ran; `remove
+--everywhere` leaves both stores as they were."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -49,10 +49,12 @@ def test_collect_sends_to_both_stores_and_the_value_is_nowhere_else(
     and environment hold no part of it, nor the store's token."""
     chromium = chromium_or_skip()
     shims = make_shims(tmp_path / "shims")
+    home = tmp_path / "home"  # `remove --everywhere` below must touch no real config
+    home.mkdir()
     state = tmp_path / "state"
     env = {
         "PATH": f"{shims.bin}:/usr/sbin:/usr/bin:/sbin:/bin",
-        "HOME": os.environ.get("HOME", "/"),
+        "HOME": str(home),
         "OFFPROMPT_SANDBOX": "0",
         "OFFPROMPT_STATE_DIR": str(state),
         "BAO_ADDR": bao_server.addr,
@@ -108,3 +110,9 @@ def test_collect_sends_to_both_stores_and_the_value_is_nowhere_else(
     assert scan_tree(state, canary) == []
     assert scan_tree(project, canary, allowed={project / ".env"}) == []
     assert bao_server.token not in "".join(p.read_text() for p in state.rglob("*") if p.is_file())
+    # Uninstalling leaves the stores alone (DESIGN §13.2): the secrets are as they were.
+    removed = offprompt(project, env, "remove", "--everywhere")
+    assert removed.returncode == 0, removed.stderr
+    assert canary not in removed.stdout + removed.stderr
+    assert bao_server.data("secret/app") == {"STRIPE_KEY": canary}
+    assert json.loads(moto_server.secret("team/app")) == {"STRIPE_KEY": canary}

@@ -263,3 +263,32 @@ async def test_a_write_only_token_is_enough_so_the_agent_need_not_read_the_store
     assert bao_server.data("secret/wo") == {"OTHER": "kept", "STRIPE_KEY": canary}
     with pytest.raises(AssertionError, match="permission denied"):
         bao_server.cli("kv", "get", "-mount=secret", "wo", token=token)
+
+
+async def test_a_namespace_is_pinned_on_argv_and_shown(
+    bao_server: Bao, project: Path, tmp_path: Path, opener: FakeOpener, shims: Shims, canary: str
+) -> None:
+    """`namespace` goes to bao as `-namespace=` on every run (BAO_NAMESPACE is kept from it)
+    and the page and the result name it beside the path."""
+    bao_server.cli("namespace", "create", "team")
+    bao_server.cli("secrets", "enable", "-namespace=team", "-path=kv", "-version=2", "kv")
+    env = {"BAO_ADDR": bao_server.addr, "BAO_TOKEN": bao_server.token, "BAO_NAMESPACE": "other"}
+    args = ask("kv/app")
+    args["also"][0]["namespace"] = "team"
+    async with session_with(project, tmp_path, opener, shims, **env) as session:
+        result, form, _ = await collect(
+            session, opener, args, {"STRIPE_KEY": canary, "also.0": "1"}
+        )
+    target = f"kv/app at {bao_server.addr} (namespace team)"
+    assert (result["destinations"][0]["target"], result["destinations"][0]["status"]) == (
+        target,
+        "sent",
+    )
+    assert target in form
+    got = json.loads(
+        bao_server.cli("kv", "get", "-format=json", "-namespace=team", "-mount=kv", "app")
+    )
+    assert got["data"]["data"] == {"STRIPE_KEY": canary}
+    for record in shims.records():
+        assert "-namespace=team" in record["argv"]  # type: ignore[operator]
+        assert "BAO_NAMESPACE" not in record["env"]  # type: ignore[operator]
