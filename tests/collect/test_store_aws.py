@@ -13,8 +13,7 @@ import pytest
 from stores_kit import DUMMY_AWS, Moto, Shims, free_port, make_shims, moto_server
 
 from .harness import FakeOpener, refusal
-from .test_also import collect
-from .test_store_vault import assert_only_in_store, session_with
+from .test_store_vault import assert_only_in_store, collect, session_with
 
 __all__ = ["moto_server"]  # the fixture, used by name below
 
@@ -36,7 +35,9 @@ def ask(secret_id: str = "team/app", **extra: Any) -> dict[str, Any]:  # noqa: S
 
 def person(endpoint: str, **more: str) -> dict[str, str]:
     """The person's environment: dummy keys (moto takes any), a region, moto's endpoint."""
-    return {**DUMMY_AWS, "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint, **more}
+    # One attempt: the CLI's own retries of a refused connection would only slow the tests.
+    quick = {"AWS_MAX_ATTEMPTS": "1", "AWS_RETRY_MODE": "standard"}
+    return {**DUMMY_AWS, **quick, "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint, **more}
 
 
 async def test_a_value_is_merged_into_the_secrets_json_keeping_its_other_keys(

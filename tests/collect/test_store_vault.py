@@ -5,6 +5,7 @@ words while the .env write stands; the value only in the store and the .env."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -17,8 +18,24 @@ from stores_kit import Bao, Shims, bao_server, free_port, make_shims, scan_tree,
 
 from offprompt.sinks.destinations import runner
 
-from .harness import FakeOpener, Session, connect, refusal, settings
-from .test_also import collect, page_of, post
+from .harness import FakeOpener, Session, connect, refusal, settings, structured
+from .test_also import page_of, post
+
+WAIT = 90.0
+"""How long a test waits for a result: a store's programs (the AWS CLI above all, and its
+retries) take seconds each on a busy machine."""
+
+
+async def collect(
+    session: Session, opener: FakeOpener, args: dict[str, Any], fields: dict[str, str]
+) -> tuple[dict[str, Any], str, str]:
+    """collect_secret, the page submitted with `fields`: the result, the form, the written page."""
+    call = asyncio.ensure_future(session.call("collect_secret", args, timeout=WAIT))
+    url, form = await page_of(opener)
+    status, written = await post(url, fields)
+    assert status == 200, written
+    return structured(await call), form, written
+
 
 __all__ = ["bao_server"]  # the fixture, used by name below
 
@@ -168,11 +185,7 @@ async def _submit_after(
     session: Session, opener: FakeOpener, args: dict[str, Any], value: str, *before: Any
 ) -> dict[str, Any]:
     """Open the page, run `before` (a callable and its arguments), submit `value` ticked."""
-    import asyncio
-
-    from .harness import structured
-
-    call = asyncio.ensure_future(session.call("collect_secret", args))
+    call = asyncio.ensure_future(session.call("collect_secret", args, timeout=WAIT))
     url, _ = await page_of(opener)
     if before:
         before[0](*before[1:])
