@@ -158,9 +158,8 @@ DUMMY_AWS: Mapping[str, str] = {
 """moto takes any credentials; these are the person's in the tests."""
 
 
-@pytest.fixture
-def moto_server(tmp_path: Path) -> Iterator[Moto]:
-    """moto_server on a random loopback port: the AWS API, Secrets Manager included."""
+@contextlib.contextmanager
+def _moto(tmp_path: Path, **env: str) -> Iterator[Moto]:
     program = tool("moto_server")
     port = free_port()
     log = (tmp_path / "moto.log").open("wb")
@@ -168,7 +167,7 @@ def moto_server(tmp_path: Path) -> Iterator[Moto]:
         [program, "-H", "127.0.0.1", "-p", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
-        env={"PATH": os.defpath, "HOME": str(tmp_path)},
+        env={"PATH": os.defpath, "HOME": str(tmp_path), **env},
         start_new_session=True,
     )
     endpoint = f"http://127.0.0.1:{port}"
@@ -178,6 +177,41 @@ def moto_server(tmp_path: Path) -> Iterator[Moto]:
     finally:
         _stop(proc)
         log.close()
+
+
+@pytest.fixture
+def moto_server(tmp_path: Path) -> Iterator[Moto]:
+    """moto_server on a random loopback port: the AWS API, Secrets Manager included."""
+    with _moto(tmp_path) as moto:
+        yield moto
+
+
+@pytest.fixture
+def moto_read_only(tmp_path: Path) -> Iterator[tuple[Moto, dict[str, str]]]:
+    """moto_server enforcing IAM after its first 3 calls, which make a user allowed only
+    `secretsmanager:GetSecretValue`; with that user's keys (moto's own, made up)."""
+    with _moto(tmp_path, INITIAL_NO_AUTH_ACTION_COUNT="3") as moto:
+        assert moto.aws("iam", "create-user", "--user-name", "ro").returncode == 0
+        made = moto.aws("iam", "create-access-key", "--user-name", "ro", "--output", "json")
+        key = json.loads(made.stdout)["AccessKey"]
+        policy = {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": "*"}
+            ],
+        }
+        put = moto.aws(
+            "iam", "put-user-policy", "--user-name", "ro", "--policy-name", "read",
+            "--policy-document", json.dumps(policy),
+        )  # fmt: skip
+        assert put.returncode == 0, put.stderr
+        yield (
+            moto,
+            {
+                "AWS_ACCESS_KEY_ID": key["AccessKeyId"],
+                "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"],
+            },
+        )
 
 
 @contextlib.contextmanager
@@ -264,6 +298,7 @@ __all__ = [
     "bao_server",
     "free_port",
     "make_shims",
+    "moto_read_only",
     "moto_server",
     "scan_tree",
     "silent_server",

@@ -10,12 +10,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from stores_kit import DUMMY_AWS, Moto, Shims, free_port, make_shims, moto_server
+from stores_kit import (
+    DUMMY_AWS,
+    Moto,
+    Shims,
+    free_port,
+    make_shims,
+    moto_read_only,
+    moto_server,
+)
 
 from .harness import FakeOpener, refusal
 from .test_store_vault import assert_only_in_store, collect, session_with
 
-__all__ = ["moto_server"]  # the fixture, used by name below
+__all__ = ["moto_read_only", "moto_server"]  # the fixtures, used by name below
 
 
 @pytest.fixture
@@ -157,3 +165,26 @@ async def test_no_region_or_no_credentials_is_refused_before_any_page(
         assert why.startswith("also[0] (aws): no AWS "), why
     assert opener.opened == []
     assert shims.records() == []
+
+
+async def test_credentials_that_may_not_write_fail_as_permission_denied(
+    moto_read_only: tuple[Moto, dict[str, str]],
+    project: Path,
+    tmp_path: Path,
+    opener: FakeOpener,
+    shims: Shims,
+    canary: str,
+) -> None:
+    """moto enforcing IAM, a user allowed only to read: `failed`, permission denied (403), in
+    words (not the server's XML); the .env write stands."""
+    moto, keys = moto_read_only
+    env = {**person(moto.endpoint), **keys}
+    async with session_with(project, tmp_path, opener, shims, **env) as session:
+        result, _, _ = await collect(session, opener, ask(), {"STRIPE_KEY": canary, "also.0": "1"})
+    (entry,) = result["destinations"]
+    assert (entry["status"], entry["detail"]) == (
+        "failed",
+        "STRIPE_KEY: permission denied (403): the credentials may not write this secret",
+    )
+    assert (project / ".env").read_text() == f"STRIPE_KEY={canary}\n"
+    assert canary not in shims.text() + json.dumps(result)
