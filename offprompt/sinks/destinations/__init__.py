@@ -158,7 +158,7 @@ class Planned:
     @property
     def missing(self) -> str | None:
         """Why it cannot run, else None."""
-        if self.program is not None:
+        if self.program is not None or not destination_for(self.kind).programs:
             return None
         names = " or ".join(destination_for(self.kind).programs)
         return f"{names} is not installed here (not found on PATH)"
@@ -275,7 +275,7 @@ def _send_one(
     if now != planned.link:
         return result("failed", "the project's link changed since the page opened; not sent")
     program = runner.find_program(dest.programs, env)
-    if program is None:
+    if program is None and dest.programs:
         return result("skipped", planned.missing or "the program is not installed")
     problems: list[str] = []
     sendable: dict[str, str] = {}
@@ -293,6 +293,8 @@ def _send_one(
 
         def run(call: Call) -> runner.Ran:
             left = deadline - time.monotonic()
+            if program is None:  # a kind that runs no program (`programs` empty) sends itself
+                return runner.Ran(False, f"{planned.kind} runs no program")
             if left <= 0:
                 return runner.Ran(False, f"not run, the {timeout:g} s limit was used up")
             return runner.run(

@@ -110,7 +110,8 @@ class Destination(ABC, Generic[S]):
     cli_form: ClassVar[str]
     """Its `--also` value as the CLI's help shows it, e.g. `github[:ENVIRONMENT]`."""
     programs: ClassVar[tuple[str, ...]]
-    """The program's names, tried in this order on PATH."""
+    """The program's names, tried in this order on PATH; () for a kind that runs none and
+    does its whole work in `send` (never missing, and its `run` runs nothing)."""
     command: ClassVar[str]
     """How the page names what runs, e.g. `gh secret set`."""
     drop_env: ClassVar[frozenset[str]] = frozenset()
