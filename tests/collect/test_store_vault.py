@@ -305,3 +305,21 @@ async def test_a_namespace_is_pinned_on_argv_and_shown(
     for record in shims.records():
         assert "-namespace=team" in record["argv"]  # type: ignore[operator]
         assert "BAO_NAMESPACE" not in record["env"]  # type: ignore[operator]
+
+
+async def test_a_secret_whose_latest_version_was_deleted_gets_a_new_version(
+    bao_server: Bao, project: Path, tmp_path: Path, opener: FakeOpener, shims: Shims, canary: str
+) -> None:
+    """Its metadata stays after `kv delete` but patch has nothing to patch: `kv put` with
+    `-cas=` the version read, so a write in between is not overwritten."""
+    bao_server.cli("kv", "put", "-mount=secret", "gone", "OLD=x")
+    bao_server.cli("kv", "delete", "-mount=secret", "gone")
+    env = {"BAO_ADDR": bao_server.addr, "BAO_TOKEN": bao_server.token}
+    async with session_with(project, tmp_path, opener, shims, **env) as session:
+        result = await _submit_after(session, opener, ask("secret/gone"), canary)
+    assert result["destinations"][0]["detail"] == (
+        "sent STRIPE_KEY to secret/gone (a new version: the latest one there was deleted)"
+    )
+    assert bao_server.data("secret/gone") == {"STRIPE_KEY": canary}
+    runs = [r["argv"][1:4] for r in shims.records()]  # type: ignore[index]
+    assert runs[-1] == ["kv", "put", "-cas=1"]

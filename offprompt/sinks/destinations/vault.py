@@ -178,7 +178,12 @@ class VaultDestination(Destination[VaultSpec]):
         wrote = run(Call(("kv", *verb, *where, path, "-"), body.encode("utf-8"), label))
         if not wrote.ok:
             return Sent(problems=(f"{label}: {self._why(wrote, link, spec, run)}",))
-        kept = " (its other keys kept)" if verb[0] == "patch" else " (a new secret)"
+        if verb[0] == "patch":
+            kept = " (its other keys kept)"
+        elif current:
+            kept = " (a new version: the latest one there was deleted)"
+        else:
+            kept = " (a new secret)"
         return Sent((label,), done=f" to {spec.path}{kept}")
 
     def _why(self, ran: Ran, link: Link, spec: VaultSpec, run: RunCall) -> str:
