@@ -164,13 +164,15 @@ class Session:
         if result is not None:
             self._transport.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout: float = 10
+    ) -> dict[str, Any]:
         self._next += 1
         rid = self._next
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         self._transport.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        return await asyncio.wait_for(future, 10)
+        return await asyncio.wait_for(future, timeout)
 
     async def initialize(self, caps: dict[str, Any], name: str = "ladder-test") -> None:
         await self.request(
@@ -185,9 +187,11 @@ class Session:
         arguments: dict[str, Any],
         *,
         modern: dict[str, Any] | None = None,
+        timeout: float = 10,
         **extra: Any,
     ) -> dict[str, Any]:
-        """tools/call; `modern` is the client's capabilities for a 2026-07-28 call."""
+        """tools/call; `modern` is the client's capabilities for a 2026-07-28 call; `timeout`
+        the wait for its answer (a store's programs can take longer on a busy machine)."""
         params: dict[str, Any] = {"name": tool, "arguments": arguments, **extra}
         if modern is not None:
             params["_meta"] = {
@@ -195,7 +199,7 @@ class Session:
                 "io.modelcontextprotocol/clientInfo": {"name": "ladder-test", "version": "1"},
                 "io.modelcontextprotocol/clientCapabilities": modern,
             }
-        reply = await self.request("tools/call", params)
+        reply = await self.request("tools/call", params, timeout=timeout)
         assert "result" in reply, reply
         result = reply["result"]
         assert isinstance(result, dict)
