@@ -14,10 +14,11 @@ user settings file the members offprompt created in it and the hosts it added to
 stay byte for byte.
 
 Claude Code keeps one `sandbox.credentials.files` entry per path (a later one for the same file
-replaces the earlier: measured in 2.1.332), so each file offprompt wrote has one entry, and the
-project's `.offprompt-keep` folder (a masked file's copy while it is written in place) one more,
-denying it. A project's record carries `version`: one older than `_VERSION` is rewritten whole on
-the next write or init, so its entries are never left half upgraded.
+replaces the earlier: measured in 2.1.332), so each file offprompt wrote has one entry, and where
+an earlier version made the project's `.offprompt-keep` folder (it kept a masked file's undo copy
+there; the copy now lives in offprompt's state dir), one more, denying it. A project's record
+carries `version`: one older than `_VERSION` is rewritten whole on the next write or init, so its
+entries are never left half upgraded.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ _ENABLED = ("sandbox", "enabled")
 _DOMAINS = ("sandbox", "network", "allowedDomains")
 _ABSENT = "absent"  # what a member of settings.local.json was when init found none
 # 2: injectHosts only the hosts every key of the file shares, and the keep folder denied.
-_VERSION = 2
+# 3: `extract` takes a commented-out line's value too; the keep folder denied only where an
+# earlier version made it.
+_VERSION = 3
 # What the masked project's settings.local.json gets, each honoured from there (measured in
 # Claude Code 2.1.328): the sandbox on; a call's `dangerouslyDisableSandbox` ignored (without
 # it, a call that asks to leave the sandbox, once allowed, read the real value); and a sandbox
@@ -89,6 +92,13 @@ def _key(project: Path) -> str:
 
 def _keep_folder(key: str) -> str:
     return os.path.join(key, KEEP_NAME)
+
+
+def _legacy_keep(folder: str) -> bool:
+    """The keep folder an earlier version made is there (a real folder, not a link): its deny
+    entry stays while it does, for the copies a killed write of that version may have left
+    until the next write moves them out. A masked write no longer uses it (disk.undo)."""
+    return os.path.isdir(folder) and not os.path.islink(folder)
 
 
 # --- the record --------------------------------------------------------------------------------
@@ -146,7 +156,7 @@ def check(
     if lacking:
         return False, f"{shown(settings)} has no mask entry for {', '.join(lacking)}"
     keep = _keep_folder(_key(project))
-    if deny_entry(keep) not in entries:
+    if _legacy_keep(keep) and deny_entry(keep) not in entries:
         why = f"{shown(settings)} does not deny {keep} (run `offprompt init --mask` again)"
         return False, why
     if _at(here, _ENABLED)[1] is not True:
@@ -419,7 +429,11 @@ class Mask:
         created: list[list[str]] = []
         domains: list[str] = []
         folder_made = not self.settings.parent.exists()
-        entries = [*self._entries(mine["files"]), deny_entry(_keep_folder(key))]
+        keep = _keep_folder(key)
+        entries = [
+            *self._entries(mine["files"]),
+            *([deny_entry(keep)] if _legacy_keep(keep) else []),
+        ]
         self._put_entries(entries, created, domains)
         slot = record["settings"].setdefault(
             str(self.settings), {"created": [], "domains": [], "folder_made": folder_made}

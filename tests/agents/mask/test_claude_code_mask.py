@@ -175,17 +175,20 @@ def test_init_mask_masks_the_files_offprompt_wrote_before(
     assert_only_in_env(home, project, canary)
 
 
-def test_init_mask_denies_the_folder_a_masked_file_is_copied_to_while_written(
+def test_init_mask_denies_no_keep_folder_unless_an_earlier_version_made_one(
     run: Run, project: Path, home: Path, sandbox_programs: None
 ) -> None:
-    """`.offprompt-keep` holds a masked file's old bytes while it is written in place: one
-    `deny` entry for it (a folder Claude Code's sandbox then shows empty), and the folder made
-    before any sandboxed command starts (a command started before it existed would read what
-    lands in it later, measured)."""
+    """A masked file's undo record lives in offprompt's state dir: init makes no folder in the
+    project and denies none. Where an earlier version made `.offprompt-keep` (an undo copy may
+    still be there until the next write moves it out), its `deny` entry stays."""
+    assert 0 == init_mask(run, project).exit_code
+    assert "credentials" not in settings(home)["sandbox"]
+    assert not (project / KEEP_NAME).exists()
+
+    (project / KEEP_NAME).mkdir(mode=0o700)
     assert 0 == init_mask(run, project).exit_code
 
     assert [keep_denial(project)] == all_entries(home)
-    assert [".gitignore"] == os.listdir(project / KEEP_NAME)
 
 
 def test_init_mask_without_bwrap_says_what_to_install_and_changes_nothing(
@@ -275,6 +278,7 @@ def test_a_mask_from_before_the_keep_folder_is_brought_up_to_date_by_the_next_wr
     """A mask an older offprompt made (record without `version`, its entry's hosts the union
     of its keys' providers, no denial of the keep folder): `agents` says it does not hold, and
     the next write, even of a key already there, rewrites every entry of the project."""
+    (project / KEEP_NAME).mkdir(mode=0o700)  # an earlier version made it
     assert 0 == init_mask(run, project).exit_code
     write(project, {"OPENAI_API_KEY": openai_key(canary), "GITHUB_TOKEN": f"ghp_{canary}"})
     path = home / ".claude" / "settings.json"
@@ -570,7 +574,4 @@ def test_init_mask_without_the_guard_says_what_is_left_open(
     assert 0 == result.exit_code
     assert "nothing stops Claude Code's own Read and Grep tools" in result.output
     assert "hooks" not in local(project)
-    assert {
-        "network": {"tlsTerminate": {}},
-        "credentials": {"files": [keep_denial(project)]},
-    } == settings(home)["sandbox"]
+    assert {"network": {"tlsTerminate": {}}} == settings(home)["sandbox"]
