@@ -575,3 +575,32 @@ def test_init_mask_without_the_guard_says_what_is_left_open(
     assert "nothing stops Claude Code's own Read and Grep tools" in result.output
     assert "hooks" not in local(project)
     assert {"network": {"tlsTerminate": {}}} == settings(home)["sandbox"]
+
+
+@pytest.mark.parametrize("comment", ["# ", "#", "  # ", "## "])
+def test_the_extract_masks_a_value_the_person_commented_out_in_node(
+    project: Path, canary: str, tmp_path: Path, comment: str
+) -> None:
+    """The person comments out the line offprompt wrote (`# OPENAI_API_KEY=<old>`) and writes
+    a new value: the old one, on its commented line, is masked as well as the new one."""
+    node = tool_or_skip("node22")
+    old, new = f"sk-proj-{canary}-old", f"sk-proj-{canary[::-1]}"
+    write(project, {"OPENAI_API_KEY": old, "QUOTED": f"it's {canary}"})
+    text = (project / ".env").read_text()
+    commented = text.replace("OPENAI_API_KEY=", f"{comment}OPENAI_API_KEY=").replace(
+        "QUOTED=", f"{comment}export QUOTED="
+    )
+    (project / ".env").write_text(commented)
+    write(project, {"OPENAI_API_KEY": new})
+    assert f"{comment}OPENAI_API_KEY={old}" in (project / ".env").read_text()
+    script = tmp_path / "mask.js"
+    script.write_text(MASK_JS)
+
+    masked = subprocess.run(
+        [node, str(script), extract(["OPENAI_API_KEY", "QUOTED"]), str(project / ".env")],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout  # fmt: skip
+
+    assert canary[7:] not in masked
+    assert canary[::-1][:20] not in masked
+    assert f"{comment}OPENAI_API_KEY=fake_value_" in masked
