@@ -44,6 +44,7 @@ __all__ = [
     "padded",
     "pending",
     "record_name",
+    "remove_records_if_empty",
     "replace",
     "settle",
 ]
@@ -90,6 +91,17 @@ def open_records(state: Path) -> Folder:
         folder.close()
         raise
     return folder
+
+
+def remove_records_if_empty(state: Path) -> None:
+    """The records' folder in `state` removed when it holds nothing (the last mask taken out;
+    a record an interrupted write left keeps it). Best effort, never through a link."""
+    try:
+        with reach(Path(os.path.realpath(state)), ()) as folder:
+            os.rmdir(RECORDS, dir_fd=folder.fd)
+            folder.fsync()
+    except OSError:
+        pass
 
 
 def padded(data: bytes, length: int) -> bytes:

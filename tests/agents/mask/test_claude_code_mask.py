@@ -7,6 +7,7 @@ Writes go through the real Submitter into the project, as the page's and the ter
 import asyncio
 import json
 import os
+import stat
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -61,6 +62,11 @@ def all_entries(home: Path) -> list[dict[str, object]]:
 def files_entries(home: Path) -> list[dict[str, object]]:
     """The mask entries (the keep folder's denial left out)."""
     return [e for e in all_entries(home) if e["mode"] == "mask"]
+
+
+def undo_denial(home: Path) -> dict[str, object]:
+    """The denial of the state dir's undo records (the conftest's OFFPROMPT_STATE_DIR)."""
+    return {"path": os.path.join(os.path.realpath(home / "state"), "undo"), "mode": "deny"}
 
 
 def keep_denial(project: Path) -> dict[str, object]:
@@ -178,17 +184,19 @@ def test_init_mask_masks_the_files_offprompt_wrote_before(
 def test_init_mask_denies_no_keep_folder_unless_an_earlier_version_made_one(
     run: Run, project: Path, home: Path, sandbox_programs: None
 ) -> None:
-    """A masked file's undo record lives in offprompt's state dir: init makes no folder in the
-    project and denies none. Where an earlier version made `.offprompt-keep` (an undo copy may
-    still be there until the next write moves it out), its `deny` entry stays."""
+    """A masked file's undo record lives in offprompt's state dir: init makes that folder
+    (0700) and denies it (a sandboxed command runs as the person, who may read the state dir),
+    and makes no folder in the project. Where an earlier version made `.offprompt-keep` (an
+    undo copy may still be there until the next write moves it out), its denial stays."""
     assert 0 == init_mask(run, project).exit_code
-    assert "credentials" not in settings(home)["sandbox"]
+    assert [undo_denial(home)] == all_entries(home)
+    assert 0o700 == stat.S_IMODE((home / "state" / "undo").stat().st_mode)
     assert not (project / KEEP_NAME).exists()
 
     (project / KEEP_NAME).mkdir(mode=0o700)
     assert 0 == init_mask(run, project).exit_code
 
-    assert [keep_denial(project)] == all_entries(home)
+    assert [undo_denial(home), keep_denial(project)] == all_entries(home)
 
 
 def test_init_mask_without_bwrap_says_what_to_install_and_changes_nothing(
@@ -574,7 +582,10 @@ def test_init_mask_without_the_guard_says_what_is_left_open(
     assert 0 == result.exit_code
     assert "nothing stops Claude Code's own Read and Grep tools" in result.output
     assert "hooks" not in local(project)
-    assert {"network": {"tlsTerminate": {}}} == settings(home)["sandbox"]
+    assert {
+        "network": {"tlsTerminate": {}},
+        "credentials": {"files": [undo_denial(home)]},
+    } == settings(home)["sandbox"]
 
 
 @pytest.mark.parametrize("comment", ["# ", "#", "  # ", "## "])
