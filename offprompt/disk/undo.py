@@ -3,8 +3,9 @@ inode, so a mount a running sandbox put over it (a stand-in, a denial) stays the
 rename would make Linux drop the mount and show that sandbox the real file.
 
 The undo record lives in offprompt's own state dir (`RECORDS` beside the journal: 0700, each
-record 0600), never in a project: no process the agent starts in its sandbox, one left running
-before the write included, can reach it (THREAT_MODEL "undo records"). A record holds the file's
+record 0600), never in a project, the folder denied by the mask (Claude Code: a command that runs
+as the person could read the state dir) and blocked by the guard: no process the agent starts in
+its sandbox, one left running before the write included, reads it. A record holds the file's
 old bytes (or "no file") and the SHA-256 of every state the write is about to leave the file in:
 the padded intermediate and the new bytes. It is whole and fsynced before the file is touched and
 removed once the file is. A writer killed in between leaves it; the next writer of that file (or
@@ -49,7 +50,10 @@ __all__ = [
     "settle",
 ]
 
-RECORDS = "undo"  # the records' folder, beside the journal
+# The records' folder, beside the journal. Named as the project's keep folder was, so the guard's
+# staging rule (guard.protected, which imports no disk code) blocks the agent's own file tools
+# and commands naming it, as it did that folder: Claude Code's Read is outside its sandbox.
+RECORDS = KEEP_NAME
 _MAX = 1 << 30  # a record is the old file, which the writer read under a far smaller limit
 _MAGIC = b"offprompt-undo 1\n"
 _RECORD = re.compile(r"([0-9a-f]{32})(?:\.tmp)?")
@@ -213,6 +217,8 @@ def evacuate_keep(root: Path, records: Folder) -> int:
         return 0
     moved = 0
     with keep:
+        if keep.identity() == records.identity():  # a state dir set inside the project
+            return 0
         for entry in sorted(os.listdir(keep.fd)):
             st = keep.lstat(entry)
             if entry == ".gitignore" or st is None or not stat.S_ISREG(st.st_mode):

@@ -82,7 +82,7 @@ def kills(
     for call in _CALLS:
         for n in range(1, 100):
             (project / path).write_text(before)
-            state = Path(os.environ["OFFPROMPT_STATE_DIR"]) / "undo"
+            state = Path(os.environ["OFFPROMPT_STATE_DIR"]) / ".offprompt-keep"
             shutil.rmtree(state, ignore_errors=True)
             shutil.rmtree(project / ".offprompt-keep", ignore_errors=True)  # earlier versions'
             if not killed_at(project, values, call, n, kind, path):
@@ -196,5 +196,5 @@ def test_a_change_the_person_makes_after_a_killed_write_is_never_undone(
 
 
 def undo_records() -> list[str]:
-    state = Path(os.environ["OFFPROMPT_STATE_DIR"]) / "undo"  # disk.undo.RECORDS
+    state = Path(os.environ["OFFPROMPT_STATE_DIR"]) / ".offprompt-keep"  # disk.undo.RECORDS
     return [n for n in os.listdir(state) if not n.startswith("legacy-")] if state.exists() else []

@@ -3,6 +3,7 @@ already running keeps its mount over it, and the write stays all or nothing by a
 offprompt's state dir (never in the project), which a killed writer's successor settles first.
 The kills themselves are in test_undo_kills.py."""
 
+import json
 import os
 import stat
 import subprocess
@@ -25,7 +26,7 @@ def home(isolated_env: Path) -> Path:
 
 
 def records_of(home: Path) -> Path:
-    return home / "state" / "undo"  # disk.undo.RECORDS
+    return home / "state" / ".offprompt-keep"  # disk.undo.RECORDS
 
 
 def everything_in(folder: Path) -> dict[str, bytes]:
@@ -191,3 +192,34 @@ def test_padding_is_an_inert_comment_of_the_old_length(data: bytes, length: int)
         assert b"" == lines.pop(0)  # the padding starts a line of its own
     assert all(line in (b"", b"#") or line.startswith(b"# ") for line in lines)
     assert set(out[len(data) :]) <= set(b"# \n")
+
+
+@pytest.mark.parametrize(
+    ("tool", "reads"),
+    [("Read", "file_path"), ("Bash", "command"), ("Grep", "path")],
+)
+def test_the_guard_blocks_the_agents_own_tools_on_an_undo_record(
+    project: Path, home: Path, canary: str, tool: str, reads: str
+) -> None:
+    """Claude Code's Read, Grep and Bash tools run outside its sandbox: a record a killed write
+    left in the state dir (the old file, values included) is as protected from them as a
+    staging folder, by the folder's name, with no guard code of its own."""
+    sinks.write(project, SinkSpec(), {"A": "1"}, in_place=True)  # makes the records' folder
+    record = records_of(home) / "0123456789abcdef0123456789abcdef"
+    record.write_text(f"API_KEY={canary}\n")
+    named = {"Read": str(record), "Bash": f"cat {record}", "Grep": str(records_of(home))}[tool]
+    event = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {reads: named, **({"pattern": "API"} if tool == "Grep" else {})},
+    }
+
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "guard"],
+        input=json.dumps(event), capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+
+    assert 2 == done.returncode, done.stderr
+    assert canary not in done.stdout + done.stderr

@@ -511,7 +511,7 @@ def test_the_undo_records_folder_is_empty_to_every_sandboxed_command(
     world = make_world("anthropic", model=model)
     model.project = world.project
     model.written = mask(world, f"{KEY}=\nDEBUG=1\n")
-    keep = Path(os.path.realpath(world.state)) / "undo"
+    keep = Path(os.path.realpath(world.state)) / KEEP_NAME
     assert keep.is_dir()  # made by init --mask, before any sandboxed command
     assert not (world.project / KEEP_NAME).exists()
     (keep / "early").write_text(f"{KEY}=sk-proj-{canary}\n")

@@ -73,7 +73,7 @@ def test_a_job_running_before_a_killed_write_reads_no_undo_record(
     worlds.append(world)
     model.project = world.project
     mask(world, f"{KEY}=\nDEBUG=1\n")
-    undo = Path(os.path.realpath(world.state)) / "undo"
+    undo = Path(os.path.realpath(world.state)) / KEEP_NAME
     loop = (
         f"for i in $(seq 40); do cat {undo}/* {KEEP_NAME}/* .env; ls -A {undo}; sleep 0.2;"
         " done > seen.txt 2>&1"

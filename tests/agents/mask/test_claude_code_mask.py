@@ -66,7 +66,7 @@ def files_entries(home: Path) -> list[dict[str, object]]:
 
 def undo_denial(home: Path) -> dict[str, object]:
     """The denial of the state dir's undo records (the conftest's OFFPROMPT_STATE_DIR)."""
-    return {"path": os.path.join(os.path.realpath(home / "state"), "undo"), "mode": "deny"}
+    return {"path": os.path.join(os.path.realpath(home / "state"), KEEP_NAME), "mode": "deny"}
 
 
 def keep_denial(project: Path) -> dict[str, object]:
@@ -190,7 +190,7 @@ def test_init_mask_denies_no_keep_folder_unless_an_earlier_version_made_one(
     undo copy may still be there until the next write moves it out), its denial stays."""
     assert 0 == init_mask(run, project).exit_code
     assert [undo_denial(home)] == all_entries(home)
-    assert 0o700 == stat.S_IMODE((home / "state" / "undo").stat().st_mode)
+    assert 0o700 == stat.S_IMODE((home / "state" / KEEP_NAME).stat().st_mode)
     assert not (project / KEEP_NAME).exists()
 
     (project / KEEP_NAME).mkdir(mode=0o700)
