@@ -76,6 +76,12 @@ def as_person(url: str) -> dict[str, str]:
 _LOADING: dict[str, asyncio.Lock] = {}
 
 
+# The nonce each claimed page handed out, by URL: a later GET of a claimed page serves an empty
+# one (DESIGN §17: the cookie alone is no way in), and the page's script puts back the one it
+# kept in its own origin's storage, as this does.
+_KEPT: dict[str, str] = {}
+
+
 async def load(url: str) -> str:
     """GET the page as the person's browser would (keeping its claim cookie); its HTML."""
     async with _LOADING.setdefault(url, asyncio.Lock()):
@@ -91,14 +97,18 @@ async def _load(url: str) -> str:
         claim = reply.cookies.get(COOKIE)
         if claim is not None:
             _CLAIMS[url] = claim.value
-        return await reply.text()
+        html = await reply.text()
+    found = _NONCE.search(html)
+    if found is not None:
+        _KEPT[url] = found.group(1)
+    return html
 
 
 async def visit(url: str) -> str:
-    """GET the page as the person's browser would; its nonce."""
-    found = _NONCE.search(await load(url))
-    assert found is not None
-    return found.group(1)
+    """GET the page as the person's browser would; its nonce (the one it kept, once claimed)."""
+    await load(url)
+    assert url in _KEPT, "the page handed out no nonce"
+    return _KEPT[url]
 
 
 async def submit(url: str, values: Mapping[str, str]) -> int:
