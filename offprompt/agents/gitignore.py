@@ -16,7 +16,7 @@ from offprompt.agents import files
 from offprompt.disk import git as runner
 from offprompt.errors import ConfigError
 
-__all__ = ["MARK", "ensure_ignored", "exclude_line", "release"]
+__all__ = ["MARK", "ensure_ignored", "exclude_line", "release", "tracked"]
 
 # The comment above our line: what remove looks for, so a line the person wrote stays theirs.
 MARK = "# offprompt init: personal settings git must not add (offprompt remove takes this out)"
@@ -86,6 +86,29 @@ def _ignored(top: Path, rel: str) -> bool:
 def _tracked(top: Path, rel: str) -> bool:
     done = _git(top, "ls-files", "--error-unmatch", "--", rel)
     return done is not None and done.returncode == 0
+
+
+def tracked(project: Path, paths: list[Path]) -> list[Path]:
+    """Those of `paths` (files inside `project`) that git tracks: a team's files, committed,
+    which belong to the team rather than to this machine (DESIGN §9). [] when the project is in
+    no repository or git cannot answer (nothing is then known to be the team's)."""
+    here = [p for p in paths if p.exists()]
+    if not here:
+        return []
+    done = _git(project, "ls-files", "-z", "--full-name", "--", *(str(p) for p in here))
+    if done is None or done.returncode != 0:
+        return []
+    top = _git(project, "rev-parse", "--show-toplevel")
+    if top is None or top.returncode != 0:
+        return []
+    root = Path(os.path.realpath(_text(top.stdout).strip()))
+    names = {n for n in _text(done.stdout).split("\0") if n}
+    real = {p: Path(os.path.realpath(p)) for p in here}
+    return [p for p in here if real[p].is_relative_to(root) and _rel(real[p], root) in names]
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
 
 
 def ensure_ignored(project: Path, file: Path, shown: str) -> Path | None:

@@ -1,0 +1,91 @@
+"""A team's files belong to the team (DESIGN §9 "Remove touches this project only"): `remove
+--everywhere` on one machine leaves the files of a `--shared` project that git tracks byte for
+byte and lists them; `remove --shared` in that project is the one way to take them out, and says
+they are committed. Real git, real commands."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_helpers import COMMAND, shared, snapshot
+from click.testing import Result
+from test_setups import AGENTS, git, two
+
+Run = Callable[..., Result]
+TEAM_FILES = (".mcp.json", ".claude/settings.json", ".codex/config.toml", ".codex/hooks.json")
+NOT_TOUCHED = (
+    "committed team files, not touched: run `offprompt remove --shared` in that project to take"
+    " them out"
+)
+__all__ = ["two"]  # the fixture, imported for these tests
+pytestmark = pytest.mark.usefixtures("portable")
+
+
+def shared_init(run: Run, project: Path) -> None:
+    done = run("init", *AGENTS, *shared(project))
+    assert 0 == done.exit_code, done.output
+    assert all((project / f).is_file() for f in TEAM_FILES)
+
+
+def commit(project: Path) -> None:
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "team")
+
+
+def test_everywhere_leaves_committed_team_files_and_lists_them(
+    run: Run, home: Path, two: tuple[Path, Path]
+) -> None:
+    """A committed `--shared` project beside a personal one: `--everywhere` gives the personal
+    one back as before, leaves the four team files byte for byte (git sees no change), names
+    each under the not-touched line, and exits 0."""
+    team, mine = two
+    shared_init(run, team)
+    commit(team)
+    team_before = snapshot(team)
+    mine_before = snapshot(mine)
+    done = run("init", *AGENTS, "--project", str(mine), "--command", COMMAND)
+    assert 0 == done.exit_code, done.output
+
+    done = run("remove", "--everywhere")
+
+    assert 0 == done.exit_code, done.output
+    assert team_before == snapshot(team)
+    assert "" == git(team, "status", "--porcelain")
+    assert mine_before == snapshot(mine)
+    assert NOT_TOUCHED in done.output
+    listed = done.output.split(NOT_TOUCHED, 1)[1]
+    assert all(str(team / f) in listed for f in TEAM_FILES), done.output
+
+
+def test_everywhere_takes_out_team_files_never_committed(
+    run: Run, home: Path, two: tuple[Path, Path]
+) -> None:
+    """`init --shared` whose files git does not track yet: nothing the team has, so
+    `--everywhere` takes them out as before."""
+    team, _ = two
+    before = snapshot(team)
+    shared_init(run, team)
+
+    done = run("remove", "--everywhere")
+
+    assert 0 == done.exit_code, done.output
+    assert before == snapshot(team)
+    assert NOT_TOUCHED not in done.output
+
+
+def test_remove_shared_takes_committed_files_out_and_says_they_are_committed(
+    run: Run, home: Path, two: tuple[Path, Path]
+) -> None:
+    """`remove --shared` in the project: the team files go, and one line says they are
+    committed, so the commit takes offprompt away from every teammate."""
+    team, _ = two
+    shared_init(run, team)
+    commit(team)
+
+    done = run("remove", *AGENTS, "--shared", "--project", str(team))
+
+    assert 0 == done.exit_code, done.output
+    assert not any((team / f).exists() for f in TEAM_FILES)
+    said = [line for line in done.output.splitlines() if "committed" in line]
+    assert 1 == len(said), done.output
+    assert all(f in said[0] for f in TEAM_FILES), said
