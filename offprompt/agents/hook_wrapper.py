@@ -15,10 +15,13 @@ import shlex
 from typing import Literal
 
 __all__ = [
+    "DEADLINE",
     "HOST_LIMIT",
     "NAME",
     "SHELL",
+    "STARTED",
     "Answer",
+    "fetches",
     "script",
     "shared_script",
     "unwrap",
@@ -118,14 +121,83 @@ def shared_script(answer: Answer) -> str:
     )
 
 
+# A team's shared hook that fetches offprompt each time it starts it (`uvx --from SOURCE`,
+# DESIGN §9 "Hooks fail closed"): a source that cannot be fetched (unreachable, no access, no
+# answer within DEADLINE) is "not installed", the name check above with a line naming SOURCE;
+# a guard that started and then failed still blocks every call. The guard says it started by
+# deleting the marker file named in $OFFPROMPT_HOOK_STARTED (offprompt/guard/hook.py).
+#
+# The host's limit is never reached: a watchdog signals the script after DEADLINE seconds and
+# the script answers then, leaving uvx to finish a slow fetch in the background (so the cache
+# fills for the next call: the MCP server's own start fetches it too), bounded by git's low-
+# speed limit, its temporary folder removed when it is done. Everything it runs in the
+# background gets /dev/null and never the host's pipes, which the host waits on.
+DEADLINE = 15
+STARTED = "offprompt-started"
+_FETCHED = (
+    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    " offprompt, and offprompt is not installed here (nor could uvx fetch it from $u):"
+    " install it: pipx install $u"
+)
+_TIMED_OUT = (
+    f"offprompt guard: blocked: the guard did not decide within {DEADLINE} s, so this call was"
+    " stopped in case it exposes a secret. Try again; if it keeps happening, reinstall"
+    " offprompt, or take this hook out with offprompt remove."
+)
+_QUIET = "</dev/null >/dev/null 2>&1 3>&- 4>&-"
+_SOURCE = (
+    "u=offprompt;f=;for a;do [ $f ]&&{ u=$a;break;};"
+    "case $a in --from)f=1;;--from=*)u=${a#--from=};break;;esac;done;"
+)
+
+
+def _fetching_script(answer: Answer) -> str:
+    check = _CHECK.removesuffix(";")
+    allow = f"{{ {_ALLOW[answer]}exit 0;}}"
+    absent = f'm="{_FETCHED}"'
+    return (
+        f"{_OPEN}{_SOURCE}"
+        f'if ! command -v "$1">/dev/null;then {check};[ $? = 1 ]&&{allow};cat>/dev/null;{absent};'
+        'elif ! d=$(mktemp -d);then cat>/dev/null;s=mktemp;m="' + _MEND + '";'
+        "else "
+        f': >"$d/{STARTED}";cat>"$d/i";'
+        "GIT_HTTP_LOW_SPEED_LIMIT=1 GIT_HTTP_LOW_SPEED_TIME=60"
+        f' OFFPROMPT_HOOK_STARTED="$d/{STARTED}" "$@" <"$d/i" >"$d/o" 2>"$d/e" 3>&- 4>&- &'
+        "p=$!;t=;trap t=1 USR1;"
+        f"(sleep {DEADLINE};kill -s USR1 $$){_QUIET}&"
+        "k=$!;wait $p;s=$?;kill $k;"
+        # Decided in time: the guard's verdict, as the personal hook passes it on.
+        # Its reason is the last line on stderr (uv may say what it fetched before it).
+        'if [ -z "$t" ];then case $s in 0|2)cat "$d/o">&3;e=$(tail -n 1 "$d/e");'
+        '[ $s = 2 ]&&printf "%s\\n" "${e:-offprompt guard: blocked.}">&4;'
+        'rm -rf "$d";exit $s;;esac;fi;'
+        f'if [ -f "$d/{STARTED}" ];then {check} <"$d/i";c=$?;else c=;fi;'
+        'if [ "$t" ];then (while kill -0 $p;do sleep 1;done;rm -rf "$d")'
+        f'{_QUIET}&else rm -rf "$d";fi;'
+        f"case $c in 1){allow};;0|2){absent};;"
+        f'*)if [ "$t" ];then m="{_TIMED_OUT}";else m="{_MEND}";fi;;esac;'
+        "fi;" + _DENY[answer] + _END
+    )
+
+
+def fetches(argv: tuple[str, ...]) -> bool:
+    """Whether `argv` has uvx (or `uv tool run`) fetch offprompt when it starts."""
+    name = argv[0].replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".exe") if argv else ""
+    return name == "uvx" or (name == "uv" and argv[1:3] == ("tool", "run"))
+
+
 _ANSWERS: tuple[Answer, ...] = ("exit", "cursor", "copilot")
-_SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script)}
+_SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script, _fetching_script)}
 
 
 def wrap(argv: tuple[str, ...], answer: Answer, *, shared: bool = False) -> str:
     """The hook command running `argv` (the guard) so that every failure blocks; `shared`: a
-    team's shared hook, which checks names only where `argv`'s program is not installed."""
-    body = shared_script(answer) if shared else script(answer)
+    team's shared hook, which checks names only where `argv`'s program is not installed (or,
+    run through uvx, cannot be fetched in time)."""
+    if shared and fetches(argv):
+        body = _fetching_script(answer)
+    else:
+        body = shared_script(answer) if shared else script(answer)
     return shlex.join([SHELL, "-c", body, NAME, *argv])
 
 

@@ -311,19 +311,20 @@ def test_without_offprompt_a_uvx_command_checks_names_too(
     run: Run, app: Path, fake_program: Callable[[str], Path]
 ) -> None:
     """`uvx --from … offprompt serve` shared, and no uvx on the teammate's PATH: `ls` goes
-    through, `cat .env` is blocked with the install line."""
+    through, `cat .env` is blocked with the install line naming the source."""
     fake_program("uvx")
-    hook = written_hook(
-        run,
-        app,
-        "claude-code",
-        "uvx --from git+https://example.invalid/o/offprompt offprompt serve",
-    )
+    source = "git+https://example.invalid/o/offprompt"
+    hook = written_hook(run, app, "claude-code", f"uvx --from {source} offprompt serve")
     shell, _, _ = SHAPES["claude-code"]
+    line = (
+        "offprompt guard: blocked: this call names a .env file, which this project guards with"
+        f" offprompt, and offprompt is not installed here (nor could uvx fetch it from {source}):"
+        f" install it: pipx install {source}\n"
+    )
 
     done = {c: as_host(hook, shell(app, c), BARE_PATH) for c in ("ls", "cat .env")}
 
-    assert {"ls": (0, b""), "cat .env": (2, ABSENT.encode() + b"\n")} == {
+    assert {"ls": (0, b""), "cat .env": (2, line.encode())} == {
         c: (d.returncode, d.stderr) for c, d in done.items()
     }
 
