@@ -130,8 +130,9 @@ def shared_script(answer: Answer) -> str:
 # The host's limit is never reached: a watchdog signals the script after DEADLINE seconds and
 # the script answers then, leaving uvx to finish a slow fetch in the background (so the cache
 # fills for the next call: the MCP server's own start fetches it too), bounded by git's low-
-# speed limit, its temporary folder removed when it is done. Everything it runs in the
-# background gets /dev/null and never the host's pipes, which the host waits on.
+# speed limit, its temporary folder removed when it is done (by whichever side ends last).
+# Everything it runs in the background gets /dev/null, never the host's pipes (the host waits
+# for them to close).
 DEADLINE = 15
 STARTED = "offprompt-started"
 _FETCHED = (
@@ -161,8 +162,11 @@ def _fetching_script(answer: Answer) -> str:
         'elif ! d=$(mktemp -d);then cat>/dev/null;s=mktemp;m="' + _MEND + '";'
         "else "
         f': >"$d/{STARTED}";cat>"$d/i";'
-        "GIT_HTTP_LOW_SPEED_LIMIT=1 GIT_HTTP_LOW_SPEED_TIME=60"
-        f' OFFPROMPT_HOOK_STARTED="$d/{STARTED}" "$@" <"$d/i" >"$d/o" 2>"$d/e" 3>&- 4>&- &'
+        # The run, in a subshell that removes the folder itself once it ends late (the script
+        # has left: "$d/q"); each side marks its end before looking at the other's mark.
+        "(GIT_HTTP_LOW_SPEED_LIMIT=1 GIT_HTTP_LOW_SPEED_TIME=60"
+        f' OFFPROMPT_HOOK_STARTED="$d/{STARTED}" "$@" <"$d/i" >"$d/o" 2>"$d/e";r=$?;'
+        ': >"$d/s";[ -f "$d/q" ]&&rm -rf "$d";exit $r)' + _QUIET + "&"
         "p=$!;t=;trap t=1 USR1;"
         f"(sleep {DEADLINE};kill -s USR1 $$){_QUIET}&"
         "k=$!;wait $p;s=$?;kill $k;"
@@ -172,8 +176,7 @@ def _fetching_script(answer: Answer) -> str:
         '[ $s = 2 ]&&printf "%s\\n" "${e:-offprompt guard: blocked.}">&4;'
         'rm -rf "$d";exit $s;;esac;fi;'
         f'if [ -f "$d/{STARTED}" ];then {check} <"$d/i";c=$?;else c=;fi;'
-        'if [ "$t" ];then (while kill -0 $p;do sleep 1;done;rm -rf "$d")'
-        f'{_QUIET}&else rm -rf "$d";fi;'
+        'if [ "$t" ];then : >"$d/q";[ -f "$d/s" ]&&rm -rf "$d";else rm -rf "$d";fi;'
         f"case $c in 1){allow};;0|2){absent};;"
         f'*)if [ "$t" ];then m="{_TIMED_OUT}";else m="{_MEND}";fi;;esac;'
         "fi;" + _DENY[answer] + _END
