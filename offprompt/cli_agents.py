@@ -356,9 +356,12 @@ def _hook_notes(server: ServerCommand, scope: Scope) -> None:
             " give --command 'offprompt serve'"
         )
     if scope == "project":
+        known = server_command.install_source(server)
         click.echo(
             "note: teammates without offprompt: the shared hook blocks only calls that name a"
-            " .env file, saying to install offprompt; every other call runs"
+            " .env file, saying to install offprompt"
+            + (f" (`pipx install {known}`)" if known else "")
+            + "; every other call runs"
         )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from offprompt.agents import command as server_command
 from offprompt.agents import files, hook_wrapper
 from offprompt.agents.interface import (
     Agent,
@@ -128,17 +129,24 @@ def _is_ours(gf: GuardFile, entry: object) -> bool:
 
 
 def hook_command(
-    server: ServerCommand, answer: hook_wrapper.Answer = "exit", *, shared: bool = False
+    server: ServerCommand,
+    answer: hook_wrapper.Answer = "exit",
+    *,
+    shared: bool = False,
+    source: str | None = None,
 ) -> str:
     """The shell command a host runs for the hook: the server's command with `guard` for
     `serve`, inside the wrapper that blocks (the host's way: `answer`) when it cannot run, or,
-    `shared` (a team's files) on a machine without it, blocks a call naming a dotenv file."""
+    `shared` (a team's files) on a machine without it, blocks a call naming a dotenv file
+    (saying to install offprompt from `source` when known)."""
     args = list(server.args)
     if args and args[-1] == "serve":
         args[-1] = "guard"
     else:
         args.append("guard")
-    return hook_wrapper.wrap((server.command, *args), answer, shared=shared)
+    if shared and source is None:
+        source = server_command.install_source(server)
+    return hook_wrapper.wrap((server.command, *args), answer, shared=shared, source=source)
 
 
 def is_ours(entry: object) -> bool:

@@ -11,6 +11,7 @@ differently. `unwrap` gives back the guard's argv for `guard_argv` and the docto
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Literal
 
@@ -111,11 +112,23 @@ def script(answer: Answer) -> str:
     return _RUN + _DENY[answer] + _END
 
 
-def shared_script(answer: Answer) -> str:
+# The same, where `init --shared` knew where offprompt was installed from (the script begins
+# `u="SOURCE";`): the teammate's install line (DESIGN §9).
+_ABSENT_FROM = (
+    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    " offprompt, and offprompt is not installed here: install it: pipx install $u"
+)
+# The prefix naming that source; `command.install_source` keeps it to these characters.
+_NAMED = re.compile(r'u="[A-Za-z0-9._~:/?#\[\]@!&()*+,;=%-]+";')
+
+
+def shared_script(answer: Answer, named: bool = False) -> str:
     """`script`, for a team's shared hook: where the guard's program does not resolve on PATH,
     it blocks only an event naming a dotenv file (or `.offprompt-`), saying to install
-    offprompt, and lets every other call through (grep failing blocks too)."""
-    absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};cat>/dev/null;m="{_ABSENT}";'
+    offprompt (`named`: with `pipx install $u`), and lets every other call through (grep
+    failing blocks too)."""
+    line = _ABSENT_FROM if named else _ABSENT
+    absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};cat>/dev/null;m="{line}";'
     return (
         f'{_OPEN}if command -v "$1">/dev/null;then {_GUARD}else {absent}fi;' + _DENY[answer] + _END
     )
@@ -190,15 +203,22 @@ def fetches(argv: tuple[str, ...]) -> bool:
 
 
 _ANSWERS: tuple[Answer, ...] = ("exit", "cursor", "copilot")
-_SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script, _fetching_script)}
+_SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script, _fetching_script)} | {
+    shared_script(a, named=True) for a in _ANSWERS
+}
 
 
-def wrap(argv: tuple[str, ...], answer: Answer, *, shared: bool = False) -> str:
+def wrap(
+    argv: tuple[str, ...], answer: Answer, *, shared: bool = False, source: str | None = None
+) -> str:
     """The hook command running `argv` (the guard) so that every failure blocks; `shared`: a
     team's shared hook, which checks names only where `argv`'s program is not installed (or,
-    run through uvx, cannot be fetched in time)."""
+    run through uvx, cannot be fetched in time), naming `source` as where to install it from
+    (a uvx command names its own `--from`)."""
     if shared and fetches(argv):
         body = _fetching_script(answer)
+    elif shared and source is not None and _NAMED.fullmatch(f'u="{source}";'):
+        body = f'u="{source}";' + shared_script(answer, named=True)
     else:
         body = shared_script(answer) if shared else script(answer)
     return shlex.join([SHELL, "-c", body, NAME, *argv])
@@ -208,5 +228,7 @@ def unwrap(words: list[str]) -> tuple[list[str], bool]:
     """The guard's argv inside a hook command split into `words`, and whether the command is
     today's wrapper (False: a bare command, which fails open, or another script of ours)."""
     if len(words) > 4 and words[0] in (SHELL, "sh") and words[1] == "-c" and words[3] == NAME:
-        return words[4:], words[0] == SHELL and words[2] in _SCRIPTS
+        named = _NAMED.match(words[2])
+        body = words[2][named.end() :] if named else words[2]
+        return words[4:], words[0] == SHELL and body in _SCRIPTS
     return words, False
