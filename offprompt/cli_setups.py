@@ -43,7 +43,11 @@ def user_kept(machine: Machine, folder: Path, agent: Agent) -> str | None:
     except (ConfigError, OSError) as e:
         return f"offprompt could not read which projects use it ({e})"
     mine = os.path.realpath(folder)
-    others = [p for p in users if p != mine]
+    # A project whose folder is gone uses nothing any more: forgotten, not kept for.
+    gone = [p for p in users if p != mine and not os.path.isdir(p)]
+    for project in gone:
+        forget(machine, Path(project), [agent.name])
+    others = [p for p in users if p != mine and p not in gone]
     if others:
         more = f" and {len(others) - 1} more" if len(others) > 1 else ""
         first = machine.shown(Path(others[0]))

@@ -50,6 +50,17 @@ def _in_a_repository(folder: Path) -> bool:
     return any((p / ".git").exists() for p in (folder, *folder.parents))
 
 
+def _not_a_repository(project: Path) -> bool:
+    """Whether git itself says `project` is in no repository, whatever `.git` folder lies above
+    it (an empty one is the mount point a host's sandbox leaves in /tmp). Asked in git's own C
+    locale, so its words can be read."""
+    try:
+        done = runner.run(("-C", str(project), "rev-parse", "--git-dir"), timeout=_GIT_TIMEOUT_S)
+    except runner.GitError:
+        return False
+    return done.returncode != 0 and b"not a git repository" in done.stderr
+
+
 def _where(project: Path, file: Path, shown: str) -> tuple[Path, str, Path] | None:
     """The top of the working tree, `file` relative to it, and its info/exclude; None when the
     project is in no git repository."""
@@ -63,7 +74,7 @@ def _where(project: Path, file: Path, shown: str) -> tuple[Path, str, Path] | No
             " Nothing was changed."
         )
     if found.returncode != 0:
-        if _in_a_repository(project):
+        if _in_a_repository(project) and not _not_a_repository(project):
             raise ConfigError(
                 f"git could not read this repository ({_text(found.stderr).strip()}), so offprompt"
                 f" cannot make sure git never adds {shown}. Nothing was changed."

@@ -3,6 +3,7 @@
 byte and lists them; `remove --shared` in that project is the one way to take them out, and says
 they are committed. Real git, real commands."""
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,3 +90,22 @@ def test_remove_shared_takes_committed_files_out_and_says_they_are_committed(
     said = [line for line in done.output.splitlines() if "committed" in line]
     assert 1 == len(said), done.output
     assert all(f in said[0] for f in TEAM_FILES), said
+
+
+def test_a_deleted_project_no_longer_keeps_the_user_config(
+    run: Run, home: Path, two: tuple[Path, Path]
+) -> None:
+    """Codex's user-level entry served two projects; the second folder was deleted since: the
+    first's `remove` takes the entry out instead of keeping it for a project that is gone."""
+    alpha, beta = two
+    for folder in (alpha, beta):
+        done = run("init", *AGENTS, "--project", str(folder), "--command", COMMAND)
+        assert 0 == done.exit_code, done.output
+    shutil.rmtree(beta)
+
+    done = run("remove", "--project", str(alpha))
+
+    assert 0 == done.exit_code, done.output
+    assert "kept in your user config" not in done.output
+    config = home / ".codex" / "config.toml"
+    assert not config.exists() or "offprompt" not in config.read_text()
