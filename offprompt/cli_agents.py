@@ -195,6 +195,25 @@ def _stale_shared(agent: Agent, machine: Machine, folder: Path | None) -> None:
     )
 
 
+def _shared_serves(
+    agent: Agent, machine: Machine, folder: Path | None, no_guard: bool
+) -> str | None:
+    """The project's shared file declaring offprompt for `agent` with a command that starts on
+    any machine, and its guard (unless --no-guard): a personal init there would declare it
+    twice (two servers, the guard run twice). None when the shared files do not serve."""
+    try:
+        declared = agent.declaration("project", machine, folder)
+        guard = None if no_guard else guard_install.guarded(agent, "project", machine, folder)
+    except ConfigError:
+        return None
+    if declared is None or not declared.command or (guard is None and not no_guard):
+        return None
+    found = ServerCommand(declared.command[0], declared.command[1:])
+    if server_command.not_portable(found, machine) is not None:
+        return None
+    return machine.shown(declared.path)
+
+
 def _ignore_private(agent: Agent, scope: Scope, folder: Path | None, machine: Machine) -> Change:
     """Make git ignore the agent's personal files inside the project, before they are written."""
     for path in agent.private_files(scope, folder):
@@ -298,6 +317,13 @@ def init(
     for agent in agents:
         here = _scope_for(agent, scope, machine, folder)
         fallback = agent if here != scope else None
+        served = _shared_serves(agent, machine, folder, no_guard) if scope == "local" else None
+        if served is not None and not mask:
+            click.echo(
+                f"{agent.name}: the project's shared files already declare offprompt and its"
+                f" guard ({served}); nothing added for you"
+            )
+            continue
         change = agent.install(here, machine, folder, server)
         changes.append(change)
         click.echo(_line(change, fallback))

@@ -47,3 +47,24 @@ def test_init_personal_keeps_the_codex_hook_as_it_was(run: Run, project: Path) -
 
     assert 0 == done.exit_code, done.output
     assert not any("codex exec" in line for line in done.stdout.splitlines())
+
+
+def test_a_teammate_running_init_in_a_shared_project_gets_nothing_twice(
+    run: Run, project: Path, home: Path
+) -> None:
+    """The project's shared files already declare offprompt and its guard: a personal `init`
+    there adds no second server nor second hook (Claude Code's local scope, Codex's user
+    config), and says the shared files serve."""
+    done = run("init", "--agent", "claude-code", "--agent", "codex", *shared(project))
+    assert 0 == done.exit_code, done.output
+
+    done = run("init", "--agent", "claude-code", "--agent", "codex", "--project", str(project))
+
+    assert 0 == done.exit_code, done.output
+    assert not (project / ".claude" / "settings.local.json").exists()
+    assert not (home / ".codex" / "config.toml").exists()
+    assert not (home / ".codex" / "hooks.json").exists()
+    claude_json = home / ".claude.json"
+    assert not claude_json.exists() or "offprompt" not in claude_json.read_text()
+    said = [line for line in done.stdout.splitlines() if "shared files" in line]
+    assert 2 == len(said), done.stdout
