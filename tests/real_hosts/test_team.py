@@ -300,3 +300,23 @@ def test_the_team_walk(make_world: MakeWorld, canary: str, served: str, tmp_path
     assert "committed team files, not touched" in out
     assert committed == {f: (origin / f).read_bytes() for f in TEAM_FILES}
     assert "" == ran([git, "status", "--porcelain"], first, origin)
+
+
+def test_codex_lists_the_shared_hook_by_its_name(tmp_path: Path) -> None:
+    """Codex's own `hooks/list` (what its /hooks screen shows) gives the shared hook the name
+    init wrote, `offprompt guard: …`, not an unnamed `sh` script."""
+    from .test_doctor import declare, hooks_list, world
+
+    codex_bin = tool_or_skip("codex")
+    home, project, env, server = world.__wrapped__(tmp_path)  # type: ignore[attr-defined]
+    env = {**env, "CODEX_HOME": str(home / ".codex")}
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        f'[projects.{json.dumps(str(project))}]\ntrust_level = "trusted"\n'
+    )
+    declare("codex", home, project, env, server)
+
+    (hook,) = hooks_list(codex_bin, project, env)
+
+    print("HOOK", json.dumps({k: v for k, v in hook.items() if k != "command"}, indent=1))
+    assert hook["statusMessage"].startswith("offprompt guard")
