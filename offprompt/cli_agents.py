@@ -195,6 +195,18 @@ def _stale_shared(agent: Agent, machine: Machine, folder: Path | None) -> None:
     )
 
 
+def _shared_user_entry(agent: Agent, machine: Machine, folder: Path, server: ServerCommand) -> None:
+    """An agent whose one user-level entry serves every project (no personal project scope):
+    say which other projects this init just changed it for."""
+    others = cli_setups.others_using(machine, folder, agent)
+    if others:
+        more = f" and {len(others) - 1} more" if len(others) > 1 else ""
+        click.echo(
+            f"{agent.name}: note: that entry is also what {machine.shown(Path(others[0]))}{more}"
+            f" uses, set up by offprompt before: they now start `{server}` too"
+        )
+
+
 def _shared_serves(
     agent: Agent, machine: Machine, folder: Path | None, no_guard: bool
 ) -> str | None:
@@ -327,6 +339,8 @@ def init(
         change = agent.install(here, machine, folder, server)
         changes.append(change)
         click.echo(_line(change, fallback))
+        if here == "user" and folder is not None and change.outcome == "updated":
+            _shared_user_entry(agent, machine, folder, server)
         if scope == "local":
             _stale_shared(agent, machine, folder)
         if change.outcome in ("failed", "unsupported"):

@@ -109,3 +109,20 @@ def test_a_deleted_project_no_longer_keeps_the_user_config(
     assert "kept in your user config" not in done.output
     config = home / ".codex" / "config.toml"
     assert not config.exists() or "offprompt" not in config.read_text()
+
+
+def test_init_elsewhere_that_changes_the_user_command_says_who_else_uses_it(
+    run: Run, home: Path, two: tuple[Path, Path]
+) -> None:
+    """Codex's one user-level entry serves every project: an init in the second project with
+    another command changes it for the first too, and says so, naming the first."""
+    alpha, beta = two
+    done = run("init", "--agent", "codex", "--project", str(alpha), "--command", COMMAND)
+    assert 0 == done.exit_code, done.output
+
+    other = "/opt/other/bin/offprompt serve"
+    done = run("init", "--agent", "codex", "--project", str(beta), "--command", other)
+
+    assert 0 == done.exit_code, done.output
+    said = [line for line in done.stdout.splitlines() if "also" in line and str(alpha) in line]
+    assert 1 == len(said), done.stdout
