@@ -20,7 +20,6 @@ from offprompt.agents import (
     Machine,
     Scope,
     ServerCommand,
-    codex,
     gitignore,
     guard_install,
 )
@@ -325,7 +324,8 @@ def init(
     if mask:
         cli_mask.check_machine(machine, agents)
     changes = []
-    hooked = hooked_codex = False
+    hooked = False
+    team_notes: list[str] = []
     for agent in agents:
         here = _scope_for(agent, scope, machine, folder)
         fallback = agent if here != scope else None
@@ -368,9 +368,8 @@ def init(
                 changes.append(guard)
                 continue
             hooked = hooked or guard.outcome in ("added", "updated")
-            hooked_codex = hooked_codex or (
-                agent.name == "codex" and guard.outcome in ("added", "updated")
-            )
+            if agent.team_note and guard.outcome in ("added", "updated"):
+                team_notes.append(agent.team_note)
         if mask and not masked:
             click.echo(cli_mask.unmasked_line(agent))
         elif (
@@ -382,8 +381,9 @@ def init(
             _unmasked_after(agent.name, [change, guard], machine)
     if hooked:
         _hook_notes(server, scope)
-    if hooked_codex and scope == "project":
-        click.echo(f"note: {codex.TEAM_TRUST}")
+    if scope == "project":
+        for note in dict.fromkeys(team_notes):
+            click.echo(f"note: {note}")
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.
     if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):

@@ -135,6 +135,7 @@ class Codex(Agent):
     guard_note = "Codex runs it once you trust it in /hooks"
     # Codex's trust is for a hook's exact definition (command and timeout): a changed one waits.
     guard_update_note = "Codex runs the changed hook only once you trust it again in /hooks"
+    team_note = TEAM_TRUST
 
     def waits(self, machine: Machine, folder: Path) -> HostWaits:
         return _CodexWaits(self, machine, folder)
