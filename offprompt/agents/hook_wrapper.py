@@ -80,8 +80,9 @@ _END = 'printf "%s\\n" "$m">&4;exit 2'
 # A team's shared hook (DESIGN §9) where its program does not resolve on PATH (offprompt not
 # installed; a link left by an uninstall): a name check in sh stands in for the guard. A
 # program that resolves but fails stays the guard's failure above: every call blocked.
+# `$w` is why: the call names one, or only holds an escape the check cannot read (`_WHY`).
 _ABSENT = (
-    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    "offprompt guard: blocked: $w, which this project guards with"
     " offprompt, and offprompt is not installed here: install it (see the offprompt README)."
 )
 # What the check blocks, case-insensitively over the raw event JSON, bytes as they are
@@ -97,7 +98,16 @@ _LOOKS = (
     f"|test)([^{_WORD}-]|\\$)|[.][{_WORD}.-]*[.]local([^{_WORD}-]|\\$)|[.][*?[]|\\$)",
     "[.]offprompt-",
 )
-_CHECK = "LC_ALL=C grep -Eiq" + "".join(f' -e "{p}"' for p in _LOOKS) + ";"
+# The matches land in $k (grep reads the whole event, so the host's write never fails); `$?`
+# is grep's: 1 no match (let through), else blocked. A match naming no `env` nor `offprompt-`
+# is an escape alone: said as such, not as a name.
+_GREP = "LC_ALL=C grep -Eio" + "".join(f' -e "{p}"' for p in _LOOKS)
+_CHECK = f"k=$({_GREP});"
+_WHY = (
+    'case $k in *[eE][nN][vV]*|*[oO][fF][fF][pP][rR][oO][mM][pP][tT]-*|"")'
+    'w="this call names a .env file";;*)w="this call holds a JSON escape code, which could'
+    ' spell the name of a .env file";;esac;'
+)
 # How a host takes "let through" from a hook: exit 0, and for Cursor also its `allow` (an
 # empty answer may count as a failure there, as offprompt/guard/events.py answers).
 _ALLOW = {
@@ -115,7 +125,7 @@ def script(answer: Answer) -> str:
 # The same, where `init --shared` knew where offprompt was installed from (the script begins
 # `u="SOURCE";`): the teammate's install line (DESIGN §9).
 _ABSENT_FROM = (
-    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    "offprompt guard: blocked: $w, which this project guards with"
     " offprompt, and offprompt is not installed here: install it: pipx install $u"
 )
 # The prefix naming that source; `command.install_source` keeps it to these characters.
@@ -128,7 +138,7 @@ def shared_script(answer: Answer, named: bool = False) -> str:
     offprompt (`named`: with `pipx install $u`), and lets every other call through (grep
     failing blocks too)."""
     line = _ABSENT_FROM if named else _ABSENT
-    absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};cat>/dev/null;m="{line}";'
+    absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};{_WHY}m="{line}";'
     return (
         f'{_OPEN}if command -v "$1">/dev/null;then {_GUARD}else {absent}fi;' + _DENY[answer] + _END
     )
@@ -149,7 +159,7 @@ def shared_script(answer: Answer, named: bool = False) -> str:
 DEADLINE = 15
 STARTED = "offprompt-started"
 _FETCHED = (
-    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    "offprompt guard: blocked: $w, which this project guards with"
     " offprompt, and offprompt is not installed here (nor could uvx fetch it from $u):"
     " install it: pipx install $u"
 )
@@ -168,7 +178,7 @@ _SOURCE = (
 def _fetching_script(answer: Answer) -> str:
     check = _CHECK.removesuffix(";")
     allow = f"{{ {_ALLOW[answer]}exit 0;}}"
-    absent = f'm="{_FETCHED}"'
+    absent = f'{_WHY}m="{_FETCHED}"'
     return (
         f"{_OPEN}{_SOURCE}"
         f'if ! command -v "$1">/dev/null;then {check};[ $? = 1 ]&&{allow};cat>/dev/null;{absent};'
@@ -188,7 +198,7 @@ def _fetching_script(answer: Answer) -> str:
         'if [ -z "$t" ];then case $s in 0|2)cat "$d/o">&3;e=$(tail -n 1 "$d/e");'
         '[ $s = 2 ]&&printf "%s\\n" "${e:-offprompt guard: blocked.}">&4;'
         'rm -rf "$d";exit $s;;esac;fi;'
-        f'if [ -f "$d/{STARTED}" ];then {check} <"$d/i";c=$?;else c=;fi;'
+        f'if [ -f "$d/{STARTED}" ];then k=$({_GREP} <"$d/i");c=$?;else c=;fi;'
         'if [ "$t" ];then : >"$d/q";[ -f "$d/s" ]&&rm -rf "$d";else rm -rf "$d";fi;'
         f"case $c in 1){allow};;0|2){absent};;"
         f'*)if [ "$t" ];then m="{_TIMED_OUT}";else m="{_MEND}";fi;;esac;'
