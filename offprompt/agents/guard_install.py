@@ -66,7 +66,13 @@ def install_guard(
     if gf is None:
         return Change(agent.name, scope, None, "unsupported", _not_guarded(agent))
     every = gf
-    unknown = agent.unknown_events(machine, project) if len(gf.events) > 1 else ()
+    if len(gf.events) < 2:
+        unknown: tuple[str, ...] = ()
+    elif scope == "project":
+        # A team's files: every teammate's version must read them, whatever the initiator's.
+        unknown = tuple(e for e in gf.events if e in agent.version_events)
+    else:
+        unknown = agent.unknown_events(machine, project)
     if unknown:
         gf = dataclasses.replace(gf, events=tuple(e for e in gf.events if e not in unknown))
     try:

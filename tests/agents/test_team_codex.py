@@ -68,3 +68,26 @@ def test_a_teammate_running_init_in_a_shared_project_gets_nothing_twice(
     assert not claude_json.exists() or "offprompt" not in claude_json.read_text()
     said = [line for line in done.stdout.splitlines() if "shared files" in line]
     assert 2 == len(said), done.stdout
+
+
+@pytest.mark.parametrize("version", ["2.1.328", "2.1.332"])
+def test_the_shared_claude_code_guard_does_not_depend_on_the_initiators_version(
+    run: Run, project: Path, no_agent_env: Path, version: str
+) -> None:
+    """Whatever `claude` the initiator runs, the team's .claude/settings.json holds the hook
+    under PreToolUse only (a teammate on a version before 2.1.332 could not start with
+    PreSkillShellCommand there), and `agents` does not tell a teammate on 2.1.332 to run init
+    again (which would declare offprompt twice)."""
+    claude = no_agent_env / "claude"
+    claude.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
+    claude.chmod(0o755)
+
+    done = run("init", "--agent", "claude-code", *shared(project))
+
+    assert 0 == done.exit_code, done.output
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert ["PreToolUse"] == list(settings["hooks"])
+    claude.write_text("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
+    report = json.loads(run("agents", "--project", str(project), "--json").stdout)
+    (found,) = [r for r in report if r["name"] == "claude-code"]
+    assert not [w for w in found["warnings"] if "init` again" in w], found["warnings"]
