@@ -109,6 +109,7 @@ class ClaudeCode(JsonAgent):
     """
 
     name = "claude-code"
+    version_events = (SKILL_EVENT,)
     title = "Claude Code"
     section = "mcpServers"
     project_file = ".mcp.json"
