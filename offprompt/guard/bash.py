@@ -35,6 +35,8 @@ _PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
 _BACKTICK_SPECIAL = re.compile(r"[\\`]")
 _HEREDOC_SPECIAL = r"[\\`$]"
 _EXTGLOB = "@!+*?"
+# The words that may stand before an arithmetic command `(( … ))` in the same command.
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "time", "{"})
 
 
 class _Env:
@@ -257,6 +259,8 @@ class _Lexer:
                 # matches at least what each of them does.
                 _, self.i = balanced(s, self.i + 1, "(", ")", self.env.step)
                 self.word.extglob()
+            elif c == "(" and s.startswith("((", self.i) and self.arithmetic(self.i + 1, True):
+                continue
             elif c in "<>&" and self.redirect():
                 continue
             elif c in "&|;()" and self.operator():
@@ -279,6 +283,21 @@ class _Lexer:
         if self.pending_redirect is not None and self.word is None:
             raise ShellSyntax("a redirection without a target")
         self.end_command()
+
+    def arithmetic(self, start: int, command: bool) -> bool:
+        """`(( … ))` where a command starts (`command`), or `$(( … ))`; `start` is the index of
+        its second `(`. Bash evaluates it as arithmetic, where `<<` is a shift, not a here-doc:
+        only its `$(…)`, `${…}` and backticks run commands (a subscript's among them). False
+        when it is not one: the parentheses do not close as `))` (a subshell in a subshell), or
+        a word stands before it (`f ((…))`)."""
+        if command and (self.word is not None or not _KEYWORDS.issuperset(w.text for w in self.cmd.words)):
+            return False
+        inner, end = balanced(self.s, start + 1, "(", ")", self.env.step)
+        if not self.s.startswith(")", end):
+            return False
+        self.expansions(inner)
+        self.i = end + 1
+        return True
 
     def operator(self) -> bool:
         for op in _OPERATORS:
@@ -337,6 +356,11 @@ class _Lexer:
     def heredoc_substitutions(self, body: str) -> None:
         """An unquoted here-doc's `$(…)`, `${…}` and backticks run when the shell reads it:
         their commands are read as commands, whatever program the here-doc is given to."""
+        self.expansions(body)
+
+    def expansions(self, body: str) -> None:
+        """The commands `$(…)`, `${…}` and backticks in `body` run (a here-doc's, arithmetic's),
+        read as commands; the rest of `body` is text."""
         i, n = 0, len(body)
         while i < n:
             self.env.step()
@@ -419,7 +443,11 @@ class _Lexer:
     def dollar(self, w: Word) -> None:
         s = self.s
         nxt = s[self.i + 1] if self.i + 1 < len(s) else ""
-        if nxt == "(":
+        if s.startswith("((", self.i + 1) and self.arithmetic(self.i + 2, False):
+            w.dynamic = True  # a number
+            w.add_text("\0")
+            w.add_pat(UNKNOWN)
+        elif nxt == "(":
             body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
             self.command_substitution(body, w)
         elif nxt == "{":

@@ -10,7 +10,7 @@ import re
 
 from offprompt import bashlex
 from offprompt.guard import bash, expand, grep, implied, programs, search
-from offprompt.guard.check import UNCHECKED, Check
+from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
 
 __all__ = ["SHELLS", "base", "script"]
 
@@ -295,27 +295,52 @@ def _said(check: Check, commands: list[bash.Command]) -> dict[str, str]:
 
 def _cdpath(check: Check, commands: list[bash.Command]) -> list[str]:
     """The folders a `CDPATH` the command sets names (`CDPATH=.. cd config`), as given."""
-    values = list(check.variables.get("CDPATH", []))
+    # The shell's own CDPATH (the hook runs in the environment the agent's shell inherits).
+    values = [os.environ.get("CDPATH", ""), *check.variables.get("CDPATH", [])]
     for command in commands:
         values += [w.text[7:] for w in command.words if w.text.startswith("CDPATH=")]
     return [part for value in values for part in value.split(":") if part]
 
 
 def _entered(check: Check, words: list[bash.Word], cdpath: list[str]) -> list[str]:
-    """The folders `cd DIR` (`pushd`, `builtin cd`, `cd -P`) may enter: DIR from the folder the
-    command started in (as bash does from there), and through each CDPATH folder."""
+    """The folders `cd DIR` (`pushd`, `builtin cd`, `cd -P`) may enter: DIR as bash expands it
+    (braces, the variables the command set, a glob matched in the folder the command started
+    in), from that folder and through each CDPATH folder. Where the reader cannot tell (`cd
+    "$X"`, `cd -`, a CDPATH it cannot read), every folder holding a file offprompt wrote: a
+    relative read after it may open one (the dotenv names are blocked wherever they are)."""
     words = _program_words(words)
     if words and words[0].text == "builtin":
         words = words[1:]
     if not words or words[0].text not in _CHDIR:
         return []
     given = [w for w in words[1:] if not (w.text.startswith(("-", "+")) and len(w.text) > 1)]
-    if not given or given[0].dynamic:
+    if not given:
         return []
-    name = os.path.expanduser(given[0].text)
-    folders = [os.path.join(check.cwd, name)]
-    if not os.path.isabs(name) and not name.startswith("."):
-        folders += [os.path.join(check.cwd, c, name) for c in cdpath]
+    unknown = [os.path.dirname(p) for p in sorted(check.protected.written)]
+    try:
+        patterns = expand.variants(given[0].pat) if given[0].braced else [given[0].pat]
+    except expand.TooMany:
+        return unknown
+    names: list[str] = []
+    for pattern in patterns:
+        text, glob, hidden = expand.literal(pattern)
+        if hidden or text == "-" or (given[0].dynamic and not given[0].braced):
+            return unknown
+        name = os.path.expanduser(text)
+        if glob:
+            if not check.spend(GLOB_LOOKS[0]):
+                return unknown  # the budget is spent: the folder is not looked for
+            found = expand_glob(os.path.join(check.cwd, name), check.globs)
+            names += [f for f in found if os.path.isdir(f)] or [name]
+        else:
+            names.append(name)
+    folders = []
+    for name in names:
+        folders.append(os.path.join(check.cwd, name))
+        if not os.path.isabs(name) and not name.startswith("."):
+            if any("\0" in c or "$" in c for c in cdpath):
+                return unknown
+            folders += [os.path.join(check.cwd, c, name) for c in cdpath]
     return [os.path.normpath(f) for f in folders]
 
 

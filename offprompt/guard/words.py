@@ -13,9 +13,11 @@ from offprompt.guard import expand
 __all__ = ["Command", "ShellSyntax", "TooBig", "Word", "balanced", "single_quote_end"]
 
 _BALANCED_SPECIAL = {
-    "(": re.compile(r"[\\'\"()]"),
+    "(": re.compile(r"[\\'\"()#]"),
     "{": re.compile(r"[\\'\"{}]"),
 }
+# What may stand before a `#` that starts a comment: a blank, a line's end, an operator.
+_COMMENT_AFTER = " \t\n;|&()<>"
 
 
 class ShellSyntax(ValueError):
@@ -134,6 +136,15 @@ def balanced(
         c = s[i]
         if c == "\\":
             i += 2
+            continue
+        if c == "#":
+            # A comment, where a word starts (`$( # it's`): its quotes and brackets are text,
+            # up to the line's end. Elsewhere (`$#`, `a#b`) the `#` is part of a word.
+            if i == start or s[i - 1] in _COMMENT_AFTER:
+                end = s.find("\n", i)
+                i = len(s) if end < 0 else end
+            else:
+                i += 1
             continue
         if c == "'":
             i = single_quote_end(s, i)
