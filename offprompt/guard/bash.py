@@ -37,14 +37,17 @@ _HEREDOC_SPECIAL = r"[\\`$]"
 _EXTGLOB = "@!+*?"
 # The words that may stand before an arithmetic command `(( … ))` in the same command.
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "time", "{"})
+_ARITHMETIC_AFTER = _KEYWORDS | {"for"}  # `for ((i = 0; i < 3; i++))`
 
 
 class _Env:
-    __slots__ = ("home", "pwd", "steps", "vars")
+    __slots__ = ("home", "moved", "pwd", "steps", "vars")
 
     def __init__(self, home: str, pwd: str) -> None:
         self.home = home
         self.pwd = pwd
+        # A `cd` (`pushd`, `popd`) was read: `$PWD`, `~+` and `$(pwd)` after it are not `pwd`.
+        self.moved = False
         self.steps = 0
         # What the text assigns each variable (`f=.e`, `for f in …`), as patterns: a use of
         # `$f` may be any of them, or what the variable held before (UNKNOWN).
@@ -85,6 +88,8 @@ def scan(
 # `NAME=` or `NAME+=` starting a word's pattern; the builtins whose words may be assignments.
 _ASSIGN = re.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
 _DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
+# Keywords and builtins that may stand before the program whose words assign (`then printf -v`).
+_BEFORE_PROGRAM = _KEYWORDS | {"do", "command", "builtin", "then", "{", "(", "!"}
 # One variable assigned more values than this in one command is not followed value by value.
 _MAX_VALUES = 256
 # A variable, maybe with a subscript, starting the inside of `${…}`.
@@ -137,10 +142,19 @@ class _Lexer:
         if self.cmd.words or self.cmd.redirects or self.cmd.heredocs:
             self.out.append(self.cmd)
             self.assignments(self.cmd.words)
+            words = [
+                w.text
+                for w in self.cmd.words
+                if w.text not in _BEFORE_PROGRAM and not _ASSIGN.match(w.text)
+            ]
+            self.env.moved = self.env.moved or words[:1] in (["cd"], ["pushd"], ["popd"])
         self.cmd = Command()
 
     def assignments(self, words: list[Word]) -> None:
         """Keep what `f=.e`, `export f=.e` or `for f in .e*` assigns, for later uses of `$f`."""
+        # `if true; then printf -v f …`, `command printf -v f …`: the keyword is not the program.
+        while words and words[0].text in _BEFORE_PROGRAM and not words[0].quoted:
+            words = words[1:]
         first = words[0].text if words else ""
         try:
             if first in ("for", "select") and len(words) > 2 and words[2].text == "in":
@@ -249,7 +263,7 @@ class _Lexer:
                 self.backtick(self._w())
             elif c in "<>" and s.startswith("(", self.i + 1):
                 self.end_word()
-                body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
+                body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step, True)
                 self.sub(body)
                 self._w().unknown()  # a /dev/fd/N name
             elif c == "(" and self.word is not None and _ASSIGN.fullmatch(self.word.finish().pat):
@@ -290,8 +304,9 @@ class _Lexer:
         only its `$(…)`, `${…}` and backticks run commands (a subscript's among them). False
         when it is not one: the parentheses do not close as `))` (a subshell in a subshell), or
         a word stands before it (`f ((…))`)."""
-        if command and (self.word is not None or not _KEYWORDS.issuperset(w.text for w in self.cmd.words)):
-            return False
+        last = self.cmd.words[-1].text if self.cmd.words else "{"
+        if command and (self.word is not None or last not in _ARITHMETIC_AFTER):
+            return False  # `f ((…))`: a word before it, not a keyword (`then`, `{`, `do`)
         inner, end = balanced(self.s, start + 1, "(", ")", self.env.step)
         if not self.s.startswith(")", end):
             return False
@@ -372,7 +387,7 @@ class _Lexer:
                 i += 2
             elif body.startswith(("$(", "${"), i):
                 open_, close = ("(", ")") if body[i + 1] == "(" else ("{", "}")
-                inner, i = balanced(body, i + 2, open_, close, self.env.step)
+                inner, i = balanced(body, i + 2, open_, close, self.env.step, open_ == "(")
                 self.sub(inner)
             elif body[i] == "`":
                 end = body.find("`", i + 1)
@@ -432,7 +447,7 @@ class _Lexer:
         self.command_substitution("".join(parts), w)
 
     def command_substitution(self, body: str, w: Word) -> None:
-        if body.strip() == "pwd":
+        if body.strip() == "pwd" and not self.env.moved:
             w.lit(self.env.pwd)
             return
         self.sub(body)
@@ -448,13 +463,13 @@ class _Lexer:
             w.add_text("\0")
             w.add_pat(UNKNOWN)
         elif nxt == "(":
-            body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
+            body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step, heredocs=True)
             self.command_substitution(body, w)
         elif nxt == "{":
             body, self.i = balanced(s, self.i + 2, "{", "}", self.env.step)
             name = body.strip()
             if name in ("HOME", "PWD"):
-                w.lit(self.env.home if name == "HOME" else self.env.pwd)
+                self.home_or_pwd(w, name)
             else:
                 # `${X:-.env}`, `${X:=.env}`, `${X:+.env}`: the word may well be the default;
                 # read it as that (quotes dropped). Otherwise keep the text visible.
@@ -487,7 +502,7 @@ class _Lexer:
         elif (j := bashlex.name_end(s, self.i + 1)) > self.i + 1:
             name = s[self.i + 1 : j]
             if name in ("HOME", "PWD"):
-                w.lit(self.env.home if name == "HOME" else self.env.pwd)
+                self.home_or_pwd(w, name)
             else:
                 w.add_text("$" + name)
                 w.dynamic = True
@@ -512,10 +527,19 @@ class _Lexer:
         w.braced = True
         w.dynamic = True
 
+    def home_or_pwd(self, w: Word, name: str) -> None:
+        """`$HOME` or `$PWD` as the folder it holds; `$PWD` after a `cd` is not known."""
+        if name == "PWD" and self.env.moved:
+            w.add_text("$PWD")
+            w.unknown()
+        else:
+            w.lit(self.env.home if name == "HOME" else self.env.pwd)
+
     def tilde(self) -> tuple[str, int] | None:
         """What a `~` starting a word stands for (`~`, `~+`, `~-`) and its length, or None."""
         s, i = self.s, self.i
-        for prefix, value in (("~+", self.env.pwd), ("~-", UNKNOWN), ("~", self.env.home)):
+        pwd = UNKNOWN if self.env.moved else self.env.pwd
+        for prefix, value in (("~+", pwd), ("~-", UNKNOWN), ("~", self.env.home)):
             end = i + len(prefix)
             if s.startswith(prefix, i) and (end == len(s) or s[end] in "/ \t\n;|&)"):
                 return value, len(prefix)

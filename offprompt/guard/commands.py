@@ -172,7 +172,8 @@ def _command(
         if op in ("<<", "<<-"):
             continue
         if op == "<<<":
-            hit = check.fragments(target.text)
+            # The text as bash expands it (`xargs cat <<< ${f}env`), and the names inside it.
+            hit = check.fragments(target.text) or word_hit(check, target)
         elif op in _WRITES and check.left and check.masked(target.text):
             hit = target.text  # the mask shows reads a stand-in; a write reaches the file
         else:
@@ -201,7 +202,12 @@ def _command(
             # `cat <<EOF > notes.md`: the text goes to a file (its `$(…)` are read); piped on,
             # it is names where a listing's would be (check.listed), or code to a shell.
             continue
-        hit = check.fragments(body)
+        if words and base(words[0].text) in SHELLS and _inline_script("bash", words[1:])[0] is None:
+            # `bash <<'EOF'`: the shell runs the here-doc as its script (`cat .e{n,}v` there),
+            # read as `bash -c` is (`test -f .env` there names no read).
+            hit = _code_text(check, body, depth)
+        else:
+            hit = check.fragments(body)
         if hit is not None:
             return hit
     if not words:
@@ -261,6 +267,14 @@ def _command(
     if program == "printf" and len(args) > 1:
         return check.fragments(expand.printf([a.text for a in args]))  # `printf '.%s' env`
     return None
+
+
+def _code_text(check: Check, text: str, depth: int) -> str | None:
+    """The hit in `text` read as a script; text that is not complete shell by its fragments."""
+    try:
+        return script(check, text, depth + 1)
+    except bash.ShellSyntax:
+        return check.fragments(text)
 
 
 def texts(words: list[bash.Word]) -> list[str]:
@@ -428,6 +442,8 @@ def _program_words(words: list[bash.Word]) -> list[bash.Word]:
         w = words[i]
         if _ASSIGNMENT.match(w.text) and not w.quoted:
             i += 1
+        elif w.text == "function":
+            i += 2  # `function NAME { …`: the body's first command follows `{`
         elif w.text in _WRAPPERS:
             i += 1
             if w.text == "timeout" and i < len(words) and words[i].text[:1].isdigit():

@@ -31,6 +31,8 @@ _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # Programs find may run on a file that only print its name or facts about it.
 _FIND_NAMING = frozenset({"echo", "ls", "stat", "basename", "dirname", "realpath", "test", "["})
 _FIND_NAMES = ("-name", "-iname")
+# find's tests of the whole path it prints (`./src/main.py`), its `*` crossing `/` as fnmatch's.
+_FIND_PATHS = ("-path", "-wholename", "-ipath", "-iwholename")
 _JQ_LIKE = frozenset({"jq", "yq", "gojq", "jaq"})
 # jq's options that take values that are not files: (option, how many words follow).
 _JQ_VALUES = {"--arg": 2, "--argjson": 2, "--indent": 1, "-L": 1, "--library-path": 1}
@@ -265,7 +267,35 @@ def _found(check: Check, args: list[Word]) -> str | None:
         names = [n.lower() if t == "-iname" else n for t, n in tests if t in _FIND_NAMES] or None
         if any(t == "-iname" for t, _ in tests) and names is not None:
             names = [*names, *(n.lower() for n in names)]
+        paths = [n.lower() if t.startswith("-i") else n for t, n in tests if t in _FIND_PATHS]
+        if paths and not any(w.dynamic or w.glob or w.braced for w in starts):
+            return _found_paths(check, starts or [Word(".")], paths, names)
     return _takes_in(check, starts or [Word(".")], [], names)
+
+
+def _found_paths(
+    check: Check, starts: list[Word], paths: list[str], names: list[str] | None
+) -> str | None:
+    """A protected file under `starts` (folders as written) whose path as find prints it
+    (the start, then the path below it) matches every `-path` pattern (cased or not: both
+    sides lowered), and its name one of `names` when given."""
+    for start in starts:
+        root = os.path.normpath(os.path.join(check.dirs[-1], os.path.expanduser(start.text)))
+        if not os.path.isdir(root):
+            continue
+        if not check.spend(search.SEARCH_LOOKS):
+            return UNCHECKED
+        for found in search.under(check, root):
+            shown = os.path.join(start.text, os.path.relpath(found, root))
+            base = os.path.basename(found)
+            if names is not None and not any(
+                fnmatch.fnmatchcase(b, n) for n in names for b in (base, base.lower())
+            ):
+                continue
+            # Lowered too, for `-ipath` (a cased test that matches only so is taken: closed).
+            if all(any(fnmatch.fnmatchcase(x, p) for x in (shown, shown.lower())) for p in paths):
+                return os.path.relpath(found, check.cwd)
+    return None
 
 
 def texts_left_out(program: str, args: list[Word]) -> list[Word]:

@@ -16,6 +16,10 @@ _BALANCED_SPECIAL = {
     "(": re.compile(r"[\\'\"()#]"),
     "{": re.compile(r"[\\'\"{}]"),
 }
+# The same for the body of a `$(…)`, which may hold here-docs (`<<`, their bodies' lines).
+_HEREDOC_SPECIAL = re.compile(r"[\\'\"()#<\n]")
+# A here-doc's delimiter word as written: quoted or plain, up to a blank or an operator.
+_DELIMITER = re.compile(r"(?:'[^']*'|\"[^\"]*\"|\\.|[^\s;|&()<>])+")
 # What may stand before a `#` that starts a comment: a blank, a line's end, an operator.
 _COMMENT_AFTER = " \t\n;|&()<>"
 
@@ -120,13 +124,21 @@ class Command:
 
 
 def balanced(
-    s: str, start: int, open_: str, close: str, step: Callable[[], None]
+    s: str,
+    start: int,
+    open_: str,
+    close: str,
+    step: Callable[[], None],
+    heredocs: bool = False,
 ) -> tuple[str, int]:
     """The text from `start` up to the `close` that matches an `open_` just before `start`,
-    skipping quoted parts; and the index after it."""
+    skipping quoted parts and comments, and (`heredocs`: the body of a `$(…)`) the here-docs'
+    bodies, whose quotes and brackets are text; and the index after it."""
     depth = 1
     i = start
-    special = _BALANCED_SPECIAL[open_]
+    special = _HEREDOC_SPECIAL if heredocs else _BALANCED_SPECIAL[open_]
+    pending: list[tuple[str, bool]] = []  # the here-docs whose bodies start after this line
+    arithmetic: int | None = None  # the depth an arithmetic `((` opened at, while inside it
     while i < len(s):
         step()
         m = special.search(s, i)
@@ -136,6 +148,12 @@ def balanced(
         c = s[i]
         if c == "\\":
             i += 2
+            continue
+        if c == "<":
+            i = i + 1 if arithmetic is not None else _heredoc_start(s, i, pending)
+            continue
+        if c == "\n":
+            i = _heredoc_bodies(s, i + 1, pending)
             continue
         if c == "#":
             # A comment, where a word starts (`$( # it's`): its quotes and brackets are text,
@@ -158,13 +176,46 @@ def balanced(
             i = j + 1
             continue
         if c == open_:
+            if arithmetic is None and s.startswith("((", i):
+                arithmetic = depth  # `(( … ))` or `$(( … ))`: its `<<` is a shift
             depth += 1
         elif c == close:
             depth -= 1
+            if arithmetic is not None and depth <= arithmetic:
+                arithmetic = None
             if depth == 0:
                 return s[start:i], i + 1
         i += 1
     raise ShellSyntax(f"an open {open_}")
+
+
+def _heredoc_start(s: str, i: int, pending: list[tuple[str, bool]]) -> int:
+    """At `<`: after a `<<DELIM` (`<<-`, quoted or not), DELIM is added to `pending`; the index
+    after what was read."""
+    if not s.startswith("<<", i) or s.startswith("<<<", i):
+        return i + (3 if s.startswith("<<<", i) else 1)
+    i += 2
+    tabs = s.startswith("-", i)
+    i += 1 if tabs else 0
+    while i < len(s) and s[i] in " \t":
+        i += 1
+    m = _DELIMITER.match(s, i)
+    if m is None:
+        return i
+    pending.append((re.sub(r"[\\'\"]", "", m.group()), tabs))
+    return m.end()
+
+
+def _heredoc_bodies(s: str, i: int, pending: list[tuple[str, bool]]) -> int:
+    """At the start of a line after `<<DELIM`s: the index after their bodies (the end of `s`
+    when one does not end)."""
+    while pending:
+        delim, tabs = pending.pop(0)
+        end = re.compile(("^\t*" if tabs else "^") + re.escape(delim) + "$", re.M).search(s, i)
+        if end is None:
+            return len(s)
+        i = end.end() + 1
+    return i
 
 
 def single_quote_end(s: str, i: int) -> int:

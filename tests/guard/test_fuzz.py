@@ -1,0 +1,122 @@
+"""The guard against bash itself, by a differential fuzzer (fuzz.py, issue 45): commands made from
+bash's grammar, run by the real bash under strace in a scratch project, decided by the guard.
+Every command under which bash opened a protected file is blocked; every everyday command under
+which it opened none passes. A fixed seed and count here; a longer run is one command:
+
+    OFFPROMPT_FUZZ_CASES=100000 OFFPROMPT_FUZZ_SEED=7 python -m pytest tests/guard/test_fuzz.py
+
+What it found and was fixed stays below as regression tests (FOUND); what it found and is not
+fixed yet is KNOWN_OPEN (THREAT_MODEL lists each), and must keep failing to stay there.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from fuzz import STRACE, Case, Scratch, generate
+
+# CI's budget (2 cores, busy): about 50 ms a case, bash and strace included.
+SEED = int(os.environ.get("OFFPROMPT_FUZZ_SEED", "45"))
+CASES = int(os.environ.get("OFFPROMPT_FUZZ_CASES", "900"))
+
+pytestmark = pytest.mark.slow
+
+# Found by the fuzzer, fixed, kept: each must agree with bash. `True`: an everyday command.
+FOUND: list[tuple[str, bool]] = [
+    # A here-doc given to a shell is its script.
+    ("bash <<'EOF'\ncommand cat config/servi{ce.json,}\nEOF", False),
+    ("bash <<'EOF'\ntest -f sub/.env && echo yes\nEOF", True),
+    # What `printf -v` assigns after a keyword (`then`).
+    ("if true; then printf -v f %s 'config/service.json'; sed -n p $f; fi", False),
+    # A here-string is expanded as bash does.
+    ("f='.'; xargs cat <<< ${f}env", False),
+    # `$PWD` after a `cd` is the folder entered.
+    ('echo "$(CDPATH=. cd ./config >/dev/null && cat -- "$PWD"/service.json)"', False),
+    ("cd config; cat ~+/service.json", False),
+    ('cd src && cat "$PWD"/main.py', True),
+    # A here-doc's quote inside `$( … )`.
+    (
+        "x=$(cat <<EOF >/dev/null\nit's $HOME\nEOF\nxargs -a <(echo sub/.e${UNSET}nv) cat)\n"
+        'echo "$x"',
+        False,
+    ),
+    ("x=$(cat <<EOF\nit's ) here\nEOF\n); cat README.md", True),
+    # find's `-path` tests are honoured.
+    ("find . -path ./src/main.py -exec cat {} +", True),
+    ("find . -path './sub/.e*' -exec cat {} +", False),
+    # A function's body after `function NAME {`.
+    ("function g { ls sub/.e''nv; }\ng", True),
+    # Arithmetic's `<<` after `{`, and as the first command of a `$( … )`.
+    ("# it's a comment\nfunction g702 { (( 1 << 2 ))\nenv cat sub/.\\\nenv; }\ng702", False),
+    ('echo "$((( 1 << 2 ))\nwhile IFS= read -r l; do echo "$l"; done < .e""nv)"', False),
+    ("for ((i = 0; i < 1; i++)); do cat README.md; done", True),
+]
+
+# Found by the fuzzer and not fixed yet (THREAT_MODEL, "Open"): each a real failing example.
+KNOWN_OPEN: dict[str, str] = {}
+
+
+def _tracer_or_skip() -> None:
+    """strace records what bash opens; without it (or where ptrace is refused) the test skips,
+    which CI (`CI=true`) turns into a failure."""
+    if STRACE is None:
+        pytest.skip("strace is not installed (apt-get install strace)")
+    done = subprocess.run(
+        [STRACE, "-f", "-qq", "-e", "trace=openat", "-o", os.devnull, "/bin/sh", "-c", ":"],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"strace cannot trace here: {done.stderr.decode(errors='replace')[:200]}")
+
+
+@pytest.fixture
+def scratch(tmp_path: Path, canary: str) -> Scratch:
+    _tracer_or_skip()
+    return Scratch(tmp_path / "fuzz", canary)
+
+
+def test_the_guard_agrees_with_bash_on_every_generated_command(scratch: Scratch) -> None:
+    """SEED's CASES commands: each that bash opened a protected file under is blocked, each
+    everyday one under which it opened none passes (KNOWN_OPEN aside)."""
+    started = time.monotonic()
+    cases = generate(SEED, CASES)
+    findings, attacks = [], 0
+    for case in cases:
+        opened = scratch.opened(case.command)
+        attacks += bool(opened)
+        finding = scratch.judge(case, opened)
+        if finding is not None and case.command not in KNOWN_OPEN:
+            findings.append(str(finding))
+    elapsed = time.monotonic() - started
+    print(f"fuzz: seed {SEED}, {len(cases)} cases, {attacks} opened a protected file, {elapsed:.1f} s")
+    assert attacks > len(cases) // 5  # the generator makes reads bash carries out, not noise
+    assert [] == findings
+
+
+@pytest.mark.parametrize(("command", "everyday"), FOUND, ids=[c for c, _ in FOUND])
+def test_a_case_the_fuzzer_found_agrees_with_bash(
+    scratch: Scratch, command: str, everyday: bool
+) -> None:
+    """A command the fuzzer once found the guard wrong on: bash opens a protected file and the
+    guard blocks it, or it is everyday work that opens none and passes."""
+    opened = scratch.opened(command)
+    assert bool(opened) != everyday, f"bash opened {opened}"
+    assert scratch.judge(Case(command, everyday), opened) is None
+
+
+@pytest.mark.parametrize("command", sorted(KNOWN_OPEN))
+def test_a_known_open_case_still_fails(scratch: Scratch, command: str) -> None:
+    """An entry of KNOWN_OPEN is a real failing example; once fixed it moves to FOUND."""
+    everyday = KNOWN_OPEN[command].startswith("false positive")
+    assert scratch.judge(Case(command, everyday), scratch.opened(command)) is not None
+
+
+def test_the_generated_commands_are_the_same_every_run() -> None:
+    """The seed fixes them: a failure can be run again and read."""
+    assert generate(SEED, 50) == generate(SEED, 50)
+    assert generate(SEED, 50) != generate(SEED + 1, 50)
