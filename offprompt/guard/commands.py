@@ -394,7 +394,9 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
     """The protected file `word` names: as written, inside it (code, `--opt=FILE`), or once
     bash has expanded it (braces, the variables the command set, a part it cannot know)."""
     hit = check.path(word.text, word.glob, word.dynamic)
-    if hit is None:
+    if hit is None and not word.braced:
+        # A braced word's parts are looked for in each word bash makes of it (below), not in
+        # its text, where `.env{.example,.example}` would split into `.env`.
         hit = check.fragments(word.text)
     if hit is None and word.within:
         hit = check.inside(word.within)
@@ -410,6 +412,8 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
             hit = check.could_be(pattern)
         elif text != word.text:
             hit = check.path(text, glob) or check.fragments(text)
+        elif word.braced:
+            hit = check.fragments(text)  # braces that made nothing new (`x{}.env`)
         if hit is not None:
             return hit
     return None

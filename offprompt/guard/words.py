@@ -17,7 +17,10 @@ _BALANCED_SPECIAL = {
     "{": re.compile(r"[\\'\"{}]"),
 }
 # The same for the body of a `$(…)`, which may hold here-docs (`<<`, their bodies' lines).
-_HEREDOC_SPECIAL = re.compile(r"[\\'\"()#<\n]")
+# and `case … esac`, whose patterns end in a `)` that closes nothing.
+_HEREDOC_SPECIAL = re.compile(r"[\\'\"()#<\n]|(?<![\w.-])(?:case|esac)(?![\w.-])")
+# What may stand before a `case` or `esac` where a command starts (a blank then one of these).
+_COMMAND_AFTER = ";&|(\n"
 # A here-doc's delimiter word as written: quoted or plain, up to a blank or an operator.
 _DELIMITER = re.compile(r"(?:'[^']*'|\"[^\"]*\"|\\.|[^\s;|&()<>])+")
 # What may stand before a `#` that starts a comment: a blank, a line's end, an operator.
@@ -139,6 +142,7 @@ def balanced(
     special = _HEREDOC_SPECIAL if heredocs else _BALANCED_SPECIAL[open_]
     pending: list[tuple[str, bool]] = []  # the here-docs whose bodies start after this line
     arithmetic: int | None = None  # the depth an arithmetic `((` opened at, while inside it
+    cases: list[int] = []  # the depths the `case` statements open here stand at
     while i < len(s):
         step()
         m = special.search(s, i)
@@ -151,6 +155,21 @@ def balanced(
             continue
         if c == "<":
             i = i + 1 if arithmetic is not None else _heredoc_start(s, i, pending)
+            continue
+        if c in "ce":
+            # `case x in x) …;; esac` where a command starts: its patterns' `)` close nothing.
+            j = i - 1
+            while j >= start and s[j] in " \t":
+                j -= 1
+            if j < start or s[j] in _COMMAND_AFTER:
+                if c == "c":
+                    cases.append(depth)
+                elif cases:
+                    cases.pop()
+            i += 4
+            continue
+        if c == close and cases and cases[-1] == depth:
+            i += 1  # a pattern's end
             continue
         if c == "\n":
             i = _heredoc_bodies(s, i + 1, pending)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,8 @@ from fuzz import STRACE, Case, Scratch, generate
 # CI's budget (2 cores, busy): about 50 ms a case, bash and strace included.
 SEED = int(os.environ.get("OFFPROMPT_FUZZ_SEED", "45"))
 CASES = int(os.environ.get("OFFPROMPT_FUZZ_CASES", "900"))
+# Scratch projects bash runs in side by side (strace's waits overlap on 2 cores).
+WORKERS = int(os.environ.get("OFFPROMPT_FUZZ_WORKERS", "3"))
 
 pytestmark = pytest.mark.slow
 
@@ -48,6 +51,12 @@ FOUND: list[tuple[str, bool]] = [
     # find's `-path` tests are honoured.
     ("find . -path ./src/main.py -exec cat {} +", True),
     ("find . -path './sub/.e*' -exec cat {} +", False),
+    # A braced word's parts are each word bash makes of it.
+    ("cat .env{.example,.example}", True),
+    ("cat .env{.example,}", False),
+    # A `case` pattern's `)` inside `$( … )` closes nothing.
+    ('echo "$(case x in x) grep -h . src/../sub/.env;; esac)"', False),
+    ("x=$(case $y in a) echo 1;; *) echo 2;; esac); cat README.md", True),
     # A function's body after `function NAME {`.
     ("function g { ls sub/.e''nv; }\ng", True),
     # Arithmetic's `<<` after `{`, and as the first command of a `$( … )`.
@@ -80,18 +89,30 @@ def scratch(tmp_path: Path, canary: str) -> Scratch:
     return Scratch(tmp_path / "fuzz", canary)
 
 
-def test_the_guard_agrees_with_bash_on_every_generated_command(scratch: Scratch) -> None:
+def test_the_guard_agrees_with_bash_on_every_generated_command(
+    tmp_path: Path, canary: str
+) -> None:
     """SEED's CASES commands: each that bash opened a protected file under is blocked, each
-    everyday one under which it opened none passes (KNOWN_OPEN aside)."""
+    everyday one under which it opened none passes (KNOWN_OPEN aside). WORKERS scratch
+    projects run bash side by side; the guard decides in this process, one case at a time."""
+    _tracer_or_skip()
     started = time.monotonic()
     cases = generate(SEED, CASES)
+    scratches = [Scratch(tmp_path / f"fuzz{i}", canary) for i in range(WORKERS)]
+    chunks = [cases[i::WORKERS] for i in range(WORKERS)]
+
+    def run(i: int) -> list[tuple[Case, tuple[str, ...]]]:
+        return [(case, scratches[i].opened(case.command)) for case in chunks[i]]
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        runs = list(pool.map(run, range(WORKERS)))
     findings, attacks = [], 0
-    for case in cases:
-        opened = scratch.opened(case.command)
-        attacks += bool(opened)
-        finding = scratch.judge(case, opened)
-        if finding is not None and case.command not in KNOWN_OPEN:
-            findings.append(str(finding))
+    for i, done in enumerate(runs):
+        for case, opened in done:
+            attacks += bool(opened)
+            finding = scratches[i].judge(case, opened)
+            if finding is not None and case.command not in KNOWN_OPEN:
+                findings.append(str(finding))
     elapsed = time.monotonic() - started
     print(f"fuzz: seed {SEED}, {len(cases)} cases, {attacks} opened a protected file, {elapsed:.1f} s")
     assert attacks > len(cases) // 5  # the generator makes reads bash carries out, not noise
@@ -109,11 +130,12 @@ def test_a_case_the_fuzzer_found_agrees_with_bash(
     assert scratch.judge(Case(command, everyday), opened) is None
 
 
-@pytest.mark.parametrize("command", sorted(KNOWN_OPEN))
-def test_a_known_open_case_still_fails(scratch: Scratch, command: str) -> None:
-    """An entry of KNOWN_OPEN is a real failing example; once fixed it moves to FOUND."""
-    everyday = KNOWN_OPEN[command].startswith("false positive")
-    assert scratch.judge(Case(command, everyday), scratch.opened(command)) is not None
+def test_each_known_open_case_still_fails(scratch: Scratch) -> None:
+    """Each entry of KNOWN_OPEN is a real failing example (bash opens a protected file the
+    guard lets through, or the guard blocks everyday work); once fixed it moves to FOUND."""
+    for command, why in KNOWN_OPEN.items():
+        everyday = why.startswith("false positive")
+        assert scratch.judge(Case(command, everyday), scratch.opened(command)) is not None, command
 
 
 def test_the_generated_commands_are_the_same_every_run() -> None:
