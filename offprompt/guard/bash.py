@@ -89,7 +89,8 @@ def scan(
 _ASSIGN = re.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
 _DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # Keywords and builtins that may stand before the program whose words assign (`then printf -v`).
-_BEFORE_PROGRAM = _KEYWORDS | {"do", "command", "builtin", "then", "{", "(", "!"}
+_MOVES = frozenset({"cd", "pushd", "popd"})
+_BEFORE_PROGRAM = _KEYWORDS | {"command", "builtin", "function"}  # `function NAME {`
 # One variable assigned more values than this in one command is not followed value by value.
 _MAX_VALUES = 256
 # A variable, maybe with a subscript, starting the inside of `${…}`.
@@ -142,19 +143,16 @@ class _Lexer:
         if self.cmd.words or self.cmd.redirects or self.cmd.heredocs:
             self.out.append(self.cmd)
             self.assignments(self.cmd.words)
-            words = [
-                w.text
-                for w in self.cmd.words
-                if w.text not in _BEFORE_PROGRAM and not _ASSIGN.match(w.text)
-            ]
-            self.env.moved = self.env.moved or words[:1] in (["cd"], ["pushd"], ["popd"])
+            # Any word `cd` (not only the program's: `function g { cd x; }`, `env cd` alike):
+            # `$PWD` is then not known, which costs an everyday command nothing.
+            self.env.moved = self.env.moved or any(w.text in _MOVES for w in self.cmd.words)
         self.cmd = Command()
 
     def assignments(self, words: list[Word]) -> None:
         """Keep what `f=.e`, `export f=.e` or `for f in .e*` assigns, for later uses of `$f`."""
         # `if true; then printf -v f …`, `command printf -v f …`: the keyword is not the program.
         while words and words[0].text in _BEFORE_PROGRAM and not words[0].quoted:
-            words = words[1:]
+            words = words[2:] if words[0].text == "function" else words[1:]
         first = words[0].text if words else ""
         try:
             if first in ("for", "select") and len(words) > 2 and words[2].text == "in":

@@ -230,10 +230,12 @@ def _heredoc_bodies(s: str, i: int, pending: list[tuple[str, bool]]) -> int:
     when one does not end)."""
     while pending:
         delim, tabs = pending.pop(0)
-        end = re.compile(("^\t*" if tabs else "^") + re.escape(delim) + "$", re.M).search(s, i)
+        # Inside `$( … )` bash also ends a here-doc at a line of DELIM then the `)` (`EOF)`).
+        line = ("^\t*" if tabs else "^") + re.escape(delim) + r"(?:$|(?=\)))"
+        end = re.compile(line, re.M).search(s, i)
         if end is None:
             return len(s)
-        i = end.end() + 1
+        i = end.end() + (0 if s.startswith(")", end.end()) else 1)
     return i
 
 

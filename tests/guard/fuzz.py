@@ -71,9 +71,10 @@ def _spell(
     kind = r.randrange(6 if plain else 22)
     if everyday and kind == 12:
         kind = 13  # a part of a name in a variable is an attack's shape, not everyday work
-    if everyday and kind in (8, 9, 10) and path.startswith(".env"):
+    if everyday and kind in (7, 8, 9, 10) and path.startswith(".env"):
         # The guard blocks a glob a protected name would match were it there (`.env.*`: a
-        # `.env.local` made earlier in the same command): not a decoy's everyday spelling.
+        # `.env.local` made earlier in the same command), and a here-string's braces, which
+        # bash leaves as they are, split at `{`: not a decoy's everyday spelling.
         kind = 0
     if kind == 0:
         return "", path

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 from fuzz import STRACE, Case, Scratch, generate
 
-# CI's budget (2 cores, busy): about 50 ms a case, bash and strace included.
+# CI's budget: 1,500 cases took 30 s on a busy 2-core machine (load 10), bash and strace
+# included (2,000 took 40 s).
 SEED = int(os.environ.get("OFFPROMPT_FUZZ_SEED", "45"))
-CASES = int(os.environ.get("OFFPROMPT_FUZZ_CASES", "900"))
+CASES = int(os.environ.get("OFFPROMPT_FUZZ_CASES", "1500"))
 # Scratch projects bash runs in side by side (strace's waits overlap on 2 cores).
 WORKERS = int(os.environ.get("OFFPROMPT_FUZZ_WORKERS", "3"))
 
@@ -57,8 +58,16 @@ FOUND: list[tuple[str, bool]] = [
     # A `case` pattern's `)` inside `$( … )` closes nothing.
     ('echo "$(case x in x) grep -h . src/../sub/.env;; esac)"', False),
     ("x=$(case $y in a) echo 1;; *) echo 2;; esac); cat README.md", True),
-    # A function's body after `function NAME {`.
+    # Inside `$( … )` a here-doc also ends at its delimiter then `)`.
+    (
+        "echo \"$(bash <<'EOF'\nCDPATH=$PWD; cd [c]onfig >/dev/null && diff service.js${UNSET}on"
+        ' /dev/null\nEOF)"',
+        False,
+    ),
+    # A function's body after `function NAME {`, and what it assigns.
     ("function g { ls sub/.e''nv; }\ng", True),
+    ("function g { printf -v f %s sub/.env; cat $f; }\ng", False),
+    ('function g { cd config; cat "$PWD"/service.json; }\ng', False),
     # Arithmetic's `<<` after `{`, and as the first command of a `$( … )`.
     ("# it's a comment\nfunction g702 { (( 1 << 2 ))\nenv cat sub/.\\\nenv; }\ng702", False),
     ('echo "$((( 1 << 2 ))\nwhile IFS= read -r l; do echo "$l"; done < .e""nv)"', False),
