@@ -13,17 +13,25 @@ import re
 from offprompt import bashlex
 from offprompt.guard import expand
 from offprompt.guard.expand import UNKNOWN
-from offprompt.guard.words import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
+from offprompt.guard.words import (
+    MAX_STEPS,
+    Command,
+    Env,
+    ShellSyntax,
+    TooBig,
+    Word,
+    backtick_body,
+    balanced,
+    expansion_bodies,
+    heredoc_body,
+    single_quote_end,
+    tilde,
+)
 
 __all__ = ["MAX_STEPS", "Command", "ShellSyntax", "TooBig", "Word", "scan"]
 
 # Deeper nesting than this is not a command a person or an agent writes by hand.
 _MAX_DEPTH = 16
-# DESIGN §14: the guard's time is bounded for any input. One scan takes at most this many steps
-# (a step: one quote, operator, word break, substitution or run of plain characters, in the
-# text and every substitution in it); a longer text is TooBig, and the guard blocks it. An
-# everyday command takes tens, a long script in a here-doc or quotes a handful more.
-MAX_STEPS = 100_000
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "&", "|", "(", ")")
 _REDIRECTS = ("<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">&", ">|", "&>", "<", ">")
@@ -32,31 +40,10 @@ _GLOB = "*?["
 # linear in the special characters, not in every character of a long word).
 _PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
 _PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
-_BACKTICK_SPECIAL = re.compile(r"[\\`]")
-_HEREDOC_SPECIAL = r"[\\`$]"
 _EXTGLOB = "@!+*?"
 # The words that may stand before an arithmetic command `(( … ))` in the same command.
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "time", "{"})
 _ARITHMETIC_AFTER = _KEYWORDS | {"for"}  # `for ((i = 0; i < 3; i++))`
-
-
-class _Env:
-    __slots__ = ("home", "moved", "pwd", "steps", "vars")
-
-    def __init__(self, home: str, pwd: str) -> None:
-        self.home = home
-        self.pwd = pwd
-        # A `cd` (`pushd`, `popd`) was read: `$PWD`, `~+` and `$(pwd)` after it are not `pwd`.
-        self.moved = False
-        self.steps = 0
-        # What the text assigns each variable (`f=.e`, `for f in …`), as patterns: a use of
-        # `$f` may be any of them, or what the variable held before (UNKNOWN).
-        self.vars: dict[str, list[str]] = {}
-
-    def step(self) -> None:
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise TooBig("too long to read")
 
 
 def scan(
@@ -72,7 +59,7 @@ def scan(
     `bash -c`), kept up to date, so MAX_STEPS bounds them all together. `variables`: what
     those scans saw assigned (`F=.env bash -c 'cat "$F"'`), added to as this one reads."""
     out: list[Command] = []
-    env = _Env(home, pwd)
+    env = Env(home, pwd)
     if variables is not None:
         env.vars = variables
     if spent is not None:
@@ -100,7 +87,7 @@ _DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
 
 
 class _Lexer:
-    def __init__(self, text: str, env: _Env, out: list[Command], depth: int) -> None:
+    def __init__(self, text: str, env: Env, out: list[Command], depth: int) -> None:
         if depth > _MAX_DEPTH:
             raise TooBig("nested too deeply")
         self.s = text
@@ -277,7 +264,7 @@ class _Lexer:
                 continue
             elif c in "&|;()" and self.operator():
                 continue
-            elif c == "~" and self.word is None and (tilde := self.tilde()) is not None:
+            elif c == "~" and self.word is None and (tilde := self.tilde_at()) is not None:
                 w, (text, length) = self._w(), tilde
                 w.unknown() if text == UNKNOWN else w.lit(text)
                 self.i += length
@@ -352,49 +339,16 @@ class _Lexer:
         while self.heredoc_delims:
             delim, strip_tabs, quoted, command = self.heredoc_delims.pop(0)
             self.env.step()
-            # One search for the line that is DELIM (with tabs before it for `<<-`), not a loop
-            # over the lines: a long here-doc costs one pass. `self.i` starts a line here.
-            tabs = "\t*" if strip_tabs else ""
-            end = re.compile(f"^{tabs}{re.escape(delim)}$", re.MULTILINE).search(self.s, self.i)
-            if end is None:
-                body = self.s[self.i :]
-                self.i = len(self.s)
-            else:
-                body = self.s[self.i : end.start()]
-                self.i = end.end() + 1
+            body, self.i = heredoc_body(self.s, self.i, delim, strip_tabs)
             command.heredocs.append(body.removesuffix("\n"))
             if not quoted:
-                self.heredoc_substitutions(body)
-
-    def heredoc_substitutions(self, body: str) -> None:
-        """An unquoted here-doc's `$(…)`, `${…}` and backticks run when the shell reads it:
-        their commands are read as commands, whatever program the here-doc is given to."""
-        self.expansions(body)
+                self.expansions(body)
 
     def expansions(self, body: str) -> None:
-        """The commands `$(…)`, `${…}` and backticks in `body` run (a here-doc's, arithmetic's),
-        read as commands; the rest of `body` is text."""
-        i, n = 0, len(body)
-        while i < n:
-            self.env.step()
-            m = re.compile(_HEREDOC_SPECIAL).search(body, i)
-            if m is None:
-                return
-            i = m.start()
-            if body[i] == "\\":
-                i += 2
-            elif body.startswith(("$(", "${"), i):
-                open_, close = ("(", ")") if body[i + 1] == "(" else ("{", "}")
-                inner, i = balanced(body, i + 2, open_, close, self.env.step, open_ == "(")
-                self.sub(inner)
-            elif body[i] == "`":
-                end = body.find("`", i + 1)
-                if end < 0:
-                    end = n
-                self.sub(body[i + 1 : end])
-                i = end + 1
-            else:
-                i += 1
+        """The commands `$(…)`, `${…}` and backticks in `body` run (an unquoted here-doc's, when
+        the shell reads it, whatever program it is given to; arithmetic's): read as commands."""
+        for inner in expansion_bodies(body, self.env.step):
+            self.sub(inner)
 
     def double_quoted(self) -> None:
         s = self.s
@@ -424,25 +378,8 @@ class _Lexer:
                 self.i = end
 
     def backtick(self, w: Word) -> None:
-        s = self.s
-        j = self.i + 1
-        parts: list[str] = []
-        while True:
-            self.env.step()
-            if j >= len(s):
-                raise ShellSyntax("an open backtick")
-            if s[j] == "\\" and j + 1 < len(s):
-                parts.append(s[j + 1])
-                j += 2
-                continue
-            if s[j] == "`":
-                break
-            m = _BACKTICK_SPECIAL.search(s, j + 1)
-            k = len(s) if m is None else m.start()
-            parts.append(s[j:k])
-            j = k
-        self.i = j + 1
-        self.command_substitution("".join(parts), w)
+        body, self.i = backtick_body(self.s, self.i, self.env.step)
+        self.command_substitution(body, w)
 
     def command_substitution(self, body: str, w: Word) -> None:
         if body.strip() == "pwd" and not self.env.moved:
@@ -472,6 +409,8 @@ class _Lexer:
                 # `${X:-.env}`, `${X:=.env}`, `${X:+.env}`: the word may well be the default;
                 # read it as that (quotes dropped). Otherwise keep the text visible.
                 m = _DEFAULTED.fullmatch(body)
+                if m is not None and self.defaulted(w, m.group(1)):
+                    return
                 text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.add_text(text)
                 w.dynamic = True
@@ -514,6 +453,29 @@ class _Lexer:
             w.lit("$")
             self.i += 1
 
+    def defaulted(self, w: Word, text: str) -> bool:
+        """`${X:-word}` (`-`, `=`, `:=`, `+`, `:+`): the word as bash expands it (its quotes,
+        `$'…'`, variables, substitutions, read as a word of its own) or X's value, unknown.
+        False when the word is not one word (then it is taken as text)."""
+        inner: list[Command] = []
+        _Lexer(text, self.env, inner, self.depth + 1).run()
+        words = [x for c in inner if not c.piped for x in c.words]
+        self.out.extend(c for c in inner if c.piped)  # a substitution's commands run
+        if len(words) != 1:
+            return False
+        word = words[0]
+        try:
+            values = expand.variants(word.pat) if word.braced else [word.pat]
+        except expand.TooMany:
+            raise TooBig("too many words to read") from None
+        self.env.steps += len(values)
+        w.add_text(word.text)
+        w.add_pat("{" + ",".join(map(expand.brace_literal, values)) + "," + UNKNOWN + "}")
+        w.braced = w.dynamic = True
+        w.glob = w.glob or word.glob
+        w.within.extend(word.within)
+        return True
+
     def variable(self, w: Word, name: str) -> None:
         """A use of `$name`: any value the text assigned it, or what it held before."""
         values = self.env.vars.get(name)
@@ -525,6 +487,10 @@ class _Lexer:
         w.braced = True
         w.dynamic = True
 
+    def tilde_at(self) -> tuple[str, int] | None:
+        pwd = UNKNOWN if self.env.moved else self.env.pwd
+        return tilde(self.s, self.i, self.env.home, pwd)
+
     def home_or_pwd(self, w: Word, name: str) -> None:
         """`$HOME` or `$PWD` as the folder it holds; `$PWD` after a `cd` is not known."""
         if name == "PWD" and self.env.moved:
@@ -532,13 +498,3 @@ class _Lexer:
             w.unknown()
         else:
             w.lit(self.env.home if name == "HOME" else self.env.pwd)
-
-    def tilde(self) -> tuple[str, int] | None:
-        """What a `~` starting a word stands for (`~`, `~+`, `~-`) and its length, or None."""
-        s, i = self.s, self.i
-        pwd = UNKNOWN if self.env.moved else self.env.pwd
-        for prefix, value in (("~+", pwd), ("~-", UNKNOWN), ("~", self.env.home)):
-            end = i + len(prefix)
-            if s.startswith(prefix, i) and (end == len(s) or s[end] in "/ \t\n;|&)"):
-                return value, len(prefix)
-        return None

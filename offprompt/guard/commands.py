@@ -133,7 +133,7 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
         base(w[0].text) in _STDIN_CODE for c in commands if (w := _program_words(c.words))
     )
     for command in commands:
-        arg_file = _xargs_arg_file(command.words)
+        arg_file = programs.xargs_arg_file(command.words)
         # xargs prints or hands on what it reads: the file itself (`xargs -a.env echo`), and
         # the names in it (`echo .env > l; xargs -a l cat`, `xargs cat < l`).
         sources: list[str] = [] if arg_file is None else [arg_file]
@@ -184,7 +184,7 @@ def _command(
         hit = _subscript(check, word, depth)
         if hit is not None:
             return hit
-    split = _env_split_string(command.words)
+    split = programs.env_split_string(command.words)
     if split is not None:
         try:
             hit = script(check, split, depth + 1)
@@ -219,11 +219,11 @@ def _command(
     if not command.piped:
         if program in _NAMING_ONLY and not any(a.text.startswith(_READS_NAMES) for a in args):
             return None
-        sub = _git_subcommand(args) if program == "git" else None
+        sub = programs.git_subcommand(args) if program == "git" else None
         naming = sub in _GIT_NAMING_ONLY or (
             sub in _GIT_NAMING_WITH and _GIT_NAMING_WITH[sub] in texts(args)
         )
-        if naming and not _git_runs_code(command.words):
+        if naming and not programs.git_runs_code(command.words):
             return None
     hit = implied.opens(check, program, args, said or {})
     for text in [*texts(args), *command.heredocs]:
@@ -245,13 +245,13 @@ def _command(
                 return hit
             args = given  # `bash -c 'cat "$0"' .env`: the words after the code are its $0, $1…
     if program in _GREPS:
-        args = _directories_recurse(args)
+        args = programs.directories_recurse(args)
         parsed = grep.parse(args)
         hit = search.shell(check, program, parsed)
         if hit is not None:
             return hit  # a recursive search whose folder holds a protected file
         args = parsed.files
-    if program == "git" and _git_subcommand(args) == "grep" and "--no-index" in texts(args):
+    if program == "git" and programs.git_subcommand(args) == "grep" and "--no-index" in texts(args):
         # git grep --no-index searches the folder as grep -r does, .gitignore or not.
         parsed = grep.parse(args[args.index(next(a for a in args if a.text == "grep")) + 1 :])
         parsed.recursive = True
@@ -358,24 +358,6 @@ def _entered(check: Check, words: list[bash.Word], cdpath: list[str]) -> list[st
     return [os.path.normpath(f) for f in folders]
 
 
-def _xargs_arg_file(words: list[bash.Word]) -> str | None:
-    """The file `xargs -a FILE` (`--arg-file`) reads its names from, or None."""
-    for i, w in enumerate(words[:4]):
-        if base(w.text) != "xargs":
-            continue
-        for j in range(i + 1, len(words)):
-            text = words[j].text
-            if text in ("-a", "--arg-file") and j + 1 < len(words):
-                return words[j + 1].text
-            if text.startswith("--arg-file="):
-                return text.partition("=")[2]
-            if text.startswith("-a") and len(text) > 2:
-                return text[2:]
-            if not text.startswith("-"):
-                break
-    return None
-
-
 def _feeds_xargs(words: list[bash.Word]) -> bool:
     """The command is `xargs PROGRAM` reading names from its input (not `-a FILE`), and the
     program is one that opens them."""
@@ -410,6 +392,9 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
         text, glob, unknown = expand.literal(pattern)
         if unknown:
             hit = check.could_be(pattern)
+            if hit is None and "=" in pattern:
+                # An option's value (`dd if=.en${UNSET}v`, `--env-file=$D.env`).
+                hit = check.could_be(pattern.split("=", 1)[1])
         elif text != word.text:
             hit = check.path(text, glob) or check.fragments(text)
         elif word.braced:
@@ -457,65 +442,6 @@ def _program_words(words: list[bash.Word]) -> list[bash.Word]:
         else:
             break
     return words[i:]
-
-
-def _git_runs_code(words: list[bash.Word]) -> bool:
-    """git is given configuration or an environment that may run a command of its own
-    (`-c core.fsmonitor=…`, `--config-env`, `GIT_*=…` before it): not a naming-only call."""
-    for w in words:
-        if w.text in ("-c", "--config-env") or w.text.startswith(("-c", "--config-env=")):
-            return True
-        if w.text.startswith("GIT_") and "=" in w.text:
-            return True
-    return False
-
-
-def _env_split_string(words: list[bash.Word]) -> str | None:
-    """`env -S 'cat .env'` (`--split-string`): the string env splits and runs, with the words
-    after it."""
-    for i, w in enumerate(words):
-        if base(w.text) != "env":
-            continue
-        for j in range(i + 1, len(words)):
-            text = words[j].text
-            rest = " ".join(x.text for x in words[j + 1 :])
-            if text in ("-S", "--split-string"):
-                return rest
-            if text.startswith("--split-string="):
-                return text.partition("=")[2] + " " + rest
-            if text.startswith("-S"):
-                return text[2:] + " " + rest
-            if not text.startswith("-"):
-                break
-        break
-    return None
-
-
-def _directories_recurse(args: list[bash.Word]) -> list[bash.Word]:
-    """grep's `--directories=recurse` (and `--directories recurse`) as the `-r` it is."""
-    out: list[bash.Word] = []
-    for i, w in enumerate(args):
-        nxt = args[i + 1].text if i + 1 < len(args) else ""
-        if w.text == "--directories=recurse" or (w.text == "--directories" and nxt == "recurse"):
-            out.append(bash.Word("-r"))
-        elif w.text == "recurse" and i and args[i - 1].text == "--directories":
-            continue
-        else:
-            out.append(w)
-    return out
-
-
-def _git_subcommand(args: list[bash.Word]) -> str | None:
-    i = 0
-    while i < len(args):
-        text = args[i].text
-        if text in ("-C", "-c", "--git-dir", "--work-tree"):
-            i += 2
-        elif text.startswith("-"):
-            i += 1
-        else:
-            return text
-    return None
 
 
 def _inline_script(program: str, args: list[bash.Word]) -> tuple[str | None, list[bash.Word]]:

@@ -15,7 +15,18 @@ from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 from offprompt.guard.protected import is_dotenv
 
-__all__ = ["carried", "listing", "names_in", "recursive", "texts_left_out"]
+__all__ = [
+    "carried",
+    "directories_recurse",
+    "env_split_string",
+    "git_runs_code",
+    "git_subcommand",
+    "listing",
+    "names_in",
+    "recursive",
+    "texts_left_out",
+    "xargs_arg_file",
+]
 
 # A program with one of these options (or a short cluster holding the letter) copies folders
 # whole: cp's `-r`/`-R`/`-a`, rsync's and scp's.
@@ -371,3 +382,84 @@ def _jq_files(args: list[Word]) -> list[Word]:
             out.append(args[i])
         i += 1
     return out
+
+
+def xargs_arg_file(words: list[Word]) -> str | None:
+    """The file `xargs -a FILE` (`--arg-file`) reads its names from, or None."""
+    for i, w in enumerate(words[:4]):
+        if _base(w.text) != "xargs":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            if text in ("-a", "--arg-file") and j + 1 < len(words):
+                return words[j + 1].text
+            if text.startswith("--arg-file="):
+                return text.partition("=")[2]
+            if text.startswith("-a") and len(text) > 2:
+                return text[2:]
+            if not text.startswith("-"):
+                break
+    return None
+
+
+def git_runs_code(words: list[Word]) -> bool:
+    """git is given configuration or an environment that may run a command of its own
+    (`-c core.fsmonitor=…`, `--config-env`, `GIT_*=…` before it): not a naming-only call."""
+    for w in words:
+        if w.text in ("-c", "--config-env") or w.text.startswith(("-c", "--config-env=")):
+            return True
+        if w.text.startswith("GIT_") and "=" in w.text:
+            return True
+    return False
+
+
+def env_split_string(words: list[Word]) -> str | None:
+    """`env -S 'cat .env'` (`--split-string`): the string env splits and runs, with the words
+    after it."""
+    for i, w in enumerate(words):
+        if _base(w.text) != "env":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            rest = " ".join(x.text for x in words[j + 1 :])
+            if text in ("-S", "--split-string"):
+                return rest
+            if text.startswith("--split-string="):
+                return text.partition("=")[2] + " " + rest
+            if text.startswith("-S"):
+                return text[2:] + " " + rest
+            if not text.startswith("-"):
+                break
+        break
+    return None
+
+
+def directories_recurse(args: list[Word]) -> list[Word]:
+    """grep's `--directories=recurse` (and `--directories recurse`) as the `-r` it is."""
+    out: list[Word] = []
+    for i, w in enumerate(args):
+        nxt = args[i + 1].text if i + 1 < len(args) else ""
+        if w.text == "--directories=recurse" or (w.text == "--directories" and nxt == "recurse"):
+            out.append(Word("-r"))
+        elif w.text == "recurse" and i and args[i - 1].text == "--directories":
+            continue
+        else:
+            out.append(w)
+    return out
+
+
+def git_subcommand(args: list[Word]) -> str | None:
+    i = 0
+    while i < len(args):
+        text = args[i].text
+        if text in ("-C", "-c", "--git-dir", "--work-tree"):
+            i += 2
+        elif text.startswith("-"):
+            i += 1
+        else:
+            return text
+    return None
+
+
+def _base(program: str) -> str:
+    return program.rsplit("/", 1)[-1]

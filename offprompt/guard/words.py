@@ -10,7 +10,27 @@ from collections.abc import Callable
 from offprompt import bashlex
 from offprompt.guard import expand
 
-__all__ = ["Command", "ShellSyntax", "TooBig", "Word", "balanced", "single_quote_end"]
+__all__ = [
+    "MAX_STEPS",
+    "Command",
+    "Env",
+    "ShellSyntax",
+    "TooBig",
+    "Word",
+    "backtick_body",
+    "balanced",
+    "expansion_bodies",
+    "heredoc_body",
+    "single_quote_end",
+    "tilde",
+]
+
+# DESIGN §14: the guard's time is bounded for any input. One scan takes at most this many steps
+# (a step: one quote, operator, word break, substitution or run of plain characters, in the
+# text and every substitution in it); a longer text is TooBig, and the guard blocks it. An
+# everyday command takes tens, a long script in a here-doc or quotes a handful more.
+MAX_STEPS = 100_000
+
 
 _BALANCED_SPECIAL = {
     "(": re.compile(r"[\\'\"()#]"),
@@ -245,3 +265,101 @@ def single_quote_end(s: str, i: int) -> int:
         return bashlex.single_quote_end(s, i)
     except bashlex.Unclosed:
         raise ShellSyntax("an open single quote") from None
+
+
+class Env:
+    """What one scan knows as it reads: HOME, the cwd, its steps, what the text assigned."""
+
+    __slots__ = ("home", "moved", "pwd", "steps", "vars")
+
+    def __init__(self, home: str, pwd: str) -> None:
+        self.home = home
+        self.pwd = pwd
+        # A `cd` (`pushd`, `popd`) was read: `$PWD`, `~+` and `$(pwd)` after it are not `pwd`.
+        self.moved = False
+        self.steps = 0
+        # What the text assigns each variable (`f=.e`, `for f in …`), as patterns: a use of
+        # `$f` may be any of them, or what the variable held before (UNKNOWN).
+        self.vars: dict[str, list[str]] = {}
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise TooBig("too long to read")
+
+
+# What in an unquoted here-doc's body or arithmetic may run a command.
+_EXPANSION_SPECIAL = re.compile(r"[\\`$]")
+
+
+def expansion_bodies(body: str, step: Callable[[], None]) -> list[str]:
+    """The bodies of the `$(…)`, `${…}` and backticks in `body` (an unquoted here-doc's,
+    arithmetic's); the rest of `body` is text."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        step()
+        m = _EXPANSION_SPECIAL.search(body, i)
+        if m is None:
+            break
+        i = m.start()
+        if body[i] == "\\":
+            i += 2
+        elif body.startswith(("$(", "${"), i):
+            open_, close = ("(", ")") if body[i + 1] == "(" else ("{", "}")
+            inner, i = balanced(body, i + 2, open_, close, step, open_ == "(")
+            out.append(inner)
+        elif body[i] == "`":
+            end = body.find("`", i + 1)
+            if end < 0:
+                end = n
+            out.append(body[i + 1 : end])
+            i = end + 1
+        else:
+            i += 1
+    return out
+
+
+def heredoc_body(s: str, i: int, delim: str, strip_tabs: bool) -> tuple[str, int]:
+    """The here-doc body starting at `i` (a line's start) up to the line that is `delim` (tabs
+    before it for `<<-`), and the index after that line; the rest of `s` when none is. One
+    search, not a loop over the lines: a long here-doc costs one pass."""
+    tabs = "\t*" if strip_tabs else ""
+    end = re.compile(f"^{tabs}{re.escape(delim)}$", re.MULTILINE).search(s, i)
+    if end is None:
+        return s[i:], len(s)
+    return s[i : end.start()], end.end() + 1
+
+
+def tilde(s: str, i: int, home: str, pwd: str) -> tuple[str, int] | None:
+    """What a `~` at `i`, starting a word, stands for (`~`, `~+`, `~-`) and its length, or
+    None."""
+    for prefix, value in (("~+", pwd), ("~-", expand.UNKNOWN), ("~", home)):
+        end = i + len(prefix)
+        if s.startswith(prefix, i) and (end == len(s) or s[end] in "/ \t\n;|&)"):
+            return value, len(prefix)
+    return None
+
+
+_BACKTICK_SPECIAL = re.compile(r"[\\`]")
+
+
+def backtick_body(s: str, i: int, step: Callable[[], None]) -> tuple[str, int]:
+    """The command inside the backticks opening at `i`, its `\\x` escapes undone, and the
+    index after the closing one; ShellSyntax when they do not close."""
+    j = i + 1
+    parts: list[str] = []
+    while True:
+        step()
+        if j >= len(s):
+            raise ShellSyntax("an open backtick")
+        if s[j] == "\\" and j + 1 < len(s):
+            parts.append(s[j + 1])
+            j += 2
+            continue
+        if s[j] == "`":
+            return "".join(parts), j + 1
+        m = _BACKTICK_SPECIAL.search(s, j + 1)
+        k = len(s) if m is None else m.start()
+        parts.append(s[j:k])
+        j = k

@@ -64,6 +64,13 @@ FOUND: list[tuple[str, bool]] = [
         ' /dev/null\nEOF)"',
         False,
     ),
+    # `${X:-word}`'s word as bash expands it, and an option's value with an unknown part.
+    (': x; a=(x config/service.json); cat "${X:-"${a[1]}"}"', False),
+    ("for i in 1; do cat \"${X:-$'sub/.\\x65nv'}\"; done", False),
+    ('true && cat "${X:-.en${UNSET}v}"', False),
+    ('f=sub/.; cat "${X:-${f}env}"', False),
+    ('cat "${X:-README.md}"', True),
+    ('echo "$(dd if=.en${UNSET}v status=none)"', False),
     # A function's body after `function NAME {`, and what it assigns.
     ("function g { ls sub/.e''nv; }\ng", True),
     ("function g { printf -v f %s sub/.env; cat $f; }\ng", False),
@@ -98,9 +105,7 @@ def scratch(tmp_path: Path, canary: str) -> Scratch:
     return Scratch(tmp_path / "fuzz", canary)
 
 
-def test_the_guard_agrees_with_bash_on_every_generated_command(
-    tmp_path: Path, canary: str
-) -> None:
+def test_the_guard_agrees_with_bash_on_every_generated_command(tmp_path: Path, canary: str) -> None:
     """SEED's CASES commands: each that bash opened a protected file under is blocked, each
     everyday one under which it opened none passes (KNOWN_OPEN aside). WORKERS scratch
     projects run bash side by side; the guard decides in this process, one case at a time."""
@@ -123,7 +128,9 @@ def test_the_guard_agrees_with_bash_on_every_generated_command(
             if finding is not None and case.command not in KNOWN_OPEN:
                 findings.append(str(finding))
     elapsed = time.monotonic() - started
-    print(f"fuzz: seed {SEED}, {len(cases)} cases, {attacks} opened a protected file, {elapsed:.1f} s")
+    print(
+        f"fuzz: seed {SEED}, {len(cases)} cases, {attacks} opened a protected file, {elapsed:.1f} s"
+    )
     assert attacks > len(cases) // 5  # the generator makes reads bash carries out, not noise
     assert [] == findings
 
