@@ -404,7 +404,7 @@ class _Lexer:
             body, self.i = balanced(s, self.i + 2, "{", "}", self.env.step)
             name = body.strip()
             if name in ("HOME", "PWD"):
-                self.home_or_pwd(w, name)
+                self.env.home_or_pwd(w, name)
             else:
                 # `${X:-.env}`, `${X:=.env}`, `${X:+.env}`: the word may well be the default;
                 # read it as that (quotes dropped). Otherwise keep the text visible.
@@ -439,7 +439,7 @@ class _Lexer:
         elif (j := bashlex.name_end(s, self.i + 1)) > self.i + 1:
             name = s[self.i + 1 : j]
             if name in ("HOME", "PWD"):
-                self.home_or_pwd(w, name)
+                self.env.home_or_pwd(w, name)
             else:
                 w.add_text("$" + name)
                 w.dynamic = True
@@ -458,7 +458,10 @@ class _Lexer:
         `$'…'`, variables, substitutions, read as a word of its own) or X's value, unknown.
         False when the word is not one word (then it is taken as text)."""
         inner: list[Command] = []
-        _Lexer(text, self.env, inner, self.depth + 1).run()
+        try:
+            _Lexer(text, self.env, inner, self.depth + 1).run()
+        except ShellSyntax:
+            return False  # not a word the reader can read: its text, as before
         words = [x for c in inner if not c.piped for x in c.words]
         self.out.extend(c for c in inner if c.piped)  # a substitution's commands run
         if len(words) != 1:
@@ -488,13 +491,4 @@ class _Lexer:
         w.dynamic = True
 
     def tilde_at(self) -> tuple[str, int] | None:
-        pwd = UNKNOWN if self.env.moved else self.env.pwd
-        return tilde(self.s, self.i, self.env.home, pwd)
-
-    def home_or_pwd(self, w: Word, name: str) -> None:
-        """`$HOME` or `$PWD` as the folder it holds; `$PWD` after a `cd` is not known."""
-        if name == "PWD" and self.env.moved:
-            w.add_text("$PWD")
-            w.unknown()
-        else:
-            w.lit(self.env.home if name == "HOME" else self.env.pwd)
+        return tilde(self.s, self.i, self.env.home, UNKNOWN if self.env.moved else self.env.pwd)

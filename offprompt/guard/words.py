@@ -287,6 +287,14 @@ class Env:
         if self.steps > MAX_STEPS:
             raise TooBig("too long to read")
 
+    def home_or_pwd(self, w: Word, name: str) -> None:
+        """`$HOME` or `$PWD` in `w` as the folder it holds; `$PWD` after a `cd` is not known."""
+        if name == "PWD" and self.moved:
+            w.add_text("$PWD")
+            w.unknown()
+        else:
+            w.lit(self.home if name == "HOME" else self.pwd)
+
 
 # What in an unquoted here-doc's body or arithmetic may run a command.
 _EXPANSION_SPECIAL = re.compile(r"[\\`$]")

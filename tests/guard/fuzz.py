@@ -129,9 +129,10 @@ READS = (
     "command cat {w}", "builtin source {w}", "( exec cat {w} )", "bash -c 'cat \"$1\"' _ {w}",
     'echo "$(< {w})"', "cat -- {w}", "tac {w}", "sort {w}", "xargs -a <(echo {w}) cat",
     "find . -path ./{w} -exec cat {{}} +", "diff {w} /dev/null", "exec 3< {w}; cat <&3",
-    'mapfile -t a < {w}; echo "${{a[@]}}"', '{{ read -r l; echo "$l"; }} < {w}', "dd if={w} status=none",
-    "base64 {w}", "od -c {w}", "cut -c1- {w}", 'cat "${{X:-{w}}}"', "printf '%s\\n' {w} | xargs cat",
-    "time cat {w}", "nohup cat {w} 2>/dev/null", "timeout 5 cat {w}", "exec 0< {w}; cat",
+    'mapfile -t a < {w}; echo "${{a[@]}}"', '{{ read -r l; echo "$l"; }} < {w}',
+    "dd if={w} status=none", "base64 {w}", "od -c {w}", "cut -c1- {w}", 'cat "${{X:-{w}}}"',
+    "printf '%s\\n' {w} | xargs cat", "time cat {w}", "nohup cat {w} 2>/dev/null",
+    "timeout 5 cat {w}", "exec 0< {w}; cat",
 )  # fmt: skip
 # Calls that show no byte of a file, on any file (protected ones too): DESIGN §14's metadata.
 METADATA = ("ls -l {w}", "test -f {w} && echo yes", "[ -s {w} ]", "stat -c %s {w}", "ls {w}")
