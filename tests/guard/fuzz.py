@@ -315,7 +315,7 @@ class Scratch:
         """Run `command` with `bash -c` in the project under strace (no network where the
         machine allows it, stdin closed, its own process group, killed after CASE_TIMEOUT) and
         say which protected files any process of it opened."""
-        env = {"PATH": SYSTEM_PATH, "HOME": str(self.home), "LANG": "C"}
+        env = {"PATH": SYSTEM_PATH, "HOME": str(self.home), "TMPDIR": str(self.home), "LANG": "C"}
         trace = [str(STRACE), "-f", "-qq", "-y", "-e", "trace=openat,open", "-e", "signal=none"]
         argv = [*self._isolate, *trace, "-o", str(self.log), "bash", "-c", command]
         with subprocess.Popen(
