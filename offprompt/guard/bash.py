@@ -264,7 +264,7 @@ class _Lexer:
                 continue
             elif c in "&|;()" and self.operator():
                 continue
-            elif c == "~" and self.word is None and (tilde := self.tilde_at()) is not None:
+            elif c == "~" and self.tilde_starts() and (tilde := self.tilde_at()) is not None:
                 w, (text, length) = self._w(), tilde
                 w.unknown() if text == UNKNOWN else w.lit(text)
                 self.i += length
@@ -489,6 +489,10 @@ class _Lexer:
         w.add_pat("{" + ",".join(values) + "," + UNKNOWN + "}")
         w.braced = True
         w.dynamic = True
+
+    def tilde_starts(self) -> bool:
+        """A `~` here is expanded: starting a word, or after `NAME=` (`dd if=~+/f`, as bash)."""
+        return self.word is None or _ASSIGN.fullmatch(self.word.finish().pat) is not None
 
     def tilde_at(self) -> tuple[str, int] | None:
         return tilde(self.s, self.i, self.env.home, UNKNOWN if self.env.moved else self.env.pwd)

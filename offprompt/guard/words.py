@@ -39,8 +39,10 @@ _BALANCED_SPECIAL = {
 # The same for the body of a `$(…)`, which may hold here-docs (`<<`, their bodies' lines).
 # and `case … esac`, whose patterns end in a `)` that closes nothing.
 _HEREDOC_SPECIAL = re.compile(r"[\\'\"()#<\n]|(?<![\w.-])(?:case|esac)(?![\w.-])")
-# What may stand before a `case` or `esac` where a command starts (a blank then one of these).
+# What may stand before a `case` or `esac` where a command starts (a blank then one of these,
+# or one of the keywords).
 _COMMAND_AFTER = ";&|(\n"
+_KEYWORDS = frozenset({"{", "then", "do", "else", "!", "time"})
 # A here-doc's delimiter word as written: quoted or plain, up to a blank or an operator.
 _DELIMITER = re.compile(r"(?:'[^']*'|\"[^\"]*\"|\\.|[^\s;|&()<>])+")
 # What may stand before a `#` that starts a comment: a blank, a line's end, an operator.
@@ -181,7 +183,10 @@ def balanced(
             j = i - 1
             while j >= start and s[j] in " \t":
                 j -= 1
-            if j < start or s[j] in _COMMAND_AFTER:
+            k = j
+            while k >= start and s[k] not in " \t\n;&|()":
+                k -= 1  # the word before it: a keyword (`{`, `then`, `do`) starts a command
+            if j < start or s[j] in _COMMAND_AFTER or s[k + 1 : j + 1] in _KEYWORDS:
                 if c == "c":
                     cases.append(depth)
                 elif cases:

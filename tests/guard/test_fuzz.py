@@ -71,6 +71,10 @@ FOUND: list[tuple[str, bool]] = [
     ('f=sub/.; cat "${X:-${f}env}"', False),
     ('cat "${X:-README.md}"', True),
     ('echo "$(dd if=.en${UNSET}v status=none)"', False),
+    # A `case` after `{` (or `then`, `do`) inside `$( … )`; `~` after `NAME=` in an argument.
+    ('echo "$({ case x in x) timeout 5 cat .\\\nenv;; esac; })"', False),
+    ('x=$({ case x in x) cat README.md;; esac; }); echo "$x"', True),
+    ("( dd if=~+/config/service.json status=none )", False),
     # A function's body after `function NAME {`, and what it assigns.
     ("function g { ls sub/.e''nv; }\ng", True),
     ("function g { printf -v f %s sub/.env; cat $f; }\ng", False),
