@@ -42,7 +42,8 @@ _PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
 _PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
 _EXTGLOB = "@!+*?"
 # The words that may stand before an arithmetic command `(( … ))` in the same command.
-_KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "time", "{"})
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "time", "{",
+                       "coproc"})  # fmt: skip
 _ARITHMETIC_AFTER = _KEYWORDS | {"for"}  # `for ((i = 0; i < 3; i++))`
 
 

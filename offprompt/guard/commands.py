@@ -43,7 +43,7 @@ _WRAPPERS = frozenset(
     {
         "sudo", "env", "command", "builtin", "exec", "nohup", "nice", "time", "timeout",
         "xargs", "stdbuf", "then", "else", "elif", "do", "if", "while", "until", "!", "{", "}",
-        "fi", "done", "esac",
+        "fi", "done", "esac", "coproc",
     }
 )  # fmt: skip
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
@@ -172,8 +172,12 @@ def _command(
         if op in ("<<", "<<-"):
             continue
         if op == "<<<":
-            # The text as bash expands it (`xargs cat <<< ${f}env`), and the names inside it.
-            hit = check.fragments(target.text) or word_hit(check, target)
+            # A shell's script (`source /dev/stdin <<< 'cat .e""nv'`); else the text as bash
+            # expands it (`xargs cat <<< ${f}env`), and the names inside it.
+            if _runs_stdin(command.words):
+                hit = _code_text(check, target.text, depth)
+            else:
+                hit = check.fragments(target.text) or word_hit(check, target)
         elif op in _WRITES and check.left and check.masked(target.text):
             hit = target.text  # the mask shows reads a stand-in; a write reaches the file
         else:
@@ -202,7 +206,7 @@ def _command(
             # `cat <<EOF > notes.md`: the text goes to a file (its `$(…)` are read); piped on,
             # it is names where a listing's would be (check.listed), or code to a shell.
             continue
-        if words and base(words[0].text) in SHELLS and _inline_script("bash", words[1:])[0] is None:
+        if _runs_stdin(command.words):
             # `bash <<'EOF'`: the shell runs the here-doc as its script (`cat .e{n,}v` there),
             # read as `bash -c` is (`test -f .env` there names no read).
             hit = _code_text(check, body, depth)
@@ -234,7 +238,7 @@ def _command(
     if hit is not None:
         return hit  # an archive, copy or `find -exec` that takes a protected file in
     args = programs.texts_left_out(program, args)
-    if program in SHELLS or program == "eval":
+    if program in SHELLS or program in ("eval", "trap", "alias"):
         inline, given = _inline_script(program, args)
         if inline is not None:
             try:
@@ -444,10 +448,27 @@ def _program_words(words: list[bash.Word]) -> list[bash.Word]:
     return words[i:]
 
 
+def _runs_stdin(words: list[bash.Word]) -> bool:
+    """The command runs its input as a script: a shell given no `-c` code, `source
+    /dev/stdin` (`.`)."""
+    words = _program_words(words)
+    program = base(words[0].text) if words else ""
+    if program in SHELLS:
+        return _inline_script(program, words[1:])[0] is None
+    return program in ("source", ".") and any(w.text in _STDIN_FILES for w in words[1:])
+
+
+_STDIN_FILES = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+
+
 def _inline_script(program: str, args: list[bash.Word]) -> tuple[str | None, list[bash.Word]]:
     """The code `eval` or `sh -c` runs, and the words given to it after it (its $0, $1…)."""
     if program == "eval":
         return " ".join(a.text for a in args), []
+    if program == "trap":  # `trap 'cat .env' EXIT`: the code runs on the signal
+        return next((a.text for a in args if not a.text.startswith("-")), None), []
+    if program == "alias":  # `shopt -s expand_aliases; alias c='cat .env'`
+        return "\n".join(a.text.partition("=")[2] for a in args), []
     for i, arg in enumerate(args):
         if arg.text.startswith("-") and not arg.text.startswith("--") and "c" in arg.text:
             if i + 1 < len(args):

@@ -42,7 +42,7 @@ _HEREDOC_SPECIAL = re.compile(r"[\\'\"()#<\n]|(?<![\w.-])(?:case|esac)(?![\w.-])
 # What may stand before a `case` or `esac` where a command starts (a blank then one of these,
 # or one of the keywords).
 _COMMAND_AFTER = ";&|(\n"
-_KEYWORDS = frozenset({"{", "then", "do", "else", "!", "time"})
+_KEYWORDS = frozenset({"{", "then", "do", "else", "!", "time", "coproc"})
 # A here-doc's delimiter word as written: quoted or plain, up to a blank or an operator.
 _DELIMITER = re.compile(r"(?:'[^']*'|\"[^\"]*\"|\\.|[^\s;|&()<>])+")
 # What may stand before a `#` that starts a comment: a blank, a line's end, an operator.

@@ -206,6 +206,11 @@ WRAPPERS: tuple[Callable[[str, int], str], ...] = (
     lambda c, n: f"shopt -s extglob; {c}",
     lambda c, n: f"while false; do :; done; {c}",
     lambda c, n: f"echo {{a,b}}.txt; {c}",
+    lambda c, n: f"trap {_sq(c)} EXIT",
+    lambda c, n: f"source /dev/stdin <<< {_sq(c)}",
+    lambda c, n: f"shopt -s expand_aliases\nalias a{n}={_sq(c)}\na{n}",
+    lambda c, n: f"select s in x; do {c}; break; done <<< 1",
+    lambda c, n: f"coproc {{ {c}; }}; wait",
 )
 
 

@@ -75,6 +75,16 @@ FOUND: list[tuple[str, bool]] = [
     ('echo "$({ case x in x) timeout 5 cat .\\\nenv;; esac; })"', False),
     ('x=$({ case x in x) cat README.md;; esac; }); echo "$x"', True),
     ("( dd if=~+/config/service.json status=none )", False),
+    # Code that `trap` and `alias` keep, and a script given on `source /dev/stdin`'s input.
+    ("trap 'cat sub/.e\"\"nv' EXIT", False),
+    ("source /dev/stdin <<< 'cat sub/.e\"\"nv'", False),
+    ("shopt -s expand_aliases; alias c='cat sub/.e\"\"nv'\nc", False),
+    ("trap 'rm -f out' EXIT; cat README.md", True),
+    ("source /dev/stdin <<< 'test -f .env && echo yes'", True),
+    # A `coproc`'s command is a command.
+    ('coproc { ls ".env"; }; wait', True),
+    ("coproc { eval \"f() { sort sub/.en''v; }; f\"; }; wait", False),
+    ("coproc { coproc { cd -P $(echo config) && ( exec cat `echo service.json` ); }; }", False),
     # A function's body after `function NAME {`, and what it assigns.
     ("function g { ls sub/.e''nv; }\ng", True),
     ("function g { printf -v f %s sub/.env; cat $f; }\ng", False),
