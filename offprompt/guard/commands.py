@@ -408,15 +408,20 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
     return None
 
 
+_SUBSCRIPTED = re.compile(bashlex.NAME_PATTERN + r"\[")
+
+
 def _subscript(check: Check, word: bash.Word, depth: int) -> str | None:
     """bash reads `NAME[…]` as an array subscript, and runs the `$(…)` inside it, wherever a
     variable's name is taken (`test -v`, `declare`, `printf -v`, `read`, arithmetic on a
     variable holding it), even from a quoted word: the text after `[` is read as code."""
     text = word.text
-    start = text.find("[")
-    if start < 0 or ("$(" not in text and "`" not in text):
+    if "$(" not in text and "`" not in text:
         return None
-    code = "echo " + text[start + 1 :]
+    m = _SUBSCRIPTED.search(text)  # a name before the `[` (`[ -s x ]` in code is no subscript)
+    if m is None:
+        return None
+    code = "echo " + text[m.end() :]
     try:
         return script(check, code, depth + 1)
     except bash.ShellSyntax:

@@ -85,6 +85,12 @@ FOUND: list[tuple[str, bool]] = [
     ('coproc { ls ".env"; }; wait', True),
     ("coproc { eval \"f() { sort sub/.en''v; }; f\"; }; wait", False),
     ("coproc { coproc { cd -P $(echo config) && ( exec cat `echo service.json` ); }; }", False),
+    # A subscript is `NAME[…]`: a `[ … ]` test in code is none.
+    (
+        "shopt -s expand_aliases\nalias a='source /dev/stdin <<< \"echo $(( 2 << 1 ))\n"
+        "[ -s .env ]\"'\na",
+        True,
+    ),
     # A function's body after `function NAME {`, and what it assigns.
     ("function g { ls sub/.e''nv; }\ng", True),
     ("function g { printf -v f %s sub/.env; cat $f; }\ng", False),
