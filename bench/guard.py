@@ -127,6 +127,11 @@ def worst_inputs() -> dict[str, str]:
         "variable uses": fill("$f ", "f=.e; cat "),
         "here-doc substitutions": fill("$(echo a)\n", "cat <<EOF > notes.md\n", "EOF\n"),
         "subscripts": fill("'a[$(x)]' ", "test -v "),
+        "cd globs": fill("cd d*; "),
+        "here-docs in $( )": fill("cat <<a\nx'\na\n", "cat $(", ")"),
+        "case in $( )": fill("case x in x) a;; esac; ", "echo $(", ")"),
+        "arithmetic": fill("(( 1 << 2 )); "),
+        "defaults": fill("${X:-a} ", "cat "),
     }
 
 

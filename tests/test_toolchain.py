@@ -34,7 +34,17 @@ def _pins() -> dict[str, str]:
 
 
 # The system packages the contributor's apt-get lines name (issue 20): the tests need each.
-PREREQUISITES = ["python3-venv", "git", "nodejs", "chromium", "gh", "bubblewrap", "socat", "npm"]
+PREREQUISITES = [
+    "python3-venv",
+    "git",
+    "nodejs",
+    "chromium",
+    "gh",
+    "bubblewrap",
+    "socat",
+    "strace",
+    "npm",
+]
 # And the one a person needs for the main command (issue 35: the first screen is a user's).
 USER_PREREQUISITES = ["pipx"]
 

@@ -13,17 +13,25 @@ import re
 from offprompt import bashlex
 from offprompt.guard import expand
 from offprompt.guard.expand import UNKNOWN
-from offprompt.guard.words import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
+from offprompt.guard.words import (
+    MAX_STEPS,
+    Command,
+    Env,
+    ShellSyntax,
+    TooBig,
+    Word,
+    backtick_body,
+    balanced,
+    expansion_bodies,
+    heredoc_body,
+    single_quote_end,
+    tilde,
+)
 
 __all__ = ["MAX_STEPS", "Command", "ShellSyntax", "TooBig", "Word", "scan"]
 
 # Deeper nesting than this is not a command a person or an agent writes by hand.
 _MAX_DEPTH = 16
-# DESIGN §14: the guard's time is bounded for any input. One scan takes at most this many steps
-# (a step: one quote, operator, word break, substitution or run of plain characters, in the
-# text and every substitution in it); a longer text is TooBig, and the guard blocks it. An
-# everyday command takes tens, a long script in a here-doc or quotes a handful more.
-MAX_STEPS = 100_000
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "&", "|", "(", ")")
 _REDIRECTS = ("<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">&", ">|", "&>", "<", ">")
@@ -32,26 +40,11 @@ _GLOB = "*?["
 # linear in the special characters, not in every character of a long word).
 _PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
 _PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
-_BACKTICK_SPECIAL = re.compile(r"[\\`]")
-_HEREDOC_SPECIAL = r"[\\`$]"
 _EXTGLOB = "@!+*?"
-
-
-class _Env:
-    __slots__ = ("home", "pwd", "steps", "vars")
-
-    def __init__(self, home: str, pwd: str) -> None:
-        self.home = home
-        self.pwd = pwd
-        self.steps = 0
-        # What the text assigns each variable (`f=.e`, `for f in …`), as patterns: a use of
-        # `$f` may be any of them, or what the variable held before (UNKNOWN).
-        self.vars: dict[str, list[str]] = {}
-
-    def step(self) -> None:
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise TooBig("too long to read")
+# The words that may stand before an arithmetic command `(( … ))` in the same command.
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "time", "{",
+                       "coproc"})  # fmt: skip
+_ARITHMETIC_AFTER = _KEYWORDS | {"for"}  # `for ((i = 0; i < 3; i++))`
 
 
 def scan(
@@ -67,7 +60,7 @@ def scan(
     `bash -c`), kept up to date, so MAX_STEPS bounds them all together. `variables`: what
     those scans saw assigned (`F=.env bash -c 'cat "$F"'`), added to as this one reads."""
     out: list[Command] = []
-    env = _Env(home, pwd)
+    env = Env(home, pwd)
     if variables is not None:
         env.vars = variables
     if spent is not None:
@@ -83,6 +76,9 @@ def scan(
 # `NAME=` or `NAME+=` starting a word's pattern; the builtins whose words may be assignments.
 _ASSIGN = re.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
 _DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
+# Keywords and builtins that may stand before the program whose words assign (`then printf -v`).
+_MOVES = frozenset({"cd", "pushd", "popd"})
+_BEFORE_PROGRAM = _KEYWORDS | {"command", "builtin", "function"}  # `function NAME {`
 # One variable assigned more values than this in one command is not followed value by value.
 _MAX_VALUES = 256
 # A variable, maybe with a subscript, starting the inside of `${…}`.
@@ -92,7 +88,7 @@ _DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
 
 
 class _Lexer:
-    def __init__(self, text: str, env: _Env, out: list[Command], depth: int) -> None:
+    def __init__(self, text: str, env: Env, out: list[Command], depth: int) -> None:
         if depth > _MAX_DEPTH:
             raise TooBig("nested too deeply")
         self.s = text
@@ -135,10 +131,16 @@ class _Lexer:
         if self.cmd.words or self.cmd.redirects or self.cmd.heredocs:
             self.out.append(self.cmd)
             self.assignments(self.cmd.words)
+            # Any word `cd` (not only the program's: `function g { cd x; }`, `env cd` alike):
+            # `$PWD` is then not known, which costs an everyday command nothing.
+            self.env.moved = self.env.moved or any(w.text in _MOVES for w in self.cmd.words)
         self.cmd = Command()
 
     def assignments(self, words: list[Word]) -> None:
         """Keep what `f=.e`, `export f=.e` or `for f in .e*` assigns, for later uses of `$f`."""
+        # `if true; then printf -v f …`, `command printf -v f …`: the keyword is not the program.
+        while words and words[0].text in _BEFORE_PROGRAM and not words[0].quoted:
+            words = words[2:] if words[0].text == "function" else words[1:]
         first = words[0].text if words else ""
         try:
             if first in ("for", "select") and len(words) > 2 and words[2].text == "in":
@@ -247,7 +249,7 @@ class _Lexer:
                 self.backtick(self._w())
             elif c in "<>" and s.startswith("(", self.i + 1):
                 self.end_word()
-                body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
+                body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step, True)
                 self.sub(body)
                 self._w().unknown()  # a /dev/fd/N name
             elif c == "(" and self.word is not None and _ASSIGN.fullmatch(self.word.finish().pat):
@@ -257,11 +259,13 @@ class _Lexer:
                 # matches at least what each of them does.
                 _, self.i = balanced(s, self.i + 1, "(", ")", self.env.step)
                 self.word.extglob()
+            elif c == "(" and s.startswith("((", self.i) and self.arithmetic(self.i + 1, True):
+                continue
             elif c in "<>&" and self.redirect():
                 continue
             elif c in "&|;()" and self.operator():
                 continue
-            elif c == "~" and self.word is None and (tilde := self.tilde()) is not None:
+            elif c == "~" and self.tilde_starts() and (tilde := self.tilde_at()) is not None:
                 w, (text, length) = self._w(), tilde
                 w.unknown() if text == UNKNOWN else w.lit(text)
                 self.i += length
@@ -279,6 +283,22 @@ class _Lexer:
         if self.pending_redirect is not None and self.word is None:
             raise ShellSyntax("a redirection without a target")
         self.end_command()
+
+    def arithmetic(self, start: int, command: bool) -> bool:
+        """`(( … ))` where a command starts (`command`), or `$(( … ))`; `start` is the index of
+        its second `(`. Bash evaluates it as arithmetic, where `<<` is a shift, not a here-doc:
+        only its `$(…)`, `${…}` and backticks run commands (a subscript's among them). False
+        when it is not one: the parentheses do not close as `))` (a subshell in a subshell), or
+        a word stands before it (`f ((…))`)."""
+        last = self.cmd.words[-1].text if self.cmd.words else "{"
+        if command and (self.word is not None or last not in _ARITHMETIC_AFTER):
+            return False  # `f ((…))`: a word before it, not a keyword (`then`, `{`, `do`)
+        inner, end = balanced(self.s, start + 1, "(", ")", self.env.step)
+        if not self.s.startswith(")", end):
+            return False
+        self.expansions(inner)
+        self.i = end + 1
+        return True
 
     def operator(self) -> bool:
         for op in _OPERATORS:
@@ -320,44 +340,16 @@ class _Lexer:
         while self.heredoc_delims:
             delim, strip_tabs, quoted, command = self.heredoc_delims.pop(0)
             self.env.step()
-            # One search for the line that is DELIM (with tabs before it for `<<-`), not a loop
-            # over the lines: a long here-doc costs one pass. `self.i` starts a line here.
-            tabs = "\t*" if strip_tabs else ""
-            end = re.compile(f"^{tabs}{re.escape(delim)}$", re.MULTILINE).search(self.s, self.i)
-            if end is None:
-                body = self.s[self.i :]
-                self.i = len(self.s)
-            else:
-                body = self.s[self.i : end.start()]
-                self.i = end.end() + 1
+            body, self.i = heredoc_body(self.s, self.i, delim, strip_tabs)
             command.heredocs.append(body.removesuffix("\n"))
             if not quoted:
-                self.heredoc_substitutions(body)
+                self.expansions(body)
 
-    def heredoc_substitutions(self, body: str) -> None:
-        """An unquoted here-doc's `$(…)`, `${…}` and backticks run when the shell reads it:
-        their commands are read as commands, whatever program the here-doc is given to."""
-        i, n = 0, len(body)
-        while i < n:
-            self.env.step()
-            m = re.compile(_HEREDOC_SPECIAL).search(body, i)
-            if m is None:
-                return
-            i = m.start()
-            if body[i] == "\\":
-                i += 2
-            elif body.startswith(("$(", "${"), i):
-                open_, close = ("(", ")") if body[i + 1] == "(" else ("{", "}")
-                inner, i = balanced(body, i + 2, open_, close, self.env.step)
-                self.sub(inner)
-            elif body[i] == "`":
-                end = body.find("`", i + 1)
-                if end < 0:
-                    end = n
-                self.sub(body[i + 1 : end])
-                i = end + 1
-            else:
-                i += 1
+    def expansions(self, body: str) -> None:
+        """The commands `$(…)`, `${…}` and backticks in `body` run (an unquoted here-doc's, when
+        the shell reads it, whatever program it is given to; arithmetic's): read as commands."""
+        for inner in expansion_bodies(body, self.env.step):
+            self.sub(inner)
 
     def double_quoted(self) -> None:
         s = self.s
@@ -387,28 +379,11 @@ class _Lexer:
                 self.i = end
 
     def backtick(self, w: Word) -> None:
-        s = self.s
-        j = self.i + 1
-        parts: list[str] = []
-        while True:
-            self.env.step()
-            if j >= len(s):
-                raise ShellSyntax("an open backtick")
-            if s[j] == "\\" and j + 1 < len(s):
-                parts.append(s[j + 1])
-                j += 2
-                continue
-            if s[j] == "`":
-                break
-            m = _BACKTICK_SPECIAL.search(s, j + 1)
-            k = len(s) if m is None else m.start()
-            parts.append(s[j:k])
-            j = k
-        self.i = j + 1
-        self.command_substitution("".join(parts), w)
+        body, self.i = backtick_body(self.s, self.i, self.env.step)
+        self.command_substitution(body, w)
 
     def command_substitution(self, body: str, w: Word) -> None:
-        if body.strip() == "pwd":
+        if body.strip() == "pwd" and not self.env.moved:
             w.lit(self.env.pwd)
             return
         self.sub(body)
@@ -419,18 +394,24 @@ class _Lexer:
     def dollar(self, w: Word) -> None:
         s = self.s
         nxt = s[self.i + 1] if self.i + 1 < len(s) else ""
-        if nxt == "(":
-            body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step)
+        if s.startswith("((", self.i + 1) and self.arithmetic(self.i + 2, False):
+            w.dynamic = True  # a number
+            w.add_text("\0")
+            w.add_pat(UNKNOWN)
+        elif nxt == "(":
+            body, self.i = balanced(s, self.i + 2, "(", ")", self.env.step, heredocs=True)
             self.command_substitution(body, w)
         elif nxt == "{":
             body, self.i = balanced(s, self.i + 2, "{", "}", self.env.step)
             name = body.strip()
             if name in ("HOME", "PWD"):
-                w.lit(self.env.home if name == "HOME" else self.env.pwd)
+                self.env.home_or_pwd(w, name)
             else:
                 # `${X:-.env}`, `${X:=.env}`, `${X:+.env}`: the word may well be the default;
                 # read it as that (quotes dropped). Otherwise keep the text visible.
                 m = _DEFAULTED.fullmatch(body)
+                if m is not None and self.defaulted(w, m.group(1)):
+                    return
                 text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.add_text(text)
                 w.dynamic = True
@@ -459,7 +440,7 @@ class _Lexer:
         elif (j := bashlex.name_end(s, self.i + 1)) > self.i + 1:
             name = s[self.i + 1 : j]
             if name in ("HOME", "PWD"):
-                w.lit(self.env.home if name == "HOME" else self.env.pwd)
+                self.env.home_or_pwd(w, name)
             else:
                 w.add_text("$" + name)
                 w.dynamic = True
@@ -473,6 +454,32 @@ class _Lexer:
             w.lit("$")
             self.i += 1
 
+    def defaulted(self, w: Word, text: str) -> bool:
+        """`${X:-word}` (`-`, `=`, `:=`, `+`, `:+`): the word as bash expands it (its quotes,
+        `$'…'`, variables, substitutions, read as a word of its own) or X's value, unknown.
+        False when the word is not one word (then it is taken as text)."""
+        inner: list[Command] = []
+        try:
+            _Lexer(text, self.env, inner, self.depth + 1).run()
+        except ShellSyntax:
+            return False  # not a word the reader can read: its text, as before
+        words = [x for c in inner if not c.piped for x in c.words]
+        self.out.extend(c for c in inner if c.piped)  # a substitution's commands run
+        if len(words) != 1:
+            return False
+        word = words[0]
+        try:
+            values = expand.variants(word.pat) if word.braced else [word.pat]
+        except expand.TooMany:
+            raise TooBig("too many words to read") from None
+        self.env.steps += len(values)
+        w.add_text(word.text)
+        w.add_pat("{" + ",".join(map(expand.brace_literal, values)) + "," + UNKNOWN + "}")
+        w.braced = w.dynamic = True
+        w.glob = w.glob or word.glob
+        w.within.extend(word.within)
+        return True
+
     def variable(self, w: Word, name: str) -> None:
         """A use of `$name`: any value the text assigned it, or what it held before."""
         values = self.env.vars.get(name)
@@ -484,11 +491,9 @@ class _Lexer:
         w.braced = True
         w.dynamic = True
 
-    def tilde(self) -> tuple[str, int] | None:
-        """What a `~` starting a word stands for (`~`, `~+`, `~-`) and its length, or None."""
-        s, i = self.s, self.i
-        for prefix, value in (("~+", self.env.pwd), ("~-", UNKNOWN), ("~", self.env.home)):
-            end = i + len(prefix)
-            if s.startswith(prefix, i) and (end == len(s) or s[end] in "/ \t\n;|&)"):
-                return value, len(prefix)
-        return None
+    def tilde_starts(self) -> bool:
+        """A `~` here is expanded: starting a word, or after `NAME=` (`dd if=~+/f`, as bash)."""
+        return self.word is None or _ASSIGN.fullmatch(self.word.finish().pat) is not None
+
+    def tilde_at(self) -> tuple[str, int] | None:
+        return tilde(self.s, self.i, self.env.home, UNKNOWN if self.env.moved else self.env.pwd)

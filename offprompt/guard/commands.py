@@ -10,7 +10,7 @@ import re
 
 from offprompt import bashlex
 from offprompt.guard import bash, expand, grep, implied, programs, search
-from offprompt.guard.check import UNCHECKED, Check
+from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
 
 __all__ = ["SHELLS", "base", "script"]
 
@@ -43,7 +43,7 @@ _WRAPPERS = frozenset(
     {
         "sudo", "env", "command", "builtin", "exec", "nohup", "nice", "time", "timeout",
         "xargs", "stdbuf", "then", "else", "elif", "do", "if", "while", "until", "!", "{", "}",
-        "fi", "done", "esac",
+        "fi", "done", "esac", "coproc",
     }
 )  # fmt: skip
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
@@ -133,7 +133,7 @@ def _commands(check: Check, commands: list[bash.Command], depth: int) -> str | N
         base(w[0].text) in _STDIN_CODE for c in commands if (w := _program_words(c.words))
     )
     for command in commands:
-        arg_file = _xargs_arg_file(command.words)
+        arg_file = programs.xargs_arg_file(command.words)
         # xargs prints or hands on what it reads: the file itself (`xargs -a.env echo`), and
         # the names in it (`echo .env > l; xargs -a l cat`, `xargs cat < l`).
         sources: list[str] = [] if arg_file is None else [arg_file]
@@ -172,7 +172,12 @@ def _command(
         if op in ("<<", "<<-"):
             continue
         if op == "<<<":
-            hit = check.fragments(target.text)
+            # A shell's script (`source /dev/stdin <<< 'cat .e""nv'`); else the text as bash
+            # expands it (`xargs cat <<< ${f}env`), and the names inside it.
+            if _runs_stdin(command.words):
+                hit = _code_text(check, target.text, depth)
+            else:
+                hit = check.fragments(target.text) or word_hit(check, target)
         elif op in _WRITES and check.left and check.masked(target.text):
             hit = target.text  # the mask shows reads a stand-in; a write reaches the file
         else:
@@ -183,7 +188,7 @@ def _command(
         hit = _subscript(check, word, depth)
         if hit is not None:
             return hit
-    split = _env_split_string(command.words)
+    split = programs.env_split_string(command.words)
     if split is not None:
         try:
             hit = script(check, split, depth + 1)
@@ -201,7 +206,12 @@ def _command(
             # `cat <<EOF > notes.md`: the text goes to a file (its `$(…)` are read); piped on,
             # it is names where a listing's would be (check.listed), or code to a shell.
             continue
-        hit = check.fragments(body)
+        if _runs_stdin(command.words):
+            # `bash <<'EOF'`: the shell runs the here-doc as its script (`cat .e{n,}v` there),
+            # read as `bash -c` is (`test -f .env` there names no read).
+            hit = _code_text(check, body, depth)
+        else:
+            hit = check.fragments(body)
         if hit is not None:
             return hit
     if not words:
@@ -213,11 +223,11 @@ def _command(
     if not command.piped:
         if program in _NAMING_ONLY and not any(a.text.startswith(_READS_NAMES) for a in args):
             return None
-        sub = _git_subcommand(args) if program == "git" else None
+        sub = programs.git_subcommand(args) if program == "git" else None
         naming = sub in _GIT_NAMING_ONLY or (
             sub in _GIT_NAMING_WITH and _GIT_NAMING_WITH[sub] in texts(args)
         )
-        if naming and not _git_runs_code(command.words):
+        if naming and not programs.git_runs_code(command.words):
             return None
     hit = implied.opens(check, program, args, said or {})
     for text in [*texts(args), *command.heredocs]:
@@ -228,7 +238,7 @@ def _command(
     if hit is not None:
         return hit  # an archive, copy or `find -exec` that takes a protected file in
     args = programs.texts_left_out(program, args)
-    if program in SHELLS or program == "eval":
+    if program in SHELLS or program in ("eval", "trap", "alias"):
         inline, given = _inline_script(program, args)
         if inline is not None:
             try:
@@ -239,13 +249,13 @@ def _command(
                 return hit
             args = given  # `bash -c 'cat "$0"' .env`: the words after the code are its $0, $1…
     if program in _GREPS:
-        args = _directories_recurse(args)
+        args = programs.directories_recurse(args)
         parsed = grep.parse(args)
         hit = search.shell(check, program, parsed)
         if hit is not None:
             return hit  # a recursive search whose folder holds a protected file
         args = parsed.files
-    if program == "git" and _git_subcommand(args) == "grep" and "--no-index" in texts(args):
+    if program == "git" and programs.git_subcommand(args) == "grep" and "--no-index" in texts(args):
         # git grep --no-index searches the folder as grep -r does, .gitignore or not.
         parsed = grep.parse(args[args.index(next(a for a in args if a.text == "grep")) + 1 :])
         parsed.recursive = True
@@ -261,6 +271,14 @@ def _command(
     if program == "printf" and len(args) > 1:
         return check.fragments(expand.printf([a.text for a in args]))  # `printf '.%s' env`
     return None
+
+
+def _code_text(check: Check, text: str, depth: int) -> str | None:
+    """The hit in `text` read as a script; text that is not complete shell by its fragments."""
+    try:
+        return script(check, text, depth + 1)
+    except bash.ShellSyntax:
+        return check.fragments(text)
 
 
 def texts(words: list[bash.Word]) -> list[str]:
@@ -295,46 +313,53 @@ def _said(check: Check, commands: list[bash.Command]) -> dict[str, str]:
 
 def _cdpath(check: Check, commands: list[bash.Command]) -> list[str]:
     """The folders a `CDPATH` the command sets names (`CDPATH=.. cd config`), as given."""
-    values = list(check.variables.get("CDPATH", []))
+    # The shell's own CDPATH (the hook runs in the environment the agent's shell inherits).
+    values = [os.environ.get("CDPATH", ""), *check.variables.get("CDPATH", [])]
     for command in commands:
         values += [w.text[7:] for w in command.words if w.text.startswith("CDPATH=")]
     return [part for value in values for part in value.split(":") if part]
 
 
 def _entered(check: Check, words: list[bash.Word], cdpath: list[str]) -> list[str]:
-    """The folders `cd DIR` (`pushd`, `builtin cd`, `cd -P`) may enter: DIR from the folder the
-    command started in (as bash does from there), and through each CDPATH folder."""
+    """The folders `cd DIR` (`pushd`, `builtin cd`, `cd -P`) may enter: DIR as bash expands it
+    (braces, the variables the command set, a glob matched in the folder the command started
+    in), from that folder and through each CDPATH folder. Where the reader cannot tell (`cd
+    "$X"`, `cd -`, a CDPATH it cannot read), every folder holding a file offprompt wrote: a
+    relative read after it may open one (the dotenv names are blocked wherever they are)."""
     words = _program_words(words)
     if words and words[0].text == "builtin":
         words = words[1:]
     if not words or words[0].text not in _CHDIR:
         return []
     given = [w for w in words[1:] if not (w.text.startswith(("-", "+")) and len(w.text) > 1)]
-    if not given or given[0].dynamic:
+    if not given:
         return []
-    name = os.path.expanduser(given[0].text)
-    folders = [os.path.join(check.cwd, name)]
-    if not os.path.isabs(name) and not name.startswith("."):
-        folders += [os.path.join(check.cwd, c, name) for c in cdpath]
+    unknown = [os.path.dirname(p) for p in sorted(check.protected.written)]
+    try:
+        patterns = expand.variants(given[0].pat) if given[0].braced else [given[0].pat]
+    except expand.TooMany:
+        return unknown
+    names: list[str] = []
+    for pattern in patterns:
+        text, glob, hidden = expand.literal(pattern)
+        if hidden or text == "-" or (given[0].dynamic and not given[0].braced):
+            return unknown
+        name = os.path.expanduser(text)
+        if glob:
+            if not check.spend(GLOB_LOOKS[0]):
+                return unknown  # the budget is spent: the folder is not looked for
+            found = expand_glob(os.path.join(check.cwd, name), check.globs)
+            names += [f for f in found if os.path.isdir(f)] or [name]
+        else:
+            names.append(name)
+    folders = []
+    for name in names:
+        folders.append(os.path.join(check.cwd, name))
+        if not os.path.isabs(name) and not name.startswith("."):
+            if any("\0" in c or "$" in c for c in cdpath):
+                return unknown
+            folders += [os.path.join(check.cwd, c, name) for c in cdpath]
     return [os.path.normpath(f) for f in folders]
-
-
-def _xargs_arg_file(words: list[bash.Word]) -> str | None:
-    """The file `xargs -a FILE` (`--arg-file`) reads its names from, or None."""
-    for i, w in enumerate(words[:4]):
-        if base(w.text) != "xargs":
-            continue
-        for j in range(i + 1, len(words)):
-            text = words[j].text
-            if text in ("-a", "--arg-file") and j + 1 < len(words):
-                return words[j + 1].text
-            if text.startswith("--arg-file="):
-                return text.partition("=")[2]
-            if text.startswith("-a") and len(text) > 2:
-                return text[2:]
-            if not text.startswith("-"):
-                break
-    return None
 
 
 def _feeds_xargs(words: list[bash.Word]) -> bool:
@@ -355,7 +380,9 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
     """The protected file `word` names: as written, inside it (code, `--opt=FILE`), or once
     bash has expanded it (braces, the variables the command set, a part it cannot know)."""
     hit = check.path(word.text, word.glob, word.dynamic)
-    if hit is None:
+    if hit is None and not word.braced:
+        # A braced word's parts are looked for in each word bash makes of it (below), not in
+        # its text, where `.env{.example,.example}` would split into `.env`.
         hit = check.fragments(word.text)
     if hit is None and word.within:
         hit = check.inside(word.within)
@@ -369,11 +396,19 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
         text, glob, unknown = expand.literal(pattern)
         if unknown:
             hit = check.could_be(pattern)
+            if hit is None and "=" in pattern:
+                # An option's value (`dd if=.en${UNSET}v`, `--env-file=$D.env`).
+                hit = check.could_be(pattern.split("=", 1)[1])
         elif text != word.text:
             hit = check.path(text, glob) or check.fragments(text)
+        elif word.braced:
+            hit = check.fragments(text)  # braces that made nothing new (`x{}.env`)
         if hit is not None:
             return hit
     return None
+
+
+_SUBSCRIPTED = re.compile(bashlex.NAME_PATTERN + r"\[")
 
 
 def _subscript(check: Check, word: bash.Word, depth: int) -> str | None:
@@ -381,10 +416,12 @@ def _subscript(check: Check, word: bash.Word, depth: int) -> str | None:
     variable's name is taken (`test -v`, `declare`, `printf -v`, `read`, arithmetic on a
     variable holding it), even from a quoted word: the text after `[` is read as code."""
     text = word.text
-    start = text.find("[")
-    if start < 0 or ("$(" not in text and "`" not in text):
+    if "$(" not in text and "`" not in text:
         return None
-    code = "echo " + text[start + 1 :]
+    m = _SUBSCRIPTED.search(text)  # a name before the `[` (`[ -s x ]` in code is no subscript)
+    if m is None:
+        return None
+    code = "echo " + text[m.end() :]
     try:
         return script(check, code, depth + 1)
     except bash.ShellSyntax:
@@ -403,6 +440,8 @@ def _program_words(words: list[bash.Word]) -> list[bash.Word]:
         w = words[i]
         if _ASSIGNMENT.match(w.text) and not w.quoted:
             i += 1
+        elif w.text == "function":
+            i += 2  # `function NAME { …`: the body's first command follows `{`
         elif w.text in _WRAPPERS:
             i += 1
             if w.text == "timeout" and i < len(words) and words[i].text[:1].isdigit():
@@ -414,69 +453,27 @@ def _program_words(words: list[bash.Word]) -> list[bash.Word]:
     return words[i:]
 
 
-def _git_runs_code(words: list[bash.Word]) -> bool:
-    """git is given configuration or an environment that may run a command of its own
-    (`-c core.fsmonitor=…`, `--config-env`, `GIT_*=…` before it): not a naming-only call."""
-    for w in words:
-        if w.text in ("-c", "--config-env") or w.text.startswith(("-c", "--config-env=")):
-            return True
-        if w.text.startswith("GIT_") and "=" in w.text:
-            return True
-    return False
+def _runs_stdin(words: list[bash.Word]) -> bool:
+    """The command runs its input as a script: a shell given no `-c` code, `source
+    /dev/stdin` (`.`)."""
+    words = _program_words(words)
+    program = base(words[0].text) if words else ""
+    if program in SHELLS:
+        return _inline_script(program, words[1:])[0] is None
+    return program in ("source", ".") and any(w.text in _STDIN_FILES for w in words[1:])
 
 
-def _env_split_string(words: list[bash.Word]) -> str | None:
-    """`env -S 'cat .env'` (`--split-string`): the string env splits and runs, with the words
-    after it."""
-    for i, w in enumerate(words):
-        if base(w.text) != "env":
-            continue
-        for j in range(i + 1, len(words)):
-            text = words[j].text
-            rest = " ".join(x.text for x in words[j + 1 :])
-            if text in ("-S", "--split-string"):
-                return rest
-            if text.startswith("--split-string="):
-                return text.partition("=")[2] + " " + rest
-            if text.startswith("-S"):
-                return text[2:] + " " + rest
-            if not text.startswith("-"):
-                break
-        break
-    return None
-
-
-def _directories_recurse(args: list[bash.Word]) -> list[bash.Word]:
-    """grep's `--directories=recurse` (and `--directories recurse`) as the `-r` it is."""
-    out: list[bash.Word] = []
-    for i, w in enumerate(args):
-        nxt = args[i + 1].text if i + 1 < len(args) else ""
-        if w.text == "--directories=recurse" or (w.text == "--directories" and nxt == "recurse"):
-            out.append(bash.Word("-r"))
-        elif w.text == "recurse" and i and args[i - 1].text == "--directories":
-            continue
-        else:
-            out.append(w)
-    return out
-
-
-def _git_subcommand(args: list[bash.Word]) -> str | None:
-    i = 0
-    while i < len(args):
-        text = args[i].text
-        if text in ("-C", "-c", "--git-dir", "--work-tree"):
-            i += 2
-        elif text.startswith("-"):
-            i += 1
-        else:
-            return text
-    return None
+_STDIN_FILES = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 
 
 def _inline_script(program: str, args: list[bash.Word]) -> tuple[str | None, list[bash.Word]]:
     """The code `eval` or `sh -c` runs, and the words given to it after it (its $0, $1…)."""
     if program == "eval":
         return " ".join(a.text for a in args), []
+    if program == "trap":  # `trap 'cat .env' EXIT`: the code runs on the signal
+        return next((a.text for a in args if not a.text.startswith("-")), None), []
+    if program == "alias":  # `shopt -s expand_aliases; alias c='cat .env'`
+        return "\n".join(a.text.partition("=")[2] for a in args), []
     for i, arg in enumerate(args):
         if arg.text.startswith("-") and not arg.text.startswith("--") and "c" in arg.text:
             if i + 1 < len(args):

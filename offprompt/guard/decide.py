@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     # Reads one tool's input: the protected file it would expose, or None.
     Reader: TypeAlias = Callable[[Check, Mapping[str, object]], str | None]
 
-__all__ = ["DEFAULT", "TOOLS", "decide", "reader"]
+__all__ = ["DEFAULT", "NAME_TOOLS", "TOOLS", "decide", "reader"]
 
 # The events that come before a tool runs: Claude Code's and Codex's, Gemini CLI's, and Claude
 # Code's (2.1.332) before a skill's shell command, which carries Bash's name and input and never
@@ -210,6 +210,29 @@ def _any_name(check: Check, tool_input: Mapping[str, object]) -> str | None:
     return None
 
 
+@_command_first
+def _names(check: Check, tool_input: Mapping[str, object]) -> str | None:
+    """Another MCP server's search or listing of file names (NAME_TOOLS): it returns names and
+    metadata, never a file's bytes, so the names it is given are not reads; an input that is
+    code or a command is still read as code."""
+    for key, value in tool_input.items():
+        if key.replace("_", "").replace("-", "").lower() in _CODE_KEYS:
+            for text in _strings(value):
+                hit = _code(check, text)
+                if hit is not None:
+                    return hit
+    return None
+
+
+# Other MCP servers' tools that find or list files by name (the filesystem server's, and the
+# same names elsewhere), as the tool's own name after the server's prefix.
+NAME_TOOLS = frozenset(
+    {"search_files", "find_files", "list_directory", "list_directory_with_sizes",
+     "directory_tree", "list_allowed_directories", "get_file_info"}
+)  # fmt: skip
+# What separates a server's name from its tool's: `mcp__fs__x`, `fs__x`, `fs.x`, `fs/x`, `mcp:x`.
+_SERVER_SEPARATOR = re.compile(r"__|[.:/]")
+
 # The inputs another MCP server runs as code or a command (lower case, no `_` or `-`).
 _CODE_KEYS = frozenset(
     {"code", "script", "source", "sql", "expression", "commandline", "program", "js",
@@ -287,8 +310,13 @@ TOOLS: dict[str, Reader | None] = {
 
 
 def reader(tool: str) -> Reader | None:
-    """The reader of `tool`'s input: its row in TOOLS, else DEFAULT."""
-    return TOOLS.get(tool, DEFAULT)
+    """The reader of `tool`'s input: its row in TOOLS, else a name search's (NAME_TOOLS),
+    else DEFAULT."""
+    if tool in TOOLS:
+        return TOOLS[tool]
+    if _SERVER_SEPARATOR.split(tool)[-1] in NAME_TOOLS:
+        return _names
+    return DEFAULT
 
 
 def decide(

@@ -15,7 +15,18 @@ from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 from offprompt.guard.protected import is_dotenv
 
-__all__ = ["carried", "listing", "names_in", "recursive", "texts_left_out"]
+__all__ = [
+    "carried",
+    "directories_recurse",
+    "env_split_string",
+    "git_runs_code",
+    "git_subcommand",
+    "listing",
+    "names_in",
+    "recursive",
+    "texts_left_out",
+    "xargs_arg_file",
+]
 
 # A program with one of these options (or a short cluster holding the letter) copies folders
 # whole: cp's `-r`/`-R`/`-a`, rsync's and scp's.
@@ -31,6 +42,8 @@ _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # Programs find may run on a file that only print its name or facts about it.
 _FIND_NAMING = frozenset({"echo", "ls", "stat", "basename", "dirname", "realpath", "test", "["})
 _FIND_NAMES = ("-name", "-iname")
+# find's tests of the whole path it prints (`./src/main.py`), its `*` crossing `/` as fnmatch's.
+_FIND_PATHS = ("-path", "-wholename", "-ipath", "-iwholename")
 _JQ_LIKE = frozenset({"jq", "yq", "gojq", "jaq"})
 # jq's options that take values that are not files: (option, how many words follow).
 _JQ_VALUES = {"--arg": 2, "--argjson": 2, "--indent": 1, "-L": 1, "--library-path": 1}
@@ -265,7 +278,35 @@ def _found(check: Check, args: list[Word]) -> str | None:
         names = [n.lower() if t == "-iname" else n for t, n in tests if t in _FIND_NAMES] or None
         if any(t == "-iname" for t, _ in tests) and names is not None:
             names = [*names, *(n.lower() for n in names)]
+        paths = [n.lower() if t.startswith("-i") else n for t, n in tests if t in _FIND_PATHS]
+        if paths and not any(w.dynamic or w.glob or w.braced for w in starts):
+            return _found_paths(check, starts or [Word(".")], paths, names)
     return _takes_in(check, starts or [Word(".")], [], names)
+
+
+def _found_paths(
+    check: Check, starts: list[Word], paths: list[str], names: list[str] | None
+) -> str | None:
+    """A protected file under `starts` (folders as written) whose path as find prints it
+    (the start, then the path below it) matches every `-path` pattern (cased or not: both
+    sides lowered), and its name one of `names` when given."""
+    for start in starts:
+        root = os.path.normpath(os.path.join(check.dirs[-1], os.path.expanduser(start.text)))
+        if not os.path.isdir(root):
+            continue
+        if not check.spend(search.SEARCH_LOOKS):
+            return UNCHECKED
+        for found in search.under(check, root):
+            shown = os.path.join(start.text, os.path.relpath(found, root))
+            base = os.path.basename(found)
+            if names is not None and not any(
+                fnmatch.fnmatchcase(b, n) for n in names for b in (base, base.lower())
+            ):
+                continue
+            # Lowered too, for `-ipath` (a cased test that matches only so is taken: closed).
+            if all(any(fnmatch.fnmatchcase(x, p) for x in (shown, shown.lower())) for p in paths):
+                return os.path.relpath(found, check.cwd)
+    return None
 
 
 def texts_left_out(program: str, args: list[Word]) -> list[Word]:
@@ -341,3 +382,84 @@ def _jq_files(args: list[Word]) -> list[Word]:
             out.append(args[i])
         i += 1
     return out
+
+
+def xargs_arg_file(words: list[Word]) -> str | None:
+    """The file `xargs -a FILE` (`--arg-file`) reads its names from, or None."""
+    for i, w in enumerate(words[:4]):
+        if _base(w.text) != "xargs":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            if text in ("-a", "--arg-file") and j + 1 < len(words):
+                return words[j + 1].text
+            if text.startswith("--arg-file="):
+                return text.partition("=")[2]
+            if text.startswith("-a") and len(text) > 2:
+                return text[2:]
+            if not text.startswith("-"):
+                break
+    return None
+
+
+def git_runs_code(words: list[Word]) -> bool:
+    """git is given configuration or an environment that may run a command of its own
+    (`-c core.fsmonitor=…`, `--config-env`, `GIT_*=…` before it): not a naming-only call."""
+    for w in words:
+        if w.text in ("-c", "--config-env") or w.text.startswith(("-c", "--config-env=")):
+            return True
+        if w.text.startswith("GIT_") and "=" in w.text:
+            return True
+    return False
+
+
+def env_split_string(words: list[Word]) -> str | None:
+    """`env -S 'cat .env'` (`--split-string`): the string env splits and runs, with the words
+    after it."""
+    for i, w in enumerate(words):
+        if _base(w.text) != "env":
+            continue
+        for j in range(i + 1, len(words)):
+            text = words[j].text
+            rest = " ".join(x.text for x in words[j + 1 :])
+            if text in ("-S", "--split-string"):
+                return rest
+            if text.startswith("--split-string="):
+                return text.partition("=")[2] + " " + rest
+            if text.startswith("-S"):
+                return text[2:] + " " + rest
+            if not text.startswith("-"):
+                break
+        break
+    return None
+
+
+def directories_recurse(args: list[Word]) -> list[Word]:
+    """grep's `--directories=recurse` (and `--directories recurse`) as the `-r` it is."""
+    out: list[Word] = []
+    for i, w in enumerate(args):
+        nxt = args[i + 1].text if i + 1 < len(args) else ""
+        if w.text == "--directories=recurse" or (w.text == "--directories" and nxt == "recurse"):
+            out.append(Word("-r"))
+        elif w.text == "recurse" and i and args[i - 1].text == "--directories":
+            continue
+        else:
+            out.append(w)
+    return out
+
+
+def git_subcommand(args: list[Word]) -> str | None:
+    i = 0
+    while i < len(args):
+        text = args[i].text
+        if text in ("-C", "-c", "--git-dir", "--work-tree"):
+            i += 2
+        elif text.startswith("-"):
+            i += 1
+        else:
+            return text
+    return None
+
+
+def _base(program: str) -> str:
+    return program.rsplit("/", 1)[-1]

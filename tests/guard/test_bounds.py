@@ -51,6 +51,12 @@ def families() -> dict[str, str]:
         "bash -c of a long script": "bash -c " * 16 + "'" + "cat a; " * 30_000 + "'",
         "bash -c chain": "bash -c " * 40 + "a",
         "slashes": fill("a/", "cat "),
+        "cd globs": fill("cd d*; "),
+        "here-docs in $( )": fill("cat <<a\nx'\na\n", "cat $(", ")"),
+        "case in $( )": fill("case x in x) a;; esac; ", "echo $(", ")"),
+        "arithmetic": fill("(( 1 << 2 )); "),
+        "defaults": fill("${X:-a} ", "cat "),
+        "nested defaults": "cat " + '"${X:-' * 40 + "a" + '}"' * 40,
     }
 
 
@@ -58,7 +64,7 @@ def families() -> dict[str, str]:
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Counts the lexer's steps and every realpath and glob the checks ask for."""
     counts = {"steps": 0, "realpath": 0, "glob": 0}
-    real_step = bash._Env.step
+    real_step = bash.Env.step
     real_realpath = os.path.realpath
     real_expand = check._expand
 
@@ -74,7 +80,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         counts["glob"] += 1
         return real_expand(pattern, *options)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(bash._Env, "step", step)
+    monkeypatch.setattr(bash.Env, "step", step)
     monkeypatch.setattr(check.os.path, "realpath", realpath)
     monkeypatch.setattr(check, "_expand", expand)
     return counts

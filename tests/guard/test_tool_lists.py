@@ -48,6 +48,10 @@ BLOCKED = [
     ("mcp__win__run", {"commandLine": "type .env"}),
     ("mcp__py__run", {"script": "from dotenv import load_dotenv; load_dotenv()"}),
     ("mcp__repl__eval", {"expression": "require('fs').readFileSync('.env', 'utf8')"}),
+    # A name search is let through for its names, not for a file tool's or code's input.
+    ("mcp__filesystem__read_text_file", {"path": ".env"}),
+    ("mcp__filesystem__search_files", {"path": ".", "pattern": "x", "command": "cat .env"}),
+    ("mcp__fs__search_files", {"path": ".", "pattern": "x", "script": "cat .env"}),
 ]
 
 PASSED = [
@@ -63,6 +67,11 @@ PASSED = [
     ("update_plan", {"plan": [{"step": "read .env", "status": "pending"}]}),
     ("mcp__jupyter__execute", {"code": "import os\nprint(1 + 1)"}),
     ("mcp__db__query", {"sql": "select count(*) from users"}),
+    # Another MCP server's search for file names: it returns names, never a file's bytes.
+    ("mcp__filesystem__search_files", {"path": ".", "pattern": ".env"}),
+    ("mcp__fs__search_files", {"path": "config", "pattern": "service.json"}),
+    ("mcp__filesystem__directory_tree", {"path": "."}),
+    ("mcp__filesystem__get_file_info", {"path": ".env"}),
 ]
 
 
