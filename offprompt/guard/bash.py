@@ -8,10 +8,8 @@ assigns and what cannot be known may make of it. ShellSyntax when the text is no
 
 from __future__ import annotations
 
-import re
-
 from offprompt import bashlex
-from offprompt.guard import expand
+from offprompt.guard import expand, rx
 from offprompt.guard.expand import UNKNOWN
 from offprompt.guard.words import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
 
@@ -30,9 +28,9 @@ _REDIRECTS = ("<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">&", ">|", "&>", "<"
 _GLOB = "*?["
 # A run of characters with no meaning to the reader, taken at once (the loop's time is then
 # linear in the special characters, not in every character of a long word).
-_PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
-_PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
-_BACKTICK_SPECIAL = re.compile(r"[\\`]")
+_PLAIN = rx.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
+_PLAIN_DOUBLE = rx.compile(r'[^"\\$`]+')
+_BACKTICK_SPECIAL = rx.compile(r"[\\`]")
 _HEREDOC_SPECIAL = r"[\\`$]"
 _EXTGLOB = "@!+*?"
 
@@ -81,14 +79,14 @@ def scan(
 
 
 # `NAME=` or `NAME+=` starting a word's pattern; the builtins whose words may be assignments.
-_ASSIGN = re.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
+_ASSIGN = rx.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
 _DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # One variable assigned more values than this in one command is not followed value by value.
 _MAX_VALUES = 256
 # A variable, maybe with a subscript, starting the inside of `${…}`.
 _USED = "(" + bashlex.NAME_PATTERN + r")(?:\[[^\]]*\])?"
 # `${NAME:-word}` and its kin (`-`, `=`, `:=`, `+`, `:+`): the word is what the shell may use.
-_DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
+_DEFAULTED = rx.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", rx.DOTALL)
 
 
 class _Lexer:
@@ -323,7 +321,7 @@ class _Lexer:
             # One search for the line that is DELIM (with tabs before it for `<<-`), not a loop
             # over the lines: a long here-doc costs one pass. `self.i` starts a line here.
             tabs = "\t*" if strip_tabs else ""
-            end = re.compile(f"^{tabs}{re.escape(delim)}$", re.MULTILINE).search(self.s, self.i)
+            end = rx.compile(f"^{tabs}{rx.escape(delim)}$", rx.MULTILINE).search(self.s, self.i)
             if end is None:
                 body = self.s[self.i :]
                 self.i = len(self.s)
@@ -340,7 +338,7 @@ class _Lexer:
         i, n = 0, len(body)
         while i < n:
             self.env.step()
-            m = re.compile(_HEREDOC_SPECIAL).search(body, i)
+            m = rx.compile(_HEREDOC_SPECIAL).search(body, i)
             if m is None:
                 return
             i = m.start()
@@ -434,7 +432,7 @@ class _Lexer:
                 text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.add_text(text)
                 w.dynamic = True
-                used = re.match(_USED, body)
+                used = rx.match(_USED, body)
                 if m is not None:
                     w.add_pat(expand.escape_plain(text) or UNKNOWN)
                 elif used is not None and used.end() == len(body):

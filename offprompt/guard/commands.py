@@ -6,10 +6,9 @@ program and words; a shell or `eval` given code is read as the code it runs.
 from __future__ import annotations
 
 import os
-import re
 
 from offprompt import bashlex
-from offprompt.guard import bash, expand, grep, implied, programs, search
+from offprompt.guard import bash, expand, grep, implied, programs, rx, search
 from offprompt.guard.check import UNCHECKED, Check
 
 __all__ = ["SHELLS", "base", "script"]
@@ -50,7 +49,7 @@ SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 # Programs that run code they read from their input when given no script.
 _STDIN_CODE = SHELLS | {"python", "python3", "node", "perl", "ruby", "php", "lua", "source", "."}
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
-_ASSIGNMENT = re.compile(bashlex.NAME_PATTERN + r"\+?=")
+_ASSIGNMENT = rx.compile(bashlex.NAME_PATTERN + r"\+?=")
 # Code run by code (`eval eval …`, `bash -c "bash -c …"`) deeper than this is not checked; it is
 # blocked (DESIGN §14: text the reader cannot read is decided at least as strictly).
 _MAX_DEPTH = 16

@@ -7,17 +7,16 @@ tool's input; a tool not in it takes DEFAULT. Adding a tool is one row.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator, Mapping
+from _collections_abc import Mapping
 
-from offprompt.guard import bash, commands, implied, search
+from offprompt.guard import bash, commands, implied, rx, search
 from offprompt.guard.check import Check
 from offprompt.guard.protected import Protected
 
 # `typing` costs the hook's start-up time (tests/guard/test_hook_imports.py): types for mypy only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import TypeAlias
 
     # Reads one tool's input: the protected file it would expose, or None.
@@ -29,7 +28,7 @@ __all__ = ["DEFAULT", "TOOLS", "decide", "reader"]
 # Code's (2.1.332) before a skill's shell command, which carries Bash's name and input and never
 # passes through PreToolUse (measured: without it a skill's `!` command read .env to the model).
 _BEFORE_TOOL = ("PreToolUse", "BeforeTool", "PreSkillShellCommand")
-_PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
+_PATCH_HEADER = rx.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
 def _strings(value: object, depth: int = 0) -> Iterator[str]:

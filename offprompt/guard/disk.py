@@ -6,11 +6,14 @@ Imports only what the hook's process already has, for its speed (DESIGN Â§14: â‰
 
 from __future__ import annotations
 
-import fnmatch
-import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+
+from offprompt.guard import jsonread, rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 __all__ = ["dotenv_under", "included", "journal_files", "journal_path", "not_ignored"]
 
@@ -48,7 +51,7 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
     files = []
     for line in raw.splitlines():
         try:
-            entry = json.loads(line)
+            entry = jsonread.loads(line)
         except ValueError:
             continue  # a torn last line after a crash, or a hand edit
         if isinstance(entry, dict):
@@ -91,7 +94,11 @@ def dotenv_under(
 def included(path: str, folder: str, pattern: str) -> bool:
     """A search's file filter (`*.py`, `src/**/*.ts`) takes `path` in."""
     rel = os.path.relpath(path, folder)
-    return fnmatch.fnmatch(os.path.basename(path), pattern) or fnmatch.fnmatch(rel, pattern)
+    # fnmatch.fnmatch: the names and the pattern in the system's case.
+    pattern = os.path.normcase(pattern)
+    return rx.fnmatchcase(os.path.normcase(os.path.basename(path)), pattern) or rx.fnmatchcase(
+        os.path.normcase(rel), pattern
+    )
 
 
 def not_ignored(folder: str, paths: list[str]) -> list[str]:

@@ -4,15 +4,17 @@
 Claude Code, Codex, Gemini CLI (`BeforeTool`) and VS Code's own hooks send that shape already;
 Cursor (`beforeShellExecution`, `beforeReadFile`, `beforeMCPExecution`), the Copilot runtime
 (`toolName`/`toolArgs`) and Windsurf (`agent_action_name`, `tool_info`) are mapped. Imports only
-what the hook already has (json, os, sys), for its speed.
+what the hook already has (os, sys), for its speed: JSON is read by jsonread.py, and
+written by `json`, loaded for a block or a Cursor event only.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Mapping
+from _collections_abc import Mapping
+
+from offprompt.guard import jsonread
 
 __all__ = ["answer", "deny_json", "dialect", "normalise"]
 
@@ -36,7 +38,7 @@ def normalise(dialect: str, event: Mapping[str, object]) -> dict[str, object]:
     if dialect == "copilot":
         args = event.get("toolArgs")
         if isinstance(args, str):
-            args = json.loads(args) if args.strip() else {}
+            args = jsonread.loads(args) if args.strip() else {}
         tool = event.get("toolName")
         if not isinstance(tool, str) or not isinstance(args, Mapping):
             raise ValueError("a Copilot event without toolName or toolArgs")
@@ -64,7 +66,7 @@ def _cursor(event: Mapping[str, object]) -> dict[str, object]:
     elif name == "beforeMCPExecution":
         raw = event.get("tool_input")
         try:
-            parsed = json.loads(raw) if isinstance(raw, str) else raw
+            parsed = jsonread.loads(raw) if isinstance(raw, str) else raw
         except ValueError:
             parsed = {"input": raw}
         tool = f"mcp:{event.get('tool_name')}"
@@ -131,11 +133,18 @@ def dialect(event: Mapping[str, object]) -> str:
 
 def deny_json(dialect: str, why: str) -> str | None:
     """The deny a host of `dialect` reads on stdout beside exit 2, or None (exit 2 is all)."""
+    import json
+
     if dialect == "cursor":
         return json.dumps({"permission": "deny", "user_message": why, "agent_message": why})
     if dialect == "copilot":
         return json.dumps({"permissionDecision": "deny", "permissionDecisionReason": why})
     return None
+
+
+# json.dumps({"permission": "allow"}), written out (tests/guard/test_guard_fast.py holds the two
+# alike).
+_CURSOR_ALLOW = '{"permission": "allow"}'
 
 
 def answer(dialect: str, why: str | None) -> int:
@@ -145,7 +154,7 @@ def answer(dialect: str, why: str | None) -> int:
     if why is not None:
         out = deny_json(dialect, why)
     else:
-        out = json.dumps({"permission": "allow"}) if dialect == "cursor" else None
+        out = _CURSOR_ALLOW if dialect == "cursor" else None
     # try/except rather than contextlib.suppress: contextlib costs the hook's start-up time.
     try:
         if out is not None:

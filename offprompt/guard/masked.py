@@ -8,13 +8,14 @@ command runs sandboxed, so there the guard keeps blocking (the empty set).
 
 from __future__ import annotations
 
-import functools
-import json
 import os
-import re
-from collections.abc import Mapping
+from _collections_abc import Mapping
 
-from offprompt.guard import disk
+from offprompt.guard import disk, jsonread, rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 __all__ = ["MASK_RECORD", "covered", "sandboxed_reads"]
 
@@ -69,14 +70,14 @@ def covered(project: object, environ: Mapping[str, str]) -> frozenset[str]:
 # blank line; any other line could be a value offprompt did not write, so the file is not left
 # to the mask. Compiled on first use: every call of Claude Code loads this module, and few are in
 # a masked project (tests/guard/test_hook_start.py).
-@functools.cache
+@rx.cache
 def _assigns() -> re.Pattern[bytes]:
-    return re.compile(rb"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=")
+    return rx.compile(rb"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=")
 
 
-@functools.cache
+@rx.cache
 def _quiet() -> re.Pattern[bytes]:
-    return re.compile(rb"[ \t]*(?:#.*)?")
+    return rx.compile(rb"[ \t]*(?:#.*)?")
 
 
 _MOST = 1 << 20
@@ -154,6 +155,6 @@ def _in_sandbox(project: str, tool_input: Mapping[str, object], environ: Mapping
 def _json(path: str) -> object:
     try:
         with open(path, "rb") as f:
-            return json.loads(f.read(1 << 20))
+            return jsonread.loads(f.read(1 << 20))
     except (OSError, ValueError, RecursionError):
         return None

@@ -4,17 +4,18 @@ commands, and the errors it raises for text it cannot read.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
 from offprompt import bashlex
-from offprompt.guard import expand
+from offprompt.guard import expand, rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["Command", "ShellSyntax", "TooBig", "Word", "balanced", "single_quote_end"]
 
 _BALANCED_SPECIAL = {
-    "(": re.compile(r"[\\'\"()]"),
-    "{": re.compile(r"[\\'\"{}]"),
+    "(": rx.compile(r"[\\'\"()]"),
+    "{": rx.compile(r"[\\'\"{}]"),
 }
 
 

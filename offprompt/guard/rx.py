@@ -1,0 +1,183 @@
+"""The guard's regular expressions without importing `re` (issue 45: `re` and the `enum` it
+loads cost the hook milliseconds on every tool call, most of a call let through).
+
+`compile` returns the very pattern object `re.compile` makes, built straight from `_sre` with
+code `re`'s own compiler made ahead of time: `_rx_table.py`, written by
+`python -m offprompt.guard.rx --write` from every pattern the guard's modules hand to this
+module, for one Python minor version and `_sre.MAGIC`. A pattern not in the table, or another
+Python, is compiled by `re` (correct, only slower); tests/guard/test_rx.py fails when the table
+is not exactly what the running Python's `re` makes for those patterns. `fnmatchcase` likewise
+takes a glob's translation from the table, else from `fnmatch`.
+"""
+
+from __future__ import annotations
+
+import _functools  # type: ignore[import-not-found]
+import _sre  # type: ignore[import-not-found]
+import sys
+
+from offprompt.guard import _rx_table
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+    from typing import AnyStr
+
+__all__ = [
+    "ASCII",
+    "DOTALL",
+    "IGNORECASE",
+    "MULTILINE",
+    "CacheInfo",
+    "cache",
+    "compile",
+    "escape",
+    "fnmatchcase",
+    "fullmatch",
+    "glob",
+    "match",
+    "search",
+    "split",
+    "sub",
+]
+
+# re.RegexFlag's values (sre_constants' SRE_FLAG_*), as plain ints.
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = 16
+ASCII = 256
+
+# The guard's modules (and the bash lexer they share), whose patterns the table holds.
+MODULES = (
+    "offprompt.bashlex",
+    "offprompt.guard.bash",
+    "offprompt.guard.check",
+    "offprompt.guard.commands",
+    "offprompt.guard.decide",
+    "offprompt.guard.disk",
+    "offprompt.guard.events",
+    "offprompt.guard.expand",
+    "offprompt.guard.grep",
+    "offprompt.guard.hook",
+    "offprompt.guard.implied",
+    "offprompt.guard.masked",
+    "offprompt.guard.programs",
+    "offprompt.guard.protected",
+    "offprompt.guard.search",
+    "offprompt.guard.words",
+)
+
+_USABLE = _rx_table.MAGIC == _sre.MAGIC and _rx_table.VERSION == sys.version_info[:2]
+# What this process compiled, by (pattern, flags); and the patterns the table missed (read by
+# the table's writer).
+_compiled: dict[tuple[object, int], object] = {}
+_globs: dict[str, str] = {}
+MISSED: set[tuple[str | bytes, int]] = set()
+
+
+def compile(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """`re.compile(pattern, flags)`, from the table when it holds `pattern`."""
+    key = (pattern, flags)
+    done = _compiled.get(key)
+    if done is None:
+        entry = _rx_table.PATTERNS.get(key) if _USABLE else None
+        if entry is None:
+            MISSED.add(key)
+            import re
+
+            done = re.compile(pattern, flags)
+        else:
+            code, all_flags, groups, groupindex, indexgroup = entry
+            done = _sre.compile(pattern, all_flags, list(code), groups, groupindex, indexgroup)
+        _compiled[key] = done
+    return done  # type: ignore[return-value]
+
+
+def search(pattern: AnyStr, string: AnyStr, flags: int = 0) -> re.Match[AnyStr] | None:
+    """`re.search`."""
+    return compile(pattern, flags).search(string)
+
+
+def match(pattern: AnyStr, string: AnyStr, flags: int = 0) -> re.Match[AnyStr] | None:
+    """`re.match`."""
+    return compile(pattern, flags).match(string)
+
+
+def fullmatch(pattern: AnyStr, string: AnyStr, flags: int = 0) -> re.Match[AnyStr] | None:
+    """`re.fullmatch`."""
+    return compile(pattern, flags).fullmatch(string)
+
+
+def sub(
+    pattern: AnyStr,
+    repl: AnyStr | Callable[[re.Match[AnyStr]], AnyStr],
+    string: AnyStr,
+    count: int = 0,
+    flags: int = 0,
+) -> AnyStr:
+    """`re.sub` (a template with a backslash makes `_sre` load `re` to read it)."""
+    return compile(pattern, flags).sub(repl, string, count)
+
+
+def split(pattern: AnyStr, string: AnyStr, maxsplit: int = 0, flags: int = 0) -> list[AnyStr]:
+    """`re.split`."""
+    return compile(pattern, flags).split(string, maxsplit)
+
+
+# re.escape's table (3.7+): the characters special in a pattern, each after a backslash.
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def escape(pattern: str) -> str:
+    """`re.escape` of a str."""
+    return pattern.translate(_SPECIAL)
+
+
+def glob(pattern: str) -> str:
+    """`fnmatch.translate(pattern)`, from the table when it holds `pattern`."""
+    done = _globs.get(pattern)
+    if done is None:
+        done = _rx_table.GLOBS.get(pattern) if _USABLE else None
+        if done is None:
+            MISSED.add((pattern, -1))
+            import fnmatch
+
+            done = fnmatch.translate(pattern)
+        _globs[pattern] = done
+    return done
+
+
+def fnmatchcase(name: str, pattern: str) -> bool:
+    """`fnmatch.fnmatchcase(name, pattern)`."""
+    return compile(glob(pattern)).match(name) is not None
+
+
+class CacheInfo:
+    """What `cache_info()` of a `cache` function says (functools' CacheInfo, less the tuple)."""
+
+    __slots__ = ("currsize", "hits", "maxsize", "misses")
+
+    def __init__(self, hits: int, misses: int, maxsize: int | None, currsize: int) -> None:
+        self.hits, self.misses, self.maxsize, self.currsize = hits, misses, maxsize, currsize
+
+
+def cache(function: Callable[[], re.Pattern[AnyStr]]) -> Callable[[], re.Pattern[AnyStr]]:
+    """`functools.cache` for a function that compiles a pattern on first use, from functools'
+    C half: its Python half loads `collections`, a millisecond or more of the hook's start."""
+    wrapper = _functools._lru_cache_wrapper(function, None, False, CacheInfo)
+    wrapper.__wrapped__ = function
+    wrapper.__name__, wrapper.__qualname__ = function.__name__, function.__qualname__
+    wrapper.__doc__ = function.__doc__
+    return wrapper  # type: ignore[no-any-return]
+
+
+def _main(argv: list[str]) -> int:
+    """`--write`: write the table for this Python; `--check`: exit 1 unless it is current."""
+    from offprompt.guard import _rx_write
+
+    return _rx_write.main(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))
