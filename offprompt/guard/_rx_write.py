@@ -40,7 +40,8 @@ def entry(pattern: str | bytes, flags: int) -> Entry:
     indexgroup: list[str | None] = [None] * p.state.groups
     for k, i in groupindex.items():
         indexgroup[i] = k
-    return tuple(int(c) for c in code), flags | p.state.flags, p.state.groups - 1, groupindex, tuple(indexgroup)
+    code = tuple(int(c) for c in code)
+    return code, flags | p.state.flags, p.state.groups - 1, groupindex, tuple(indexgroup)
 
 
 def _evaluated(node: ast.expr | None, namespace: dict[str, object]) -> object:
