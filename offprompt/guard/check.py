@@ -232,12 +232,10 @@ def _glob_looks(pattern: str) -> int | None:
 def _expand(pattern: str, options: frozenset[str] = frozenset()) -> Iterator[str]:
     """What bash makes of the glob `pattern` with `options` on: dotglob lets `*` match a
     leading dot, globstar makes `**` recursive, nocaseglob ignores case."""
-    import glob  # only for a word with `*?[`: most calls have none, and the hook starts faster
-
     if "nocaseglob" in options:
         pattern = rx.sub("[A-Za-z]", lambda m: f"[{m.group().lower()}{m.group().upper()}]", pattern)
     try:
-        yield from glob.iglob(
+        yield from rx.iglob(
             pattern, recursive="globstar" in options, include_hidden="dotglob" in options
         )
     except (OSError, ValueError, RecursionError):

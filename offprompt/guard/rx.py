@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import _functools  # type: ignore[import-not-found]
 import _sre  # type: ignore[import-not-found]
+import os
 import sys
 
 from offprompt.guard import _rx_table
@@ -21,7 +22,7 @@ from offprompt.guard import _rx_table
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Iterator
     from typing import AnyStr
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "fnmatchcase",
     "fullmatch",
     "glob",
+    "iglob",
     "match",
     "search",
     "split",
@@ -148,9 +150,71 @@ def glob(pattern: str) -> str:
     return done
 
 
+def _literal(pattern: str) -> bool:
+    """`pattern` is a glob of no wildcard: no `*` or `?`, and every `[` without a `]` after it,
+    which fnmatch (and glob) read as the character itself."""
+    return "*" not in pattern and "?" not in pattern and "]" not in pattern
+
+
 def fnmatchcase(name: str, pattern: str) -> bool:
     """`fnmatch.fnmatchcase(name, pattern)`."""
+    if _literal(pattern):
+        return name == pattern  # what fnmatch.translate makes of it matches it alone
     return compile(glob(pattern)).match(name) is not None
+
+
+def iglob(pattern: str, *, recursive: bool = False, include_hidden: bool = False) -> Iterator[str]:
+    """`glob.iglob(pattern, recursive=…, include_hidden=…)`; without loading glob (and re) for a
+    pattern whose `[`s are all literal (a fragment of code: `d["name"]`), which glob finds
+    as it finds any name: by listing the folder that would hold it (tests/guard/test_rx.py
+    holds the two alike)."""
+    if not _literal(pattern) or not pattern or pattern.startswith("**"):
+        import glob
+
+        return glob.iglob(pattern, recursive=recursive, include_hidden=include_hidden)
+    return _literal_glob(pattern, False)
+
+
+def _literal_glob(pathname: str, dironly: bool) -> Iterator[str]:
+    """glob._iglob for a pattern `_literal` says has no wildcard (a `[` is its only magic)."""
+    dirname, basename = os.path.split(pathname)
+    if "[" not in pathname:
+        if os.path.lexists(pathname) if basename else os.path.isdir(dirname):
+            yield pathname
+        return
+    if not dirname:
+        yield from _listed("", basename, dironly)
+        return
+    if dirname != pathname and "[" in dirname:
+        dirs: Iterable[str] = _literal_glob(dirname, True)
+    else:
+        dirs = [dirname]
+    for folder in dirs:
+        if "[" in basename:
+            names = _listed(folder, basename, dironly)
+        elif basename:
+            names = [basename] if os.path.lexists(os.path.join(folder, basename)) else []
+        else:
+            names = [basename] if os.path.isdir(folder) else []
+        for name in names:
+            yield os.path.join(folder, name)
+
+
+def _listed(folder: str, name: str, dironly: bool) -> list[str]:
+    """glob._glob1 for a literal `name`: [name] when listing `folder` shows it (a folder, when
+    `dironly`), else []. Hidden names need no filter: one equal to `name` is hidden only when
+    `name` is, and glob then keeps it."""
+    try:
+        with os.scandir(folder or os.curdir) as entries:
+            for entry in entries:
+                try:
+                    if entry.name == name and (not dironly or entry.is_dir()):
+                        return [name]
+                except OSError:
+                    pass
+    except OSError:
+        pass
+    return []
 
 
 class CacheInfo:
