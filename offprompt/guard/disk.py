@@ -49,7 +49,7 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
     except FileNotFoundError:
         return []
     files = []
-    for line in raw.splitlines():
+    for line in _lines(raw):
         try:
             entry = jsonread.loads(line)
         except ValueError:
@@ -60,6 +60,19 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
             if isinstance(project, str) and isinstance(file, str) and file:
                 files.append(os.path.join(project, *file.split("/")))
     return files
+
+
+def _lines(raw: bytes) -> list[str] | list[bytes]:
+    """The journal's lines, each of which `jsonread.loads` reads as it reads that line's bytes
+    (as `json.loads` would): decoded at once where every line is UTF-8 with no BOM, NUL or CR
+    (json then takes each line as UTF-8, and only LF ends one), which saves the hook a
+    fraction of a millisecond a call; else as bytes."""
+    if b"\x00" not in raw and b"\r" not in raw and b"\xef\xbb\xbf" not in raw:
+        try:
+            return raw.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            pass
+    return raw.splitlines()
 
 
 def dotenv_under(
