@@ -50,6 +50,8 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
         return []
     files = []
     for line in _lines(raw):
+        if not line or line.isspace():
+            continue  # never JSON; skipped here, json's error (and json with it) is not loaded
         try:
             entry = jsonread.loads(line)
         except ValueError:
