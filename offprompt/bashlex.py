@@ -5,7 +5,7 @@ form it finds (follow it, stop, read it as a command) is theirs. Imports nothing
 
 from __future__ import annotations
 
-from offprompt.guard import rx
+from offprompt import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ assigns and what cannot be known may make of it. ShellSyntax when the text is no
 
 from __future__ import annotations
 
-from offprompt import bashlex
-from offprompt.guard import expand, rx
+from offprompt import bashlex, rx
+from offprompt.guard import expand
 from offprompt.guard.expand import UNKNOWN
 from offprompt.guard.words import Command, ShellSyntax, TooBig, Word, balanced, single_quote_end
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-from offprompt.guard import expand, rx
+from offprompt import rx
+from offprompt.guard import expand
 from offprompt.guard.protected import SAMPLES, Protected, glob_hits, in_staging, is_dotenv
 
 TYPE_CHECKING = False

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 
-from offprompt import bashlex
-from offprompt.guard import bash, expand, grep, implied, programs, rx, search
+from offprompt import bashlex, rx
+from offprompt.guard import bash, expand, grep, implied, programs, search
 from offprompt.guard.check import UNCHECKED, Check
 
 __all__ = ["SHELLS", "base", "script"]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from _collections_abc import Mapping
 
-from offprompt.guard import bash, commands, implied, rx, search
+from offprompt import rx
+from offprompt.guard import bash, commands, implied, search
 from offprompt.guard.check import Check
 from offprompt.guard.protected import Protected
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
-from offprompt.guard import jsonread, rx
+from offprompt import rx
+from offprompt.guard import jsonread
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

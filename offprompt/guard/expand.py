@@ -9,8 +9,8 @@ and unescaped `{`, `,`, `}` are brace expansion. Imports only re, for the hook's
 
 from __future__ import annotations
 
+from offprompt import rx
 from offprompt.bashlex import ansi_c_decode
-from offprompt.guard import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ import _signal  # type: ignore[import-not-found]
 import os
 import sys
 
-from offprompt.guard import disk, events, jsonread, masked, rx
+from offprompt import rx
+from offprompt.guard import disk, events, jsonread, masked
 from offprompt.guard.check import UNCHECKED
 from offprompt.guard.decide import decide
 from offprompt.guard.protected import Protected

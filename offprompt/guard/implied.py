@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from offprompt.guard import rx
+from offprompt import rx
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 

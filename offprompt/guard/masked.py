@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from _collections_abc import Mapping
 
-from offprompt.guard import disk, jsonread, rx
+from offprompt import rx
+from offprompt.guard import disk, jsonread
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import itertools
 import os
 
-from offprompt.guard import disk, rx, search
+from offprompt import rx
+from offprompt.guard import disk, search
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 from offprompt.guard.protected import is_dotenv

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from offprompt.guard import rx
+from offprompt import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from offprompt.guard import disk, expand, rx
+from offprompt import rx
+from offprompt.guard import disk, expand
 from offprompt.guard.bash import Word
 from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
 from offprompt.guard.grep import GrepArgs

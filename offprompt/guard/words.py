@@ -4,8 +4,8 @@ commands, and the errors it raises for text it cannot read.
 
 from __future__ import annotations
 
-from offprompt import bashlex
-from offprompt.guard import expand, rx
+from offprompt import bashlex, rx
+from offprompt.guard import expand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

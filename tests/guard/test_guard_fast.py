@@ -15,9 +15,9 @@ import pytest
 from helpers import ROOT
 from test_hook_command_start import installed
 
+from offprompt import rx
 from offprompt.agents import guard_start
 from offprompt.agents.interface import ServerCommand
-from offprompt.guard import rx
 
 # Each costs a call let through a millisecond or more (re with enum; json's decoder loads re).
 SLOW = ("re", "json", "enum", "functools", "collections", "fnmatch", "typing", "dataclasses")
@@ -110,7 +110,7 @@ def test_a_call_let_through_loads_no_slow_module(
 def test_no_guard_module_loads_a_slow_module() -> None:
     """Every module of the guard, loaded in an interpreter without site: none of the slow
     modules comes with them (a pattern goes through rx, JSON through jsonread)."""
-    modules = [*rx.MODULES, "offprompt.guard.rx", "offprompt.guard.jsonread", "offprompt.__main__"]
+    modules = [*rx.MODULES, "offprompt.rx", "offprompt.guard.jsonread", "offprompt.__main__"]
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
         f"for m in {modules!r}: __import__(m)\n"

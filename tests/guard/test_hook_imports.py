@@ -15,9 +15,9 @@ from test_guard import claude_event, written_project
 HOOK_MODULES = [
     "offprompt",
     "offprompt.__main__",
+    "offprompt._rx_table",
     "offprompt.bashlex",
     "offprompt.guard",
-    "offprompt.guard._rx_table",
     "offprompt.guard.bash",
     "offprompt.guard.check",
     "offprompt.guard.commands",
@@ -32,9 +32,9 @@ HOOK_MODULES = [
     "offprompt.guard.masked",
     "offprompt.guard.programs",
     "offprompt.guard.protected",
-    "offprompt.guard.rx",
     "offprompt.guard.search",
     "offprompt.guard.words",
+    "offprompt.rx",
 ]
 
 # Run as the `offprompt` console script runs it; prints what was loaded after start-up.

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from offprompt.guard import _rx_table, jsonread, rx
+from offprompt import _rx_table, rx
+from offprompt.guard import jsonread
 
 SAMPLES = [
     "",
@@ -53,10 +54,10 @@ SAMPLES = [
 
 
 def test_the_table_is_current() -> None:
-    """`python -m offprompt.guard.rx --check`: the table holds exactly the guard's patterns,
+    """`python -m offprompt.rx_write --check`: the table holds exactly the guard's patterns,
     each as this Python's `re` compiles it (a pattern added without `--write` fails here)."""
     done = subprocess.run(
-        [sys.executable, "-m", "offprompt.guard.rx", "--check"],
+        [sys.executable, "-m", "offprompt.rx", "--check"],
         capture_output=True,
         cwd=ROOT,
         timeout=120,

@@ -1,5 +1,5 @@
 """Writes `_rx_table.py`, the code `re` compiles the guard's patterns to, for rx.py
-(`python -m offprompt.guard.rx --write`; `--check` exits 1 unless the table is current).
+(`python -m offprompt.rx_write --write`; `--check` exits 1 unless the table is current).
 
 The patterns are those the guard's modules (rx.MODULES) compile as they load, and every
 pattern or glob they pass to rx's functions that can be read from the module alone (a
@@ -17,7 +17,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from offprompt.guard import rx
+from offprompt import rx
 
 __all__ = ["entry", "main", "patterns", "table_text"]
 
@@ -96,7 +96,7 @@ def table_text() -> str:
     """The text of `_rx_table.py` for the running Python."""
     found, globs = patterns()
     lines = [
-        '"""Made by `python -m offprompt.guard.rx --write` (rx.py); do not edit."""',
+        '"""Made by `python -m offprompt.rx_write --write` (rx.py); do not edit."""',
         "",
         "from __future__ import annotations",
         "",
@@ -125,9 +125,12 @@ def main(argv: list[str]) -> int:
         current = _TABLE.read_text() == text
         if not current:
             sys.stderr.write(
-                "offprompt/guard/_rx_table.py is stale: run"
-                " `python -m offprompt.guard.rx --write`\n"
+                "offprompt/_rx_table.py is stale: run `python -m offprompt.rx_write --write`\n"
             )
         return 0 if current else 1
-    sys.stderr.write("usage: python -m offprompt.guard.rx --write | --check\n")
+    sys.stderr.write("usage: python -m offprompt.rx_write --write | --check\n")
     return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

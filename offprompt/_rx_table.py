@@ -1,4 +1,4 @@
-"""Made by `python -m offprompt.guard.rx --write` (rx.py); do not edit."""
+"""Made by `python -m offprompt.rx_write --write` (rx.py); do not edit."""
 
 from __future__ import annotations
 

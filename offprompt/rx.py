@@ -3,7 +3,7 @@ loads cost the hook milliseconds on every tool call, most of a call let through)
 
 `compile` returns the very pattern object `re.compile` makes, built straight from `_sre` with
 code `re`'s own compiler made ahead of time: `_rx_table.py`, written by
-`python -m offprompt.guard.rx --write` from every pattern the guard's modules hand to this
+`python -m offprompt.rx_write --write` from every pattern the guard's modules hand to this
 module, for one Python minor version and `_sre.MAGIC`. A pattern not in the table, or another
 Python, is compiled by `re` (correct, only slower); tests/guard/test_rx.py fails when the table
 is not exactly what the running Python's `re` makes for those patterns. `fnmatchcase` likewise
@@ -17,7 +17,7 @@ import _sre  # type: ignore[import-not-found]
 import os
 import sys
 
-from offprompt.guard import _rx_table
+from offprompt import _rx_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -234,14 +234,3 @@ def cache(function: Callable[[], re.Pattern[AnyStr]]) -> Callable[[], re.Pattern
     wrapper.__name__, wrapper.__qualname__ = function.__name__, function.__qualname__
     wrapper.__doc__ = function.__doc__
     return wrapper  # type: ignore[no-any-return]
-
-
-def _main(argv: list[str]) -> int:
-    """`--write`: write the table for this Python; `--check`: exit 1 unless it is current."""
-    from offprompt.guard import _rx_write
-
-    return _rx_write.main(argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main(sys.argv[1:]))
