@@ -10,11 +10,15 @@ written by `json`, loaded for a block or a Cursor event only.
 
 from __future__ import annotations
 
+import _json
 import os
 import sys
 from _collections_abc import Mapping
 
 from offprompt.guard import jsonread
+
+# json.dumps' escaping of a str (ensure_ascii), from json's C half.
+_string = _json.encode_basestring_ascii
 
 __all__ = ["answer", "deny_json", "dialect", "normalise"]
 
@@ -132,13 +136,15 @@ def dialect(event: Mapping[str, object]) -> str:
 
 
 def deny_json(dialect: str, why: str) -> str | None:
-    """The deny a host of `dialect` reads on stdout beside exit 2, or None (exit 2 is all)."""
-    import json
+    """The deny a host of `dialect` reads on stdout beside exit 2, or None (exit 2 is all).
 
+    Written as `json.dumps` writes it, with json's own C escaping of a string, without loading
+    json: the deadline's handler writes it too, whatever the guard was importing then."""
+    said = _string(why)
     if dialect == "cursor":
-        return json.dumps({"permission": "deny", "user_message": why, "agent_message": why})
+        return f'{{"permission": "deny", "user_message": {said}, "agent_message": {said}}}'
     if dialect == "copilot":
-        return json.dumps({"permissionDecision": "deny", "permissionDecisionReason": why})
+        return f'{{"permissionDecision": "deny", "permissionDecisionReason": {said}}}'
     return None
 
 

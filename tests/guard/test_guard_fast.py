@@ -127,3 +127,25 @@ def test_cursors_allow_is_what_json_writes() -> None:
     from offprompt.guard import events
 
     assert events._CURSOR_ALLOW == json.dumps({"permission": "allow"})
+
+
+@pytest.mark.parametrize(
+    "why",
+    [
+        "offprompt guard: blocked: this would expose .env, which holds secrets.",
+        'a "quoted" name\\with a backslash\tand\ncontrol \x00\x1f characters',
+        "ünïcödé 🙂 \u2028 names",
+        "",
+    ],
+)
+def test_a_deny_is_what_json_writes(why: str) -> None:
+    """Cursor's and Copilot's deny, written without json, is what json.dumps writes."""
+    from offprompt.guard import events
+
+    assert events.deny_json("cursor", why) == json.dumps(
+        {"permission": "deny", "user_message": why, "agent_message": why}
+    )
+    assert events.deny_json("copilot", why) == json.dumps(
+        {"permissionDecision": "deny", "permissionDecisionReason": why}
+    )
+    assert events.deny_json("claude", why) is None
