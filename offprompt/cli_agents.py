@@ -194,6 +194,37 @@ def _stale_shared(agent: Agent, machine: Machine, folder: Path | None) -> None:
     )
 
 
+def _shared_user_entry(agent: Agent, machine: Machine, folder: Path, server: ServerCommand) -> None:
+    """An agent whose one user-level entry serves every project (no personal project scope):
+    say which other projects this init just changed it for."""
+    others = cli_setups.others_using(machine, folder, agent)
+    if others:
+        more = f" and {len(others) - 1} more" if len(others) > 1 else ""
+        click.echo(
+            f"{agent.name}: note: that entry is also what {machine.shown(Path(others[0]))}{more}"
+            f" uses, set up by offprompt before: they now start `{server}` too"
+        )
+
+
+def _shared_serves(
+    agent: Agent, machine: Machine, folder: Path | None, no_guard: bool
+) -> str | None:
+    """The project's shared file declaring offprompt for `agent` with a command that starts on
+    any machine, and its guard (unless --no-guard): a personal init there would declare it
+    twice (two servers, the guard run twice). None when the shared files do not serve."""
+    try:
+        declared = agent.declaration("project", machine, folder)
+        guard = None if no_guard else guard_install.guarded(agent, "project", machine, folder)
+    except ConfigError:
+        return None
+    if declared is None or not declared.command or (guard is None and not no_guard):
+        return None
+    found = ServerCommand(declared.command[0], declared.command[1:])
+    if server_command.not_portable(found, machine) is not None:
+        return None
+    return machine.shown(declared.path)
+
+
 def _ignore_private(agent: Agent, scope: Scope, folder: Path | None, machine: Machine) -> Change:
     """Make git ignore the agent's personal files inside the project, before they are written."""
     for path in agent.private_files(scope, folder):
@@ -294,12 +325,22 @@ def init(
         cli_mask.check_machine(machine, agents)
     changes = []
     hooked = False
+    team_notes: list[str] = []
     for agent in agents:
         here = _scope_for(agent, scope, machine, folder)
         fallback = agent if here != scope else None
+        served = _shared_serves(agent, machine, folder, no_guard) if scope == "local" else None
+        if served is not None and not mask:
+            click.echo(
+                f"{agent.name}: the project's shared files already declare offprompt and its"
+                f" guard ({served}); nothing added for you"
+            )
+            continue
         change = agent.install(here, machine, folder, server)
         changes.append(change)
         click.echo(_line(change, fallback))
+        if here == "user" and folder is not None and change.outcome == "updated":
+            _shared_user_entry(agent, machine, folder, server)
         if scope == "local":
             _stale_shared(agent, machine, folder)
         if change.outcome in ("failed", "unsupported"):
@@ -327,6 +368,8 @@ def init(
                 changes.append(guard)
                 continue
             hooked = hooked or guard.outcome in ("added", "updated")
+            if agent.team_note and guard.outcome in ("added", "updated"):
+                team_notes.append(agent.team_note)
         if mask and not masked:
             click.echo(cli_mask.unmasked_line(agent))
         elif (
@@ -338,6 +381,9 @@ def init(
             _unmasked_after(agent.name, [change, guard], machine)
     if hooked:
         _hook_notes(server, scope)
+    if scope == "project":
+        for note in dict.fromkeys(team_notes):
+            click.echo(f"note: {note}")
     # An agent found on the machine but without a config for this scope is only skipped; one
     # the person named and that got nothing is a failure of what they asked for.
     if any(c.failed or (c.outcome == "unsupported" and agent_names) for c in changes):
@@ -356,9 +402,12 @@ def _hook_notes(server: ServerCommand, scope: Scope) -> None:
             " give --command 'offprompt serve'"
         )
     if scope == "project":
+        known = server_command.install_source(server)
         click.echo(
             "note: teammates without offprompt: the shared hook blocks only calls that name a"
-            " .env file, saying to install offprompt; every other call runs"
+            " .env file, saying to install offprompt"
+            + (f" (`pipx install {known}`)" if known else "")
+            + "; every other call runs"
         )
 
 

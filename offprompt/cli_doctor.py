@@ -33,7 +33,8 @@ __all__ = ["agents"]
 runs is {ok, why, ran, version}: ok is true (answered --version), false (does
 not run) or null (not checked, why says why); waits is [{for, detail}] with for
 "approval", "folder-trust" or "hook-trust"; blocked says why the agent will not
-run it (you turned it off), else null; fails_closed is false for a hook an
+run it (you turned it off, or an administrator's managed settings stop local
+servers: Claude Code's disableLocalMcpServers), else null; fails_closed is false for a hook an
 older init wrote, which lets calls through when offprompt cannot start; events
 are the hook events that hold the guard (Claude Code 2.1.332 and later: also
 PreSkillShellCommand, a skill's shell commands).

@@ -79,12 +79,8 @@ def turn_on(agent: str, project: Path, machine: Machine, no_guard: bool = False)
     if mask is None:
         click.echo(unmasked_line(get(agent)))
         return False
-    # The keep folder a masked write puts its undo copy in exists before the mask denies it,
-    # so a sandbox started before the first write has it covered already (DESIGN §15).
-    why = atomic.make_keep(Path(os.path.realpath(project)))
-    if why is not None:
-        click.echo(f"{agent}: not masked: {why}")
-        return False
+    # A masked write's undo record lives in offprompt's state dir, outside the project: init
+    # makes no folder in the project for it (disk.undo).
     place = MaskPlace(project, machine, record_path(machine))
     return _said(mask.install(place, lambda: _written(machine, project), no_guard))
 

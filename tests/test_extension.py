@@ -14,9 +14,10 @@ import os
 import stat
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -24,8 +25,10 @@ from click.testing import CliRunner
 from offprompt import terminal
 from offprompt.cli import cli
 from offprompt.collect.request import validate
+from offprompt.errors import FieldPath, NotLinked
 from offprompt.page import render
 from offprompt.sinks import destinations
+from offprompt.sinks.destinations.interface import RunCall, Sent
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
 from offprompt.tools import listing
@@ -72,7 +75,7 @@ DEMO = textwrap.dedent(
         def parse(self, raw: Mapping[str, Any], at: FieldPath) -> DemoSpec:
             return DemoSpec(region=raw.get("region"))
 
-        def link(self, project: Path, spec: DemoSpec) -> Link:
+        def link(self, project: Path, spec: DemoSpec, env: Mapping[str, str]) -> Link:
             config = linked.read_config(project, "demo.json")
             if config is None:
                 raise NotLinked("the project is not linked to Demo: there is no demo.json.")
@@ -161,7 +164,7 @@ def test_a_new_destination_is_parsed_from_the_cli(demo: ModuleType, site: Path) 
     asked = terminal.check_usage(terminal.CommandLine(names=("API_KEY",), also=("demo:eu",)), site)
     assert (demo.DemoSpec(region="eu"),) == asked.also
     shown = CliRunner().invoke(cli, ["collect", "--help"]).output
-    assert "fly, demo[:REGION] (repeatable, at most 4)." in " ".join(shown.split())
+    assert ", demo[:REGION] (repeatable, at most 4)." in " ".join(shown.split())
 
 
 def test_a_new_destination_is_labelled_on_the_page(demo: ModuleType, site: Path) -> None:
@@ -192,6 +195,70 @@ def test_a_new_destination_runs_its_program(demo: ModuleType, site: Path, tmp_pa
         [["put", "A_KEY", "--site", "acme-site"], "a1"],
         [["put", "B_KEY", "--site", "acme-site"], "b2"],
     ] == runs
+
+
+class _NoteSpec:
+    """The spec of a kind that runs no program (as the keyring of DESIGN §13.2 does)."""
+
+    kind = "note"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NoteSpec)
+
+    def __hash__(self) -> int:
+        return hash(self.kind)
+
+
+class _NoteDestination(destinations.Destination[Any]):
+    """Linked by a variable of the request's environment; keeps what it is sent in memory."""
+
+    kind = "note"
+    label = "Note"
+    linked_by = "NOTE_BOOK"
+    cli_form = "note"
+    programs = ()
+    command = "note it"
+
+    def __init__(self) -> None:
+        self.kept: dict[str, str] = {}
+
+    def parse(self, raw: Mapping[str, Any], at: FieldPath) -> Any:
+        return _NoteSpec()
+
+    def link(self, project: Path, spec: Any, env: Mapping[str, str]) -> destinations.Link:
+        book = env.get("NOTE_BOOK")
+        if not book:
+            raise NotLinked("NOTE_BOOK is not set")
+        return destinations.Link(kind=self.kind, ident=book, target=f"book {book}")
+
+    def describe(self, link: destinations.Link, spec: Any, names: Sequence[str]) -> str:
+        return f"note it in {link.ident}"
+
+    def send(
+        self, link: destinations.Link, spec: Any, values: Mapping[str, str], run: RunCall
+    ) -> Sent:
+        self.kept.update(values)
+        return Sent(tuple(values), done=f" to {link.ident}")
+
+
+def test_a_kind_linked_by_the_environment_that_runs_no_program_sends_itself(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kind whose link comes from the environment handed in (never os.environ) and whose
+    `send` does the work with no program: planned without a "not installed", sent, and
+    refused as not linked when the variable is absent from that mapping."""
+    note = _NoteDestination()
+    monkeypatch.setitem(destinations.KINDS, "note", note)
+    monkeypatch.setenv("NOTE_BOOK", "from-the-process")  # must not count
+    with pytest.raises(NotLinked, match="NOTE_BOOK is not set"):
+        destinations.plan(project, [_NoteSpec()], ["A_KEY"], env={"PATH": ""})
+    env = {"PATH": "", "NOTE_BOOK": "blue"}
+    planned = destinations.plan(project, [_NoteSpec()], ["A_KEY"], env=env)
+    assert planned[0].missing is None
+    assert planned[0].link.target == "book blue"
+    sent = destinations.send(project, planned, {"A_KEY": "a1"}, {0}, env=env)
+    assert [(r.status, r.detail) for r in sent] == [("sent", "sent A_KEY to blue")]
+    assert note.kept == {"A_KEY": "a1"}
 
 
 def _string_constants(path: Path) -> set[str]:

@@ -17,7 +17,8 @@
   // (DESIGN §8), so the page points them out and drops them only when the person asks.
   var LEAD = /^[\s\u200b]+/;
   var TAIL = /[\s\u200b]+$/;
-  var BLANK = /^[ \t\r\n]*$/;  // the server's "empty": offprompt/submit.py _is_blank
+  // The server's "empty": offprompt/submit.py _is_blank.
+  var BLANK = /^[ \t\r\n]*$/;
   var data = JSON.parse(document.getElementById("page-data").textContent);
   var enforced = data.enforced || [];
   var submitText = document.getElementById("submit-text");
@@ -173,7 +174,8 @@
     } else if (p.failing.length) {
       submitText.textContent = "Fix " + plural(p.failing.length, "value") + " to write";
     } else if (!data.dest) {
-      submitText.textContent = "Send";  // sink "none": only the destinations below
+      // Sink "none": only the destinations below.
+      submitText.textContent = "Send";
     } else {
       submitText.append("Write to ", el("span", "mono", data.dest));
       if (data.sends) submitText.append(" and send");

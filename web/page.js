@@ -15,7 +15,8 @@
   // the Written view that follows must still find it.
   var card = form.closest("main");
   var el = page.el;
-  var POLL_MS = 10000;  // 2 s while a submit waits for its code
+  // 2 s while a submit waits for its code
+  var POLL_MS = 10000;
   var table = JSON.parse(document.getElementById("emoji-table").textContent);
   var submitButton = document.getElementById("submit");
   var formError = document.getElementById("form-error");
@@ -27,6 +28,29 @@
   var checkBox = document.getElementById("check");
   var anywayButton = document.getElementById("anyway");
   var anyway = false;
+
+  // DESIGN §17: only the GET that claimed the request hands out its nonce (a server on another
+  // port of this machine the browser is sent to gets the cookie, which alone must be no way
+  // in). It is kept in this origin's own storage, which no other port can read, so a reload
+  // (served with an empty nonce) can still send. No storage: the page says to use the first tab.
+  var nonceIn = form.elements.nonce;
+  var nonceKey = form.getAttribute("action");
+  var remote = form.hasAttribute("data-remote");
+  function keepNonce(v) {
+    try {
+      if (v) localStorage.setItem(nonceKey, v);
+      else localStorage.removeItem(nonceKey);
+    } catch (e) {}
+  }
+  if (form.hasAttribute("data-reopened")) {
+    try {
+      nonceIn.value = localStorage.getItem(nonceKey) || "";
+    } catch (e) {}
+    if (nonceIn.value) {
+      document.getElementById("reopened").remove();
+      if (!remote) submitButton.disabled = false;
+    }
+  } else if (!remote) keepNonce(nonceIn.value);
 
   function setFormError(text) {
     formError.textContent = text || "";
@@ -102,6 +126,7 @@
 
   function finish(main) {
     done = true;
+    keepNonce("");
     page.fields().forEach(function (area) { area.value = ""; });
     card.replaceChildren(card.querySelector(".brand"), main);
     var heading = main.querySelector("h1");
@@ -158,7 +183,8 @@
     if (held) {
       section.appendChild(el("p", "hint", "Agent will say " + held));
     }
-    section.appendChild(expiry);  // the request's state stays in view
+    // The request's state stays in view.
+    section.appendChild(expiry);
     card.replaceChildren(card.querySelector(".brand"), section);
     POLL_MS = 2000;
     poll();
@@ -207,7 +233,7 @@
 
   function plainBody(pairs, allowTracked, fpKey, also) {
     var body = new URLSearchParams();
-    body.append("nonce", form.elements.nonce.value);
+    body.append("nonce", nonceIn.value);
     pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
     if (allowTracked) body.append("allow_tracked", "1");
     if (checkBox && checkBox.checked) body.append("check", "1");
@@ -222,7 +248,7 @@
   // `sealed` are posted. The key is read from the fragment (which no browser sends to a
   // server) and then taken out of the address bar. Without a valid key or WebCrypto the
   // button stays off and nothing can be sent.
-  var sealing = form.getAttribute("data-remote") === "1" ? remoteSealing() : null;
+  var sealing = remote ? remoteSealing() : null;
 
   function remoteSealing() {
     var status = document.getElementById("seal-status");
@@ -246,6 +272,11 @@
       say(noKey, false);
       return state;
     }
+    // Opened again in this browser, not in the tab that holds the nonce: #reopened says so.
+    if (!nonceIn.value) {
+      status.hidden = true;
+      return state;
+    }
     // The key checks out and this browser holds the request (DESIGN §17): only then can it send.
     Promise.all([globalThis.offpromptCheckKey(state.point), claimRemote()]).then(function (both) {
       if (!both[0]) return say(noKey, false);
@@ -262,8 +293,11 @@
   // fetches the page without running script claims nothing (DESIGN §17). True: this browser
   // holds it; otherwise the page says why and nothing can be sent from it.
   async function claimRemote() {
-    var response = await send("/claim", new URLSearchParams({ nonce: form.elements.nonce.value }));
-    if (response.status === 204) return true;
+    var response = await send("/claim", new URLSearchParams({ nonce: nonceIn.value }));
+    if (response.status === 204) {
+      keepNonce(nonceIn.value);
+      return true;
+    }
     var data = await readJson(response);
     finish(closedView(response.status === 403 ? "Another browser" : "Closed",
       data.error || "HTTP " + response.status));
@@ -274,7 +308,7 @@
     var named = {};
     pairs.forEach(function (pair) { named[pair[0]] = pair[1]; });
     var token = form.getAttribute("action").split("/").pop();
-    var nonce = form.elements.nonce.value;
+    var nonce = nonceIn.value;
     var sealed = await globalThis.offpromptSeal(sealing.point, token, nonce,
       { values: named, allow_tracked: allowTracked, fp_key: fpKey, also: also,
         check: Boolean(checkBox && checkBox.checked), anyway: anyway });
@@ -287,7 +321,7 @@
 
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
-    if (busy || done || (sealing && !sealing.ready)) return;
+    if (busy || done || (sealing && !sealing.ready) || !nonceIn.value) return;
     clearErrors();
     if (!precheck()) return;
     busy = true;
@@ -340,7 +374,8 @@
         if (data.tracked) document.getElementById("allow-tracked").focus();
         else if (first) first.focus();
       } else if (response.status === 409 && data.nonce) {
-        form.elements.nonce.value = data.nonce;
+        nonceIn.value = data.nonce;
+        keepNonce(data.nonce);
         showVerdicts(data.checked || {}, data.verdicts || {});
         setFormError(data.error);
         if (anywayButton) anywayButton.hidden = false;

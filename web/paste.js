@@ -112,7 +112,8 @@
           var eq = match(EQUAL_SIGN, text, pos);
           pos = end(eq);
           if (eq[1].length > 1 && text.charAt(pos) === "#") {
-            val = ""; // `KEY= # note`: empty, and the rest is a comment
+            // `KEY= # note`: empty, and the rest is a comment.
+            val = "";
           } else {
             var got = value(text, pos);
             val = got[0];

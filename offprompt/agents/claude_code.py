@@ -8,6 +8,7 @@ folder trust and approval of a project server are read from its own files (`Clau
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from typing import Any, ClassVar
 from offprompt.agents.hook_wrapper import HOST_LIMIT
 from offprompt.agents.host_waits import json_file, names_us, project_keys
 from offprompt.agents.interface import (
+    SERVER_NAME,
     Agent,
     GuardFile,
     Hook,
@@ -32,6 +34,7 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
+from offprompt.agents.mask import claude_switches
 from offprompt.agents.mask.claude_code import ClaudeCodeMask
 from offprompt.agents.mask.interface import HostMask
 from offprompt.agents.version_check import Probe, run_checks
@@ -52,6 +55,10 @@ MANAGED_FOLDERS = {
     "darwin": Path("/Library/Application Support/ClaudeCode"),
     "win32": Path("C:/Program Files/ClaudeCode"),
 }
+# Claude Code 2.1.337's managed switch that stops local (stdio) MCP servers, and the managed
+# allowlist that admits one anyway (an entry `{"serverName": …}` or `{"serverCommand": […]}`).
+LOCAL_OFF = "disableLocalMcpServers"
+ALLOWED = "allowedMcpServers"
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
@@ -102,6 +109,7 @@ class ClaudeCode(JsonAgent):
     """
 
     name = "claude-code"
+    version_events = (SKILL_EVENT,)
     title = "Claude Code"
     section = "mcpServers"
     project_file = ".mcp.json"
@@ -161,6 +169,31 @@ class ClaudeCode(JsonAgent):
         return () if found is not None and found >= SKILL_EVENT_SINCE else (SKILL_EVENT,)
 
     def warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        return (*self._mode_warnings(machine, folder), *self._mask_warnings(machine, folder))
+
+    def _mask_warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
+        # DESIGN §15 "what masked means per session": only where the sandbox is on here.
+        local = folder.joinpath(*LOCAL_SETTINGS.split("/"))
+        sandbox = json_file(local, machine).get("sandbox")
+        if not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
+            return ()
+        layers = (
+            *_managed_files(machine.platform),
+            local,
+            folder / ".claude" / "settings.json",
+            self._config_dir(machine) / "settings.json",
+        )
+
+        def read(path: Path) -> dict[str, Any]:
+            return json_file(path, machine)
+
+        return (
+            *claude_switches.socket_warnings(layers, read, machine.shown),
+            claude_switches.COMMAND_LINE,
+            claude_switches.START_FOLDER,
+        )
+
+    def _mode_warnings(self, machine: Machine, folder: Path) -> tuple[str, ...]:
         # DESIGN §15 "the guard cannot be written away": in bypassPermissions mode Claude Code
         # writes its own settings without asking (its Write tool on settings.local.json turns
         # off the hook and the sandbox). The managed settings outrank the rest; among the
@@ -213,6 +246,27 @@ class ClaudeCode(JsonAgent):
         return {"type": "stdio", "command": server.command, "args": list(server.args)}
 
 
+def _local_servers_off(machine: Machine) -> str | None:
+    """Claude Code 2.1.337's managed `disableLocalMcpServers` (its settings schema): set in any
+    managed settings file, a local (stdio) server starts only when the `allowedMcpServers` of
+    the managed file read last that sets one admits it. The person's own files cannot set it."""
+    files = [(path, json_file(path, machine)) for path in _managed_files(machine.platform)]
+    switch = next((p for p, data in files if data.get(LOCAL_OFF) is True), None)
+    if switch is None:
+        return None
+    allowed: list[object] = next(
+        (d[ALLOWED] for _, d in files if isinstance(d.get(ALLOWED), list)), []
+    )
+    if any(isinstance(e, dict) and e.get("serverName") == SERVER_NAME for e in allowed):
+        return None
+    entry = json.dumps({"serverName": SERVER_NAME})
+    return (
+        f"{machine.shown(switch)} sets {LOCAL_OFF}: Claude Code starts no local MCP server,"
+        f" offprompt included, unless the managed {ALLOWED} admits it; whoever manages this"
+        f" machine can add {entry} to {ALLOWED} there"
+    )
+
+
 def _managed_folders(platform: str) -> tuple[Path, ...]:
     folder = MANAGED_FOLDERS.get(platform)
     return () if folder is None else (folder, folder / "managed-settings.d")
@@ -244,6 +298,11 @@ class _ClaudeWaits(HostWaits):
     def about(
         self, kind: str, scope: Scope, hook: Hook | None = None
     ) -> tuple[tuple[Wait, ...], str | None]:
+        if kind == "server":
+            # An administrator's switch outranks every choice of the person's (2.1.337).
+            stopped = _local_servers_off(self.machine)
+            if stopped is not None:
+                return (), stopped
         if kind != "server" or scope == "user":
             # Its trust dialog comes before anything runs in the folder, so it is said once,
             # on the server; user servers are Claude Code's own, the same in every folder.

@@ -87,6 +87,16 @@ _COMMENTS = (
     "Added by `offprompt init`; `offprompt remove` takes it out.",
     "tool_timeout_sec outlasts offprompt's 300 s wait; env_vars let it open your browser.",
 )
+# What a team must pass on (`init --shared` says it too): Codex runs a project's hook only once
+# each person trusts it, and `codex exec` runs none that is not trusted.
+TEAM_TRUST = (
+    "Each teammate: trust the offprompt guard hook in Codex's /hooks (.codex/hooks.json);"
+    " `codex exec` runs no untrusted hook, so until then Codex is not guarded."
+)
+# The hook's name on Codex's /hooks screen (otherwise "Unnamed hook" and a long sh script):
+# what a teammate reviews says what it is in its first words. Shared hooks only: a changed
+# definition waits for trust again, and the personal hook would run unguarded meanwhile.
+STATUS = "offprompt guard: keeps .env files and what offprompt wrote from the model"
 
 
 def codex_home(machine: Machine) -> Path:
@@ -125,6 +135,7 @@ class Codex(Agent):
     guard_note = "Codex runs it once you trust it in /hooks"
     # Codex's trust is for a hook's exact definition (command and timeout): a changed one waits.
     guard_update_note = "Codex runs the changed hook only once you trust it again in /hooks"
+    team_note = TEAM_TRUST
 
     def waits(self, machine: Machine, folder: Path) -> HostWaits:
         return _CodexWaits(self, machine, folder)
@@ -158,7 +169,8 @@ class Codex(Agent):
             # `timeout` in seconds (default 600). Codex has no failure setting: a hook that
             # fails or times out lets the call through, so the wrapper and the guard's own
             # deadline must block first.
-            hook=(("timeout", HOST_LIMIT),),
+            hook=(("timeout", HOST_LIMIT),)
+            + ((("statusMessage", STATUS),) if scope == "project" else ()),
         )
 
     def _home(self, machine: Machine) -> Path:
@@ -212,7 +224,8 @@ class Codex(Agent):
             ):
                 return files.Edit(text, "unchanged")
             try:
-                new = tomltable.set_keys(before, _TABLE, list(desired.items()), _COMMENTS)
+                comments = (*_COMMENTS, TEAM_TRUST) if scope == "project" else _COMMENTS
+                new = tomltable.set_keys(before, _TABLE, list(desired.items()), comments)
             except tomltable.TomlScanError as e:
                 raise _cannot_edit(shown, str(e), desired) from None
             expected = copy.deepcopy(data)

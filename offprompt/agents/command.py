@@ -23,6 +23,7 @@ __all__ = [
     "fetched_each_run",
     "from_override",
     "inside_project",
+    "install_source",
     "not_portable",
     "portable",
     "resolve",
@@ -234,6 +235,42 @@ def _interpreter(program: Path) -> Path | None:
     """The absolute `#!` interpreter of a script, else None."""
     word = shebang(program)
     return Path(word) if word is not None and os.path.isabs(word) else None
+
+
+# What a source may hold to be written into a shared hook's script (inside double quotes, in
+# single quotes for the host's shell): no `$`, backtick, quote, backslash or space.
+_SAFE_SOURCE = re.compile(r"[A-Za-z0-9._~:/?#\[\]@!&()*+,;=%-]+")
+
+
+def _from_source(server: ServerCommand) -> str | None:
+    """The `--from` source of a uvx (or `uv tool run`) command, else None."""
+    name = Path(server.command).name.removesuffix(".exe")
+    args = list(server.args)
+    if name == "uv" and args[:2] == ["tool", "run"]:
+        args = args[2:]
+    elif name != "uvx":
+        return None
+    for i, word in enumerate(args):
+        if word.startswith("--from="):
+            return word.removeprefix("--from=")
+        if word == "--from" and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+def install_source(server: ServerCommand, *, prefix: str = sys.prefix) -> str | None:
+    """Where a teammate installs offprompt from (DESIGN §9, a team's shared hook names it): the
+    `--from` source of a uvx command, else the source this offprompt was installed from (its PEP
+    610 record: what pipx or uv was given). None for a path of this machine (a checkout, a
+    wheel), an install from the package index, or anything unsafe to write into a script."""
+    source = _from_source(server)
+    if source is None and Path(server.command).name.removesuffix(".exe") != "uvx":
+        source = uvx_source(Path(prefix))
+    if source is None or _absolute(source) or source.startswith(("~", ".")):
+        return None
+    if "://" not in source.split("#", 1)[0] and not source.startswith("git+"):
+        return None  # a relative folder or archive: a path of this machine too
+    return source if _SAFE_SOURCE.fullmatch(source) else None
 
 
 # A git source pinned to a commit (`@` and its 40 hex digits, before any `#subdirectory=`).

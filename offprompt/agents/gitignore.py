@@ -16,7 +16,7 @@ from offprompt.agents import files
 from offprompt.disk import git as runner
 from offprompt.errors import ConfigError
 
-__all__ = ["MARK", "ensure_ignored", "exclude_line", "release"]
+__all__ = ["MARK", "ensure_ignored", "exclude_line", "release", "tracked"]
 
 # The comment above our line: what remove looks for, so a line the person wrote stays theirs.
 MARK = "# offprompt init: personal settings git must not add (offprompt remove takes this out)"
@@ -50,6 +50,17 @@ def _in_a_repository(folder: Path) -> bool:
     return any((p / ".git").exists() for p in (folder, *folder.parents))
 
 
+def _not_a_repository(project: Path) -> bool:
+    """Whether git itself says `project` is in no repository, whatever `.git` folder lies above
+    it (an empty one is the mount point a host's sandbox leaves in /tmp). Asked in git's own C
+    locale, so its words can be read."""
+    try:
+        done = runner.run(("-C", str(project), "rev-parse", "--git-dir"), timeout=_GIT_TIMEOUT_S)
+    except runner.GitError:
+        return False
+    return done.returncode != 0 and b"not a git repository" in done.stderr
+
+
 def _where(project: Path, file: Path, shown: str) -> tuple[Path, str, Path] | None:
     """The top of the working tree, `file` relative to it, and its info/exclude; None when the
     project is in no git repository."""
@@ -63,7 +74,7 @@ def _where(project: Path, file: Path, shown: str) -> tuple[Path, str, Path] | No
             " Nothing was changed."
         )
     if found.returncode != 0:
-        if _in_a_repository(project):
+        if _in_a_repository(project) and not _not_a_repository(project):
             raise ConfigError(
                 f"git could not read this repository ({_text(found.stderr).strip()}), so offprompt"
                 f" cannot make sure git never adds {shown}. Nothing was changed."
@@ -86,6 +97,29 @@ def _ignored(top: Path, rel: str) -> bool:
 def _tracked(top: Path, rel: str) -> bool:
     done = _git(top, "ls-files", "--error-unmatch", "--", rel)
     return done is not None and done.returncode == 0
+
+
+def tracked(project: Path, paths: list[Path]) -> list[Path]:
+    """Those of `paths` (files inside `project`) that git tracks: a team's files, committed,
+    which belong to the team rather than to this machine (DESIGN §9). [] when the project is in
+    no repository or git cannot answer (nothing is then known to be the team's)."""
+    here = [p for p in paths if p.exists()]
+    if not here:
+        return []
+    done = _git(project, "ls-files", "-z", "--full-name", "--", *(str(p) for p in here))
+    if done is None or done.returncode != 0:
+        return []
+    top = _git(project, "rev-parse", "--show-toplevel")
+    if top is None or top.returncode != 0:
+        return []
+    root = Path(os.path.realpath(_text(top.stdout).strip()))
+    names = {n for n in _text(done.stdout).split("\0") if n}
+    real = {p: Path(os.path.realpath(p)) for p in here}
+    return [p for p in here if real[p].is_relative_to(root) and _rel(real[p], root) in names]
+
+
+def _rel(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
 
 
 def ensure_ignored(project: Path, file: Path, shown: str) -> Path | None:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from offprompt.agents import command as server_command
 from offprompt.agents import files, guard_start, hook_wrapper
 from offprompt.agents.interface import (
     Agent,
@@ -66,7 +67,13 @@ def install_guard(
     if gf is None:
         return Change(agent.name, scope, None, "unsupported", _not_guarded(agent))
     every = gf
-    unknown = agent.unknown_events(machine, project) if len(gf.events) > 1 else ()
+    if len(gf.events) < 2:
+        unknown: tuple[str, ...] = ()
+    elif scope == "project":
+        # A team's files: every teammate's version must read them, whatever the initiator's.
+        unknown = tuple(e for e in gf.events if e in agent.version_events)
+    else:
+        unknown = agent.unknown_events(machine, project)
     if unknown:
         gf = dataclasses.replace(gf, events=tuple(e for e in gf.events if e not in unknown))
     try:
@@ -134,15 +141,19 @@ def hook_command(
     *,
     shared: bool = False,
     executable: str = sys.executable,
+    source: str | None = None,
 ) -> str:
     """The shell command a host runs for the hook: the server's command with `guard` for
     `serve` (for an install beside `executable`, the Python running init, that install's
     python started fast: agents/guard_start.py), inside the wrapper that blocks (the host's
     way: `answer`) when it cannot run, or, `shared` (a team's files) on a machine without it,
-    blocks a call naming a dotenv file."""
+    blocks a call naming a dotenv file (saying to install offprompt from `source` when
+    known)."""
     # A team's file names no path of this machine: the portable command as given.
     argv = guard_start.argv(server, None if shared else executable)
-    return hook_wrapper.wrap(argv, answer, shared=shared)
+    if shared and source is None:
+        source = server_command.install_source(server)
+    return hook_wrapper.wrap(argv, answer, shared=shared, source=source)
 
 
 def is_ours(entry: object) -> bool:

@@ -11,14 +11,18 @@ differently. `unwrap` gives back the guard's argv for `guard_argv` and the docto
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Literal
 
 __all__ = [
+    "DEADLINE",
     "HOST_LIMIT",
     "NAME",
     "SHELL",
+    "STARTED",
     "Answer",
+    "fetches",
     "script",
     "shared_script",
     "unwrap",
@@ -76,8 +80,9 @@ _END = 'printf "%s\\n" "$m">&4;exit 2'
 # A team's shared hook (DESIGN §9) where its program does not resolve on PATH (offprompt not
 # installed; a link left by an uninstall): a name check in sh stands in for the guard. A
 # program that resolves but fails stays the guard's failure above: every call blocked.
+# `$w` is why: the call names one, or only holds an escape the check cannot read (`_WHY`).
 _ABSENT = (
-    "offprompt guard: blocked: this call names a .env file, which this project guards with"
+    "offprompt guard: blocked: $w, which this project guards with"
     " offprompt, and offprompt is not installed here: install it (see the offprompt README)."
 )
 # What the check blocks, case-insensitively over the raw event JSON, bytes as they are
@@ -93,7 +98,16 @@ _LOOKS = (
     f"|test)([^{_WORD}-]|\\$)|[.][{_WORD}.-]*[.]local([^{_WORD}-]|\\$)|[.][*?[]|\\$)",
     "[.]offprompt-",
 )
-_CHECK = "LC_ALL=C grep -Eiq" + "".join(f' -e "{p}"' for p in _LOOKS) + ";"
+# The matches land in $k (grep reads the whole event, so the host's write never fails); `$?`
+# is grep's: 1 no match (let through), else blocked. A match naming no `env` nor `offprompt-`
+# is an escape alone: said as such, not as a name.
+_GREP = "LC_ALL=C grep -Eio" + "".join(f' -e "{p}"' for p in _LOOKS)
+_CHECK = f"k=$({_GREP});"
+_WHY = (
+    'case $k in *[eE][nN][vV]*|*[oO][fF][fF][pP][rR][oO][mM][pP][tT]-*|"")'
+    'w="this call names a .env file";;*)w="this call holds a JSON escape code, which could'
+    ' spell the name of a .env file";;esac;'
+)
 # How a host takes "let through" from a hook: exit 0, and for Cursor also its `allow` (an
 # empty answer may count as a failure there, as offprompt/guard/events.py answers).
 _ALLOW = {
@@ -108,24 +122,115 @@ def script(answer: Answer) -> str:
     return _RUN + _DENY[answer] + _END
 
 
-def shared_script(answer: Answer) -> str:
+# The same, where `init --shared` knew where offprompt was installed from (the script begins
+# `u="SOURCE";`): the teammate's install line (DESIGN §9).
+_ABSENT_FROM = (
+    "offprompt guard: blocked: $w, which this project guards with"
+    " offprompt, and offprompt is not installed here: install it: pipx install $u"
+)
+# The prefix naming that source; `command.install_source` keeps it to these characters.
+_NAMED = re.compile(r'u="[A-Za-z0-9._~:/?#\[\]@!&()*+,;=%-]+";')
+
+
+def shared_script(answer: Answer, named: bool = False) -> str:
     """`script`, for a team's shared hook: where the guard's program does not resolve on PATH,
     it blocks only an event naming a dotenv file (or `.offprompt-`), saying to install
-    offprompt, and lets every other call through (grep failing blocks too)."""
-    absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};cat>/dev/null;m="{_ABSENT}";'
+    offprompt (`named`: with `pipx install $u`), and lets every other call through (grep
+    failing blocks too)."""
+    line = _ABSENT_FROM if named else _ABSENT
+    absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};{_WHY}m="{line}";'
     return (
         f'{_OPEN}if command -v "$1">/dev/null;then {_GUARD}else {absent}fi;' + _DENY[answer] + _END
     )
 
 
+# A team's shared hook that fetches offprompt each time it starts it (`uvx --from SOURCE`,
+# DESIGN §9 "Hooks fail closed"): a source that cannot be fetched (unreachable, no access, no
+# answer within DEADLINE) is "not installed", the name check above with a line naming SOURCE;
+# a guard that started and then failed still blocks every call. The guard says it started by
+# deleting the marker file named in $OFFPROMPT_HOOK_STARTED (offprompt/guard/hook.py).
+#
+# The host's limit is never reached: a watchdog signals the script after DEADLINE seconds and
+# the script answers then, leaving uvx to finish a slow fetch in the background (so the cache
+# fills for the next call: the MCP server's own start fetches it too), bounded by git's low-
+# speed limit, its temporary folder removed when it is done (by whichever side ends last).
+# Everything it runs in the background gets /dev/null, never the host's pipes (the host waits
+# for them to close).
+DEADLINE = 15
+STARTED = "offprompt-started"
+_FETCHED = (
+    "offprompt guard: blocked: $w, which this project guards with"
+    " offprompt, and offprompt is not installed here (nor could uvx fetch it from $u):"
+    " install it: pipx install $u"
+)
+_TIMED_OUT = (
+    f"offprompt guard: blocked: the guard did not decide within {DEADLINE} s, so this call was"
+    " stopped in case it exposes a secret. Try again; if it keeps happening, reinstall"
+    " offprompt, or take this hook out with offprompt remove."
+)
+_QUIET = "</dev/null >/dev/null 2>&1 3>&- 4>&-"
+_SOURCE = (
+    "u=offprompt;f=;for a;do [ $f ]&&{ u=$a;break;};"
+    "case $a in --from)f=1;;--from=*)u=${a#--from=};break;;esac;done;"
+)
+
+
+def _fetching_script(answer: Answer) -> str:
+    check = _CHECK.removesuffix(";")
+    allow = f"{{ {_ALLOW[answer]}exit 0;}}"
+    absent = f'{_WHY}m="{_FETCHED}"'
+    return (
+        f"{_OPEN}{_SOURCE}"
+        f'if ! command -v "$1">/dev/null;then {check};[ $? = 1 ]&&{allow};cat>/dev/null;{absent};'
+        'elif ! d=$(mktemp -d);then cat>/dev/null;s=mktemp;m="' + _MEND + '";'
+        "else "
+        f': >"$d/{STARTED}";cat>"$d/i";'
+        # The run, in a subshell that removes the folder itself once it ends late (the script
+        # has left: "$d/q"); each side marks its end before looking at the other's mark.
+        "(GIT_HTTP_LOW_SPEED_LIMIT=1 GIT_HTTP_LOW_SPEED_TIME=60"
+        f' OFFPROMPT_HOOK_STARTED="$d/{STARTED}" "$@" <"$d/i" >"$d/o" 2>"$d/e";r=$?;'
+        ': >"$d/s";[ -f "$d/q" ]&&rm -rf "$d";exit $r)' + _QUIET + "&"
+        "p=$!;t=;trap t=1 USR1;"
+        f"(sleep {DEADLINE};kill -s USR1 $$){_QUIET}&"
+        "k=$!;wait $p;s=$?;kill $k;"
+        # Decided in time: the guard's verdict, as the personal hook passes it on.
+        # Its reason is the last line on stderr (uv may say what it fetched before it).
+        'if [ -z "$t" ];then case $s in 0|2)cat "$d/o">&3;e=$(tail -n 1 "$d/e");'
+        '[ $s = 2 ]&&printf "%s\\n" "${e:-offprompt guard: blocked.}">&4;'
+        'rm -rf "$d";exit $s;;esac;fi;'
+        f'if [ -f "$d/{STARTED}" ];then k=$({_GREP} <"$d/i");c=$?;else c=;fi;'
+        'if [ "$t" ];then : >"$d/q";[ -f "$d/s" ]&&rm -rf "$d";else rm -rf "$d";fi;'
+        f"case $c in 1){allow};;0|2){absent};;"
+        f'*)if [ "$t" ];then m="{_TIMED_OUT}";else m="{_MEND}";fi;;esac;'
+        "fi;" + _DENY[answer] + _END
+    )
+
+
+def fetches(argv: tuple[str, ...]) -> bool:
+    """Whether `argv` has uvx (or `uv tool run`) fetch offprompt when it starts."""
+    name = argv[0].replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".exe") if argv else ""
+    return name == "uvx" or (name == "uv" and argv[1:3] == ("tool", "run"))
+
+
 _ANSWERS: tuple[Answer, ...] = ("exit", "cursor", "copilot")
-_SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script)}
+_SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script, _fetching_script)} | {
+    shared_script(a, named=True) for a in _ANSWERS
+}
 
 
-def wrap(argv: tuple[str, ...], answer: Answer, *, shared: bool = False) -> str:
+def wrap(
+    argv: tuple[str, ...], answer: Answer, *, shared: bool = False, source: str | None = None
+) -> str:
     """The hook command running `argv` (the guard) so that every failure blocks; `shared`: a
-    team's shared hook, which checks names only where `argv`'s program is not installed."""
-    body = shared_script(answer) if shared else script(answer)
+    team's shared hook, which checks names only where `argv`'s program is not installed (or,
+    run through uvx, cannot be fetched in time), naming `source` as where to install it from
+    (a uvx command names its own `--from`)."""
+    if shared and fetches(argv):
+        body = _fetching_script(answer)
+    elif shared and source is not None and _NAMED.fullmatch(f'u="{source}";'):
+        body = f'u="{source}";' + shared_script(answer, named=True)
+    else:
+        body = shared_script(answer) if shared else script(answer)
     return shlex.join([SHELL, "-c", body, NAME, *argv])
 
 
@@ -133,5 +238,7 @@ def unwrap(words: list[str]) -> tuple[list[str], bool]:
     """The guard's argv inside a hook command split into `words`, and whether the command is
     today's wrapper (False: a bare command, which fails open, or another script of ours)."""
     if len(words) > 4 and words[0] in (SHELL, "sh") and words[1] == "-c" and words[3] == NAME:
-        return words[4:], words[0] == SHELL and words[2] in _SCRIPTS
+        named = _NAMED.match(words[2])
+        body = words[2][named.end() :] if named else words[2]
+        return words[4:], words[0] == SHELL and body in _SCRIPTS
     return words, False

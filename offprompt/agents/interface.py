@@ -260,6 +260,11 @@ class Agent(ABC):
     guard_note: ClassVar[str] = ""  # said after "added the guard …", like project_note
     guard_note_project_only: ClassVar[bool] = False  # the note is about project hooks only
     guard_update_note: ClassVar[str] = ""  # said after "updated the guard …"
+    # What a team must pass on once `init --shared` wrote this agent's hook (said, one line).
+    team_note: ClassVar[str] = ""
+    # Hook events only some versions of the host know (older ones refuse to start with them):
+    # left out of a team's shared files, which every teammate's version must read.
+    version_events: ClassVar[tuple[str, ...]] = ()
     # Why the agent has no personal scope for a project (its `location("local")` says so, and
     # init falls back to the user config); "" for an agent that has one.
     no_local_reason: ClassVar[str] = ""

@@ -69,6 +69,11 @@ class Collector:
         self._tasks: set[asyncio.Task[None]] = set()
         self.codes = Codes(lambda: self.parts, settings.await_seconds)
         log.info("sandbox: %s (%s)", settings.sandbox.verdict, settings.sandbox.reason)
+        # A masked write a killed process left half done is undone at this start (where the
+        # file still holds what it wrote), not only at that file's next write (DESIGN §8).
+        from offprompt.sinks.atomic import settle_interrupted
+
+        settle_interrupted(settings.journal_path.parent)
 
     @property
     def parts(self) -> Parts:

@@ -46,9 +46,9 @@ _DIR_FLAGS: Final = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _C
 # killed mid-write leaves nothing `git add -A` would pick up. It stays on the destination's file
 # system, which the rename needs.
 STAGE_NAME: Final = re.compile(r"\.offprompt-[0-9a-f]{16}")
-# The folder at a masked project's root that holds the copy of a masked file's new bytes while
-# the file is written in place (DESIGN §15): mode 0700, its `.gitignore` holding `*`, made before
-# the mask is installed so every host's denial covers it from the moment a copy exists.
+# The folder at a masked project's root where versions before the undo records moved to the state
+# dir (disk.undo) kept a masked file's undo copy. No longer made: a copy one left is moved out of
+# the project by the next masked write, and `remove --mask` removes the folder once empty.
 KEEP_NAME: Final = ".offprompt-keep"
 # What earlier versions named their temporary files, beside the destination; still removed.
 TEMP_NAME: Final = re.compile(r"\..{1,64}\.offprompt-[0-9a-f]{16}\.tmp", re.DOTALL)
@@ -131,9 +131,10 @@ class Folder:
         self._chain = list(chain)  # the root's descriptor, then each folder's below it
         self._names = list(names)  # the name of each folder below the root
         self._created = list(created)  # indexes into `_names` of the folders the walk made
-        # (file name, keep folder, copy name) once disk.undo.keep_in_place made the write of
-        # that file one in place; `sinks.atomic.replace` then writes it through disk.undo.
-        self.kept: tuple[str, Folder, str] | None = None
+        # (file name, undo records' folder, (project's real folder, the file's parts below it,
+        # its record's name)) once sinks.atomic.keep_in_place made the write of that file one
+        # in place; `sinks.atomic.replace` then writes it through disk.undo.
+        self.kept: tuple[str, Folder, tuple[Path, tuple[str, ...], str]] | None = None
 
     @property
     def fd(self) -> int:
@@ -256,11 +257,18 @@ class Folder:
         finally:
             os.close(sfd)
 
-    def write_in_place(self, name: str, data: bytes, owner: tuple[int, int] | None = None) -> None:
-        """`name` made to hold exactly `data` on its own inode (write, truncate, fsync), mode
-        0600, created when missing. Not all or nothing by itself (disk.undo makes it so).
-        Never through a link and never a file with a second hard link, whose other name (maybe
-        outside the project) would change too: NotRegular, or EMLINK."""
+    def write_in_place(
+        self,
+        name: str,
+        steps: Sequence[tuple[bytes, int]],
+        owner: tuple[int, int] | None = None,
+    ) -> None:
+        """`name` written on its own inode, mode 0600, created when missing: for each step
+        (bytes, size) the bytes written at its start, then the file cut (or grown) to `size`,
+        fsynced, so a crash leaves it after one step or another (disk.undo picks the steps and
+        makes the whole all or nothing). Never through a link and never a file with a second
+        hard link, whose other name (maybe outside the project) would change too: NotRegular,
+        or EMLINK."""
         flags = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
         try:
             fd = os.open(name, flags, 0o600, dir_fd=self.fd)
@@ -276,9 +284,10 @@ class Folder:
                 raise OSError(errno.EMLINK, "it has a second hard link, which would change too")
             os.fchmod(fd, 0o600)
             _fchown(fd, owner)
-            _write_all(fd, data)
-            os.ftruncate(fd, len(data))
-            os.fsync(fd)
+            for data, size in steps:
+                _pwrite_all(fd, data)
+                os.ftruncate(fd, size)
+                os.fsync(fd)
         finally:
             os.close(fd)
         self.fsync()  # a file made here: its name is durable too
@@ -418,6 +427,16 @@ def _write_all(fd: int, data: bytes) -> None:
         if written <= 0:  # never seen from a file; looping on it would never end
             raise OSError(errno.EIO, "the disk took no byte of a write")
         view = view[written:]
+
+
+def _pwrite_all(fd: int, data: bytes) -> None:
+    """`data` at the file's start, in one write when the OS takes it whole."""
+    view, at = memoryview(data), 0
+    while at < len(data):
+        written = os.pwrite(fd, view[at:], at)
+        if written <= 0:  # never seen from a file; looping on it would never end
+            raise OSError(errno.EIO, "the disk took no byte of a write")
+        at += written
 
 
 def _fchown(fd: int, owner: tuple[int, int] | None) -> None:

@@ -39,8 +39,8 @@ class Check:
     the cwd and the folders a `cd` in the command names."""
 
     __slots__ = (
-        "budget", "cwd", "dirs", "globs", "home", "left", "listed", "protected", "seen", "steps",
-        "variables",
+        "budget", "cwd", "dirs", "globs", "home", "inodes", "left", "listed", "protected", "seen",
+        "steps", "variables",
     )  # fmt: skip
 
     def __init__(
@@ -63,6 +63,9 @@ class Check:
         # Files left to the mask (real paths; decide.py): a masked project's sandboxed command
         # reads stand-ins there, so a name that leads only to them is not a hit.
         self.left: frozenset[str] = frozenset()
+        # The device and inode of each written file, looked up once a name with a second hard
+        # link turns up: such a name is the written file under another name.
+        self.inodes: frozenset[tuple[int, int]] | None = None
 
     def spend(self, looks: int) -> bool:
         """Take `looks` file system looks from the event's budget; False when it is spent."""
@@ -165,9 +168,29 @@ class Check:
         if os.path.normpath(path) in written:
             return True
         try:
-            return os.path.realpath(path) in written
+            if os.path.realpath(path) in written:
+                return True
+            st = os.stat(path)
         except (OSError, ValueError):
             return False
+        # A hard link (`ln .env build/cache.txt`, made where no mask covered `.env` yet) is the
+        # same file under a name no rule above knows, and outside the mask's path.
+        return st.st_nlink > 1 and (st.st_dev, st.st_ino) in self.linked()
+
+    def linked(self) -> frozenset[tuple[int, int]]:
+        """The device and inode of each written file that has another name (a second hard
+        link); empty, as it nearly always is, when none has."""
+        if self.inodes is None:
+            found = set()
+            for path in self.protected.written:
+                try:
+                    st = os.stat(path)
+                except (OSError, ValueError):
+                    continue
+                if st.st_nlink > 1:
+                    found.add((st.st_dev, st.st_ino))
+            self.inodes = frozenset(found)
+        return self.inodes
 
     def _written_glob(self, pattern: str) -> bool:
         for folder in self.dirs:

@@ -84,9 +84,11 @@ def dotenv_under(
     is_staging: Callable[[str], bool],
     *,
     staged: bool = False,
+    linked: frozenset[tuple[int, int]] = frozenset(),
 ) -> list[str]:
     """The dotenv files under `root` (`is_dotenv` of the name), and every file inside a staging
-    folder or named as an old temporary file (`is_staging` of a component), found by a look
+    folder or named as an old temporary file (`is_staging` of a component), and every file
+    whose device and inode are in `linked` (a hard link to a protected file), found by a look
     through at most _TREE_LIMIT folders, skipping _SKIP_DIRS. `staged`: `root` itself is (a
     link to) a staging folder, so everything under it counts."""
     found = []
@@ -102,9 +104,19 @@ def dotenv_under(
                             pending.append((entry.path, staged or is_staging(entry.name)))
                     elif staged or is_dotenv(entry.name) or is_staging(entry.name):
                         found.append(entry.path)
+                    elif linked and _inode(entry) in linked:
+                        found.append(entry.path)  # a hard link to a protected file
         except OSError:
             continue
     return found
+
+
+def _inode(entry: os.DirEntry[str]) -> tuple[int, int] | None:
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def included(path: str, folder: str, pattern: str) -> bool:

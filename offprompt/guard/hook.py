@@ -153,6 +153,18 @@ def _arm(deadline: float, dialect: list[str]) -> bool:
     return True
 
 
+def _started(env: Mapping[str, str]) -> None:
+    """Tell a team's shared hook that offprompt started (agents/hook_wrapper.py): it deletes
+    the marker file the hook names, so a failure from here on blocks every call, as a guard's
+    failure must; a marker left means uvx never got offprompt to run ("not installed")."""
+    marker = env.get("OFFPROMPT_HOOK_STARTED")
+    if marker and os.path.basename(marker) == "offprompt-started":
+        try:
+            os.unlink(marker)
+        except OSError:
+            pass
+
+
 def _read_event() -> bytes:
     """The event on stdin, at most MAX_EVENT_BYTES of it; the rest is read and dropped, so a
     host writing a larger one never fails its write (Codex lets a call through then)."""
@@ -176,6 +188,8 @@ def main(
     blocked whatever it names (None: no deadline).
     """
     env = os.environ if environ is None else environ
+    if stdin is None:
+        _started(env)
     raw = b""
     protected = Protected()
     dialect = "claude"

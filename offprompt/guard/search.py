@@ -64,7 +64,7 @@ def under(check: Check, root: str) -> list[str]:
     journal's."""
     # A search starts inside what its folder leads to: a link to a staging folder is one.
     staged = in_staging(os.path.realpath(root))
-    found = disk.dotenv_under(root, is_dotenv, is_staging, staged=staged)
+    found = disk.dotenv_under(root, is_dotenv, is_staging, staged=staged, linked=check.linked())
     return found + sorted(
         p for p in check.protected.written if p.startswith(root + os.sep) and p not in found
     )

@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from multidict import MultiMapping
+
 # Any port (1-65535, checked by `_port_ok`), or none, is the contract; a Host header with a
 # path, credentials, a trailing dot or an IPv6 literal is not a loopback name we serve.
 _LOOPBACK_HOST: Final = re.compile(r"(?:127\.0\.0\.1|localhost)((?::[0-9]{1,5})?)", re.IGNORECASE)
@@ -114,3 +116,22 @@ def on_loopback(values: Sequence[str]) -> bool:
     """Whether the Host header names 127.0.0.1 or localhost (not the tunnel): a cookie set there
     cannot ask for https."""
     return len(values) == 1 and _LOOPBACK_HOST.fullmatch(values[0]) is not None
+
+
+# The headers by which browsers mark a fetch made ahead of the person (Chromium's speculation
+# rules and <link rel=prefetch>, older Chromium, Firefox) or for a preview (Safari).
+_SPECULATIVE: Final = (
+    ("Sec-Purpose", "prefetch"),
+    ("Purpose", "prefetch"),
+    ("X-Moz", "prefetch"),
+    ("X-Purpose", "prefetch"),
+    ("X-Purpose", "preview"),
+)
+
+
+def speculative(headers: MultiMapping[str]) -> bool:
+    """Whether a request is a browser's prefetch or preview, not the person opening the page:
+    any of those headers naming it (`prefetch;prerender` included), whatever else it says."""
+    return any(
+        word in value.lower() for name, word in _SPECULATIVE for value in headers.getall(name, [])
+    )

@@ -57,6 +57,16 @@ _SEAL_STATUS: Final = (
 )
 
 
+_REOPENED_ATTR: Final = ' data-reopened="1"'
+# The page of a request this browser claimed earlier: web/page.js takes this away when the tab
+# still holds the nonce it was given (a reload); without script, or in another tab, it stays.
+_REOPENED: Final = (
+    '<p class="notice warn" id="reopened" role="status">This page is already open in this '
+    "browser: continue in the tab or window where you first opened it. If you closed it, ask "
+    "the agent for a new link.</p>"
+)
+
+
 @dataclass(frozen=True)
 class Anyway:
     """The "Write anyway" form of a submit a provider refused (DESIGN §16): the fresh nonce and
@@ -285,9 +295,12 @@ def render_form(
     target_problem: str | None = None,
     state: FormState | None = None,
     checks: bool = True,
+    handed: bool = True,
 ) -> str:
     """The collection page for an open request; `checks`: provider checks are on for this
-    process (no "Check with the provider first" box under `OFFPROMPT_CHECK=off`)."""
+    process (no "Check with the provider first" box under `OFFPROMPT_CHECK=off`); `handed`:
+    the page carries the request's nonce (else an empty one: the browser that claimed it
+    opens it again, and only the tab it first opened in holds the nonce, DESIGN §17)."""
     state = state or FormState()
     dest = visible(target.display if target else request.display)
     present = target.present if target else frozenset()
@@ -302,9 +315,12 @@ def render_form(
         _header(request),
         _destination(request, target, dest, target_problem),
         f'<form method="post" action="/r/{esc(request.token)}" id="collect"'
-        f'{_REMOTE_ATTR if remote else ""} accept-charset="utf-8" aria-labelledby="title">',
-        f'<input type="hidden" name="nonce" value="{esc(request.nonce)}">',
+        f"{_REMOTE_ATTR if remote else ''}{'' if handed else _REOPENED_ATTR}"
+        ' accept-charset="utf-8" aria-labelledby="title">',
+        f'<input type="hidden" name="nonce" value="{esc(request.nonce) if handed else ""}">',
     ]
+    if not handed:
+        parts.append(_REOPENED)
     if state.retype:
         parts.append(
             '<p class="notice" role="status">Nothing was written. For your safety the page '
@@ -327,7 +343,7 @@ def render_form(
         parts.append(_SEAL_STATUS)
     parts += [
         '<div class="actions">',
-        f'<button type="submit" id="submit"{" disabled" if remote else ""}>'
+        f'<button type="submit" id="submit"{" disabled" if remote or not handed else ""}>'
         f'<span id="submit-text">{_submit_text(request, dest)}</span></button>',
         '<button type="button" id="anyway" hidden>Write anyway</button>',
         '<span class="kbd js-only" id="kbd">or <kbd>Ctrl</kbd>+<kbd>Enter</kbd></span>',

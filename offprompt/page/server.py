@@ -34,6 +34,7 @@ from offprompt.page.guards import (
     on_loopback,
     origin_allowed,
     prefers_json,
+    speculative,
 )
 from offprompt.page.loopback import PageSettings
 from offprompt.page.responses import closed, harden, html, json_answer, refuse
@@ -136,6 +137,7 @@ async def _form(
     *,
     status: int = 200,
     state: render.FormState | None = None,
+    handed: bool = True,
 ) -> web.Response:
     request[SEALED_PAGE] = req.remote
     target, problem = await _inspect(req)
@@ -147,6 +149,7 @@ async def _form(
         target_problem=problem,
         state=state,
         checks=request.app[SUBMITTER].checks_on,
+        handed=handed,
     )
     return html(body, status)
 
@@ -160,22 +163,35 @@ async def _page(request: web.Request) -> web.StreamResponse:
     req = _lookup(request)
     if req.status != "awaiting":
         raise closed(req)
+    if request.method != "GET" or speculative(request.headers):
+        # Only a GET the person's browser makes means a browser has the page (DESIGN §4): a
+        # HEAD, a prefetch or a preview claims nothing and is handed neither form nor nonce.
+        # Not a 2xx for a prefetch, so no browser shows it for the person's navigation.
+        status = 200 if request.method == "HEAD" else 503
+        return html(
+            render.render_message("Open the link", AHEAD, csp_nonce=request[CSP_NONCE]), status
+        )
     holder = claim.holder(req, request.cookies)
     if holder == "other":
         return _elsewhere(request, req)
-    # A local page is claimed by the browser that loads it (not HEAD: only a GET means a
-    # browser has the page, DESIGN §4); a remote one from its script (POST …/claim), so a link
-    # previewer that fetches without running script claims nothing. Taken before any await, so
-    # of two GETs at once exactly one browser holds the request.
+    # A local page is claimed by the browser that loads it; a remote one from its script (POST
+    # …/claim), so a link previewer that fetches without running script claims nothing. Taken
+    # before any await, so of two GETs at once exactly one browser holds the request.
     cookie = None
-    if holder == "none" and not req.remote and request.method == "GET":
+    if holder == "none" and not req.remote:
         cookie = claim.take(req)
-    response = await _form(request, req)
-    if request.method == "GET":
-        req.delivery.page_served()
+    # The nonce is handed out only before the claim (a remote page's, whose script claims with
+    # it) and by the claiming GET: cookies are not kept apart by port, so a server on another
+    # loopback port the person's browser is sent to gets the cookie, and replaying it must not
+    # get a way in. The claimed page keeps its nonce in its own origin's storage for a reload.
+    response = await _form(request, req, handed=holder == "none")
+    req.delivery.page_served()
     if cookie is not None:
         _set_claim(request, req, response, cookie)
     return response
+
+
+AHEAD: Final = "This page is made for the person the agent asked: it opens when you open its link."
 
 
 def _set_claim(

@@ -1,6 +1,6 @@
 """The disk side of a write: strict reads of the existing file, 0700 parent folders, and an
 all-or-nothing 0600 replace through a private, git-ignored staging folder beside the file (or,
-for a masked project's file, in place with a copy in the project's keep folder), each reached by
+for a masked project's file, in place with an undo record in offprompt's state dir), each reached by
 `disk.walk` from the real project folder, never by name.
 """
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
-from offprompt import disk, log
+from offprompt import disk, log, statedir
 from offprompt.disk import undo, walk
 from offprompt.errors import WriteError
 
@@ -22,15 +22,16 @@ __all__ = [
     "drop_keep",
     "is_staged",
     "keep_in_place",
-    "make_keep",
-    "open_keep",
     "open_parents",
+    "open_records",
     "reach_parent",
     "read_budget",
     "read_existing",
     "read_in",
     "remove_stale_temps",
     "replace",
+    "settle_interrupted",
+    "undo_state",
 ]
 
 # A .env this large is not a .env; refusing keeps a mistaken path from loading a disk image.
@@ -75,7 +76,12 @@ def is_staged(path: str | os.PathLike[str]) -> bool:
 # O_NOFOLLOW turns a path that became a symlink into ELOOP; say what that means here.
 _OUR_REASONS = {
     errno.ELOOP: "the path turned into a symlink during the write",
-    errno.EMLINK: "it has a second hard link, which a write in place would change too",
+    # A masked file's other name is outside the mask (it covers the path): say how to mend it.
+    errno.EMLINK: (
+        "it has a second hard link, another name for the same file, which a write in place"
+        " would change too and the mask does not cover: find it with `find . -samefile"
+        " <this file>` from the project folder, delete that name, and write again"
+    ),
 }
 
 
@@ -175,48 +181,30 @@ def remove_stale_temps(folder: walk.Folder) -> None:
         log.get().info("removed a temporary file left by an interrupted write")
 
 
-def open_keep(root: Path, owner: tuple[int, int] | None, display: str) -> walk.Folder:
-    """The project's keep folder (`walk.KEEP_NAME` at the root of the real project folder
-    `root`), made when missing: mode 0700, its `.gitignore` holding `*` before anything else
-    lands there; never reached through a link. WriteError (for the write of `display`) when it
-    cannot be reached or made."""
+def undo_state(env: Mapping[str, str] | None = None) -> Path:
+    """The state dir whose `undo` folder holds a masked write's undo record: beside the journal
+    (`statedir`), outside every project, so no sandboxed process of the agent reaches it."""
+    return statedir.journal_path(env).parent
+
+
+def open_records(display: str, state: Path | None = None) -> walk.Folder:
+    """The undo records' folder (`disk.undo.open_records`) in `state` (default `undo_state()`);
+    WriteError (for the write of `display`) when it cannot be reached or made."""
     try:
-        keep = walk.reach(root, (walk.KEEP_NAME,), create=True, owner=owner)
+        return undo.open_records(undo_state() if state is None else state)
     except (OSError, ValueError) as e:
         why = reason(e) if isinstance(e, OSError) and not isinstance(e, walk.Changed) else CHANGED
-        raise WriteError(_no_keep(display, why)) from None
-    try:
-        if keep.lstat(".gitignore") is None:
-            keep.write_new(".gitignore", b"*\n", owner=owner)
-            keep.fsync()
-    except OSError as e:
-        keep.close()
-        raise WriteError(_no_keep(display, reason(e))) from None
-    return keep
-
-
-def _no_keep(display: str, why: str) -> str:
-    return (
-        f"Could not write {display}: the folder {walk.KEEP_NAME} that keeps a masked file's"
-        f" writes all or nothing could not be made ({why}); nothing was changed."
-    )
-
-
-def make_keep(root: Path) -> str | None:
-    """`open_keep` for init: the keep folder exists before a mask denies it, so a sandbox that
-    starts before the first masked write has it covered already. None when made (or there),
-    else why not, in words."""
-    try:
-        with open_keep(root, walk.owner(root, (walk.KEEP_NAME,)), walk.KEEP_NAME):
-            return None
-    except WriteError as e:
-        return str(e)
+        raise WriteError(
+            f"Could not write {display}: the folder in offprompt's state dir that keeps a masked"
+            f" file's writes all or nothing could not be used ({why}); nothing was changed."
+        ) from None
 
 
 def drop_keep(root: Path) -> None:
-    """Remove the keep folder of the real project folder `root` when the project is no longer
-    masked: only when it holds nothing but its `.gitignore` (an undo copy a killed writer left
-    is put back by the next write, which needs it). Best effort; never through a link."""
+    """Remove the keep folder an earlier version made at the root of the real project folder
+    `root` when the project is no longer masked: only when it holds nothing but its
+    `.gitignore` (a copy still there is moved out by `keep_in_place`). Best effort; never
+    through a link."""
     try:
         with walk.reach(root, ()) as top:
             keep = top.lstat(walk.KEEP_NAME)
@@ -233,16 +221,25 @@ def drop_keep(root: Path) -> None:
 
 
 def keep_in_place(
-    folder: walk.Folder, keep: walk.Folder, root: Path, path: Path, display: str
+    folder: walk.Folder, records: walk.Folder, root: Path, path: Path, display: str
 ) -> None:
     """Make the write of `path` (in `folder`, under its lock) keep the file's inode, all or
-    nothing by an undo copy in `keep` (`disk.undo`); a write a killed writer
-    left half done is undone first. The copy's name is the file's place in the project, hashed:
-    one per file, so writers of two files under their own folders' locks never share one."""
-    place = path.relative_to(root).as_posix().encode("utf-8", "surrogateescape")
-    copy = hashlib.sha256(place).hexdigest()[:32]
+    nothing by an undo record in `records` (`disk.undo`); a write a killed writer left half
+    done is undone first when the file still holds what it wrote. Copies an earlier version
+    left in the project's keep folder are moved out of the project first (never put back)."""
+    parts = path.relative_to(root).parts
+    record_file = undo.record_name(root, parts)
+    folder.kept = (path.name, records, (root, parts, record_file))
     try:
-        undo.keep_in_place(folder, path.name, keep, copy)
+        moved = undo.evacuate_keep(root, records)
+        if moved:
+            log.get().warning(
+                "moved %d undo copies an earlier version left in the project's %s out of the"
+                " project, into offprompt's state dir; none was put back",
+                moved,
+                walk.KEEP_NAME,
+            )
+        undo.settle(folder, path.name, records, record_file)
     except walk.NotRegular:
         raise WriteError(f"{display} is not a regular file; nothing was changed.") from None
     except OSError as e:
@@ -252,17 +249,50 @@ def keep_in_place(
         ) from None
 
 
+def settle_interrupted(state: Path) -> None:
+    """At a start of the server or `collect`: every write in place a killed writer left half
+    done (an undo record in `state`) undone where the file still holds what it wrote, under
+    its folder's lock; any other file left as it is. Best effort, never raising: the next
+    write of a file settles it too."""
+    from offprompt.sinks.lock import locked
+
+    if not os.path.isdir(state / undo.RECORDS):  # no masked write ever ran here
+        return
+    try:
+        with undo.open_records(state) as records:
+            for record_file, record in undo.pending(records):
+                if record is None or not record.parts:
+                    undo.drop_cut_short(records, record_file)
+                    continue
+                *inner, name = record.parts
+                try:
+                    with walk.reach(Path(record.root), inner) as folder:
+                        with locked(folder, "a file"):
+                            undo.settle(folder, name, records, record_file)
+                except (OSError, ValueError, WriteError):
+                    log.get().warning("could not settle an interrupted write (it is kept)")
+    except (OSError, ValueError):
+        log.get().warning("could not look for interrupted writes in offprompt's state dir")
+
+
 def replace(
-    folder: walk.Folder, name: str, data: bytes, display: str, owner: tuple[int, int] | None
+    folder: walk.Folder,
+    name: str,
+    data: bytes,
+    display: str,
+    owner: tuple[int, int] | None,
+    *,
+    pad: bool = False,
 ) -> None:
     """Make `name` in `folder` hold exactly `data`, mode 0600, or leave it untouched and raise
     WriteError: through a fresh, git-ignored staging folder beside it (`walk.Folder.replace`).
     `owner` (uid, gid) is applied when running as root, so `sudo` or a root container does not
-    take a person's .env away from them.
+    take a person's .env away from them. `pad`: a dotenv file, which a write in place may pad
+    with an inert comment (`disk.undo`).
     """
     try:
         if folder.kept is not None and folder.kept[0] == name:  # a masked file (DESIGN §15)
-            undo.replace(folder, name, data, owner, *folder.kept[1:])
+            undo.replace(folder, name, data, owner, *folder.kept[1:], pad=pad)
         else:
             folder.replace(name, data, owner)
     except walk.NotRegular:

@@ -69,7 +69,7 @@ class DotenvSink(LocalFileSink):
             if why is not None:
                 raise WriteError(f"{why} Nothing was changed.")
             data = up.text.encode("utf-8")
-            atomic.replace(folder, path.name, data, shown, owner)
+            atomic.replace(folder, path.name, data, shown, owner, pad=True)
             # Read back what the file holds now; parsed again only if it is not what was written.
             back = atomic.read_existing(folder, path.name, shown)
             after = new if back == data else dotenv.Parsed(_decoded(back, shown))

@@ -132,15 +132,15 @@ class LocalFileSink(Sink):
         owner = walk.owner(root, path.relative_to(root).parts)
         # Every folder from the project down is opened by descriptor, without following links;
         # the lock, the read, the staging and the rename all happen relative to the last one.
-        # A masked project's file is written in place (`in_place`), its undo copy in the keep
-        # folder: a rename would show a running sandbox the real file (DESIGN §15).
+        # A masked project's file is written in place (`in_place`), its undo record in
+        # offprompt's state dir: a rename would show a running sandbox the real file (§15).
         with atomic.open_parents(root, path, shown, owner) as folder:
             try:
                 with locked(folder, shown), contextlib.ExitStack() as kept:
                     atomic.remove_stale_temps(folder)
                     if in_place:
-                        keep = kept.enter_context(atomic.open_keep(root, owner, shown))
-                        atomic.keep_in_place(folder, keep, root, path, shown)
+                        records = kept.enter_context(atomic.open_records(shown))
+                        atomic.keep_in_place(folder, records, root, path, shown)
                     result = self.write_locked(folder, path, shown, values, keep_if_present, owner)
             except BaseException:
                 folder.remove_created()

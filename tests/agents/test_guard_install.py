@@ -11,7 +11,7 @@ import pytest
 from cli_helpers import COMMAND, PORTABLE, shared, snapshot
 from click.testing import Result
 
-from offprompt.agents import guard_install, hook_wrapper
+from offprompt.agents import codex, guard_install, hook_wrapper
 from offprompt.configedit import jsonc
 
 Run = Callable[..., Result]
@@ -84,14 +84,16 @@ def test_init_adds_the_hook_and_deny_rules_claude_code_reads(run: Run, project: 
 
 
 def test_init_adds_the_hook_codex_reads(run: Run, project: Path) -> None:
-    """.codex/hooks.json beside config.toml, the hook with no matcher (every tool)."""
+    """.codex/hooks.json beside config.toml, the hook with no matcher (every tool), named for
+    Codex's /hooks screen."""
     result = run(
         "init", "--agent", "codex", "--shared", "--project", str(project), "--command", PORTABLE
     )
 
     assert 0 == result.exit_code, result.output
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())
-    assert {"hooks": {"PreToolUse": [{"hooks": [CODEX_HOOK]}]}} == hooks
+    named = {**CODEX_HOOK, "statusMessage": codex.STATUS}
+    assert {"hooks": {"PreToolUse": [{"hooks": [named]}]}} == hooks
 
 
 @pytest.mark.parametrize("scope", ["local", "project", "user"])

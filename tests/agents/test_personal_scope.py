@@ -401,3 +401,20 @@ def test_a_portable_shared_file_is_not_pointed_out(
 
     assert 0 == result.exit_code, result.output
     assert "note:" not in result.stdout
+
+
+def test_an_empty_git_folder_above_a_project_outside_git_is_no_repository(
+    run: Run, tmp_path: Path, no_agent_env: Path
+) -> None:
+    """An empty `.git` folder above the project (the mount point a host's sandbox leaves in
+    /tmp) is not a repository: git says so, and init writes the personal files as in any
+    folder outside git."""
+    (no_agent_env / "git").symlink_to(GIT)
+    (tmp_path / "mount" / ".git").mkdir(parents=True)
+    project = tmp_path / "mount" / "app"
+    project.mkdir()
+
+    done = run("init", "--agent", "claude-code", "--project", str(project), "--command", COMMAND)
+
+    assert 0 == done.exit_code, done.output
+    assert (project / ".claude" / "settings.local.json").exists()

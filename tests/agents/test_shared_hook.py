@@ -231,8 +231,10 @@ def test_without_offprompt_a_call_naming_a_dotenv_file_is_blocked(
 
     got = {k: as_host(command, e, BARE_PATH) for k, e in naming(agent, app).items()}
 
-    want = (2, deny(agent, ABSENT), ABSENT.encode() + b"\n")
-    assert {k: want for k in got} == {k: (d.returncode, d.stdout, d.stderr) for k, d in got.items()}
+    # The escaped one is blocked for what it could spell, and says so (ESCAPED).
+    why = {k: ESCAPED if k.startswith("\\u") else ABSENT for k in got}
+    want = {k: (2, deny(agent, w), w.encode() + b"\n") for k, w in why.items()}
+    assert want == {k: (d.returncode, d.stdout, d.stderr) for k, d in got.items()}
     assert not any(canary.encode() in d.stdout + d.stderr for d in got.values())
 
 
@@ -303,7 +305,7 @@ def test_without_offprompt_an_escape_inside_copilots_json_text_is_blocked(
 
     done = as_host(hook, event, BARE_PATH)
 
-    assert (2, ABSENT.encode() + b"\n") == (done.returncode, done.stderr)
+    assert (2, ESCAPED.encode() + b"\n") == (done.returncode, done.stderr)
     assert "\\\\u002eenv" in json.dumps(event)
 
 
@@ -311,19 +313,20 @@ def test_without_offprompt_a_uvx_command_checks_names_too(
     run: Run, app: Path, fake_program: Callable[[str], Path]
 ) -> None:
     """`uvx --from … offprompt serve` shared, and no uvx on the teammate's PATH: `ls` goes
-    through, `cat .env` is blocked with the install line."""
+    through, `cat .env` is blocked with the install line naming the source."""
     fake_program("uvx")
-    hook = written_hook(
-        run,
-        app,
-        "claude-code",
-        "uvx --from git+https://example.invalid/o/offprompt offprompt serve",
-    )
+    source = "git+https://example.invalid/o/offprompt"
+    hook = written_hook(run, app, "claude-code", f"uvx --from {source} offprompt serve")
     shell, _, _ = SHAPES["claude-code"]
+    line = (
+        "offprompt guard: blocked: this call names a .env file, which this project guards with"
+        f" offprompt, and offprompt is not installed here (nor could uvx fetch it from {source}):"
+        f" install it: pipx install {source}\n"
+    )
 
     done = {c: as_host(hook, shell(app, c), BARE_PATH) for c in ("ls", "cat .env")}
 
-    assert {"ls": (0, b""), "cat .env": (2, ABSENT.encode() + b"\n")} == {
+    assert {"ls": (0, b""), "cat .env": (2, line.encode())} == {
         c: (d.returncode, d.stderr) for c, d in done.items()
     }
 
@@ -379,3 +382,22 @@ def test_a_hook_that_fetches_before_every_call_is_said_to_once(
     fetches = [line for line in done.stdout.splitlines() if "before every tool call" in line]
     assert said == len(fetches), done.stdout
     assert all(line.startswith("note: ") for line in fetches)
+
+
+ESCAPED = (
+    "offprompt guard: blocked: this call holds a JSON escape code, which could spell the name of"
+    " a .env file, which this project guards with offprompt, and offprompt is not installed"
+    " here: install it (see the offprompt README)."
+)
+
+
+def test_without_offprompt_a_call_blocked_only_for_an_escape_says_so(run: Run, app: Path) -> None:
+    """A commit message with an escaped é names no .env file: it is blocked (the check cannot
+    read what an escape spells) with its own reason, not "this call names a .env file"."""
+    hook = written_hook(run, app, "claude-code")
+    text = json.dumps(_claude(app, "Bash", {"command": 'git commit -m "caf\u00e9"'}))
+    assert "\\u00e9" in text
+
+    done = as_host(hook, text, BARE_PATH)
+
+    assert (2, ESCAPED.encode() + b"\n") == (done.returncode, done.stderr)

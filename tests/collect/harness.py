@@ -76,6 +76,12 @@ def as_person(url: str) -> dict[str, str]:
 _LOADING: dict[str, asyncio.Lock] = {}
 
 
+# The nonce each claimed page handed out, by URL: a later GET of a claimed page serves an empty
+# one (DESIGN §17: the cookie alone is no way in), and the page's script puts back the one it
+# kept in its own origin's storage, as this does.
+_KEPT: dict[str, str] = {}
+
+
 async def load(url: str) -> str:
     """GET the page as the person's browser would (keeping its claim cookie); its HTML."""
     async with _LOADING.setdefault(url, asyncio.Lock()):
@@ -91,14 +97,18 @@ async def _load(url: str) -> str:
         claim = reply.cookies.get(COOKIE)
         if claim is not None:
             _CLAIMS[url] = claim.value
-        return await reply.text()
+        html = await reply.text()
+    found = _NONCE.search(html)
+    if found is not None:
+        _KEPT[url] = found.group(1)
+    return html
 
 
 async def visit(url: str) -> str:
-    """GET the page as the person's browser would; its nonce."""
-    found = _NONCE.search(await load(url))
-    assert found is not None
-    return found.group(1)
+    """GET the page as the person's browser would; its nonce (the one it kept, once claimed)."""
+    await load(url)
+    assert url in _KEPT, "the page handed out no nonce"
+    return _KEPT[url]
 
 
 async def submit(url: str, values: Mapping[str, str]) -> int:
@@ -164,13 +174,15 @@ class Session:
         if result is not None:
             self._transport.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout: float = 10
+    ) -> dict[str, Any]:
         self._next += 1
         rid = self._next
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         self._transport.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        return await asyncio.wait_for(future, 10)
+        return await asyncio.wait_for(future, timeout)
 
     async def initialize(self, caps: dict[str, Any], name: str = "ladder-test") -> None:
         await self.request(
@@ -185,9 +197,11 @@ class Session:
         arguments: dict[str, Any],
         *,
         modern: dict[str, Any] | None = None,
+        timeout: float = 10,
         **extra: Any,
     ) -> dict[str, Any]:
-        """tools/call; `modern` is the client's capabilities for a 2026-07-28 call."""
+        """tools/call; `modern` is the client's capabilities for a 2026-07-28 call; `timeout`
+        the wait for its answer (a store's programs can take longer on a busy machine)."""
         params: dict[str, Any] = {"name": tool, "arguments": arguments, **extra}
         if modern is not None:
             params["_meta"] = {
@@ -195,7 +209,7 @@ class Session:
                 "io.modelcontextprotocol/clientInfo": {"name": "ladder-test", "version": "1"},
                 "io.modelcontextprotocol/clientCapabilities": modern,
             }
-        reply = await self.request("tools/call", params)
+        reply = await self.request("tools/call", params, timeout=timeout)
         assert "result" in reply, reply
         result = reply["result"]
         assert isinstance(result, dict)

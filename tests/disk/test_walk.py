@@ -235,7 +235,7 @@ def test_write_in_place_keeps_the_inode_and_truncates(project: Path) -> None:
     inode = path.stat().st_ino
 
     with walk.reach(project, ()) as folder:
-        folder.write_in_place("settings.json", b"new\n")
+        folder.write_in_place("settings.json", [(b"new\n", 4)])
 
     assert (inode, "new\n") == (path.stat().st_ino, path.read_text())
 
@@ -252,10 +252,10 @@ def test_write_in_place_refuses_a_link_and_a_second_hard_link(
 
     with walk.reach(project, ()) as folder:
         with pytest.raises(walk.NotRegular):
-            folder.write_in_place("link", b"new")
+            folder.write_in_place("link", [(b"new", 3)])
         with pytest.raises(OSError, match="hard link") as raised:
-            folder.write_in_place("hard", b"new")
-        folder.write_in_place("missing", b"new")
+            folder.write_in_place("hard", [(b"new", 3)])
+        folder.write_in_place("missing", [(b"new", 3)])
     assert errno.EMLINK == raised.value.errno
     assert "old" == target.read_text()
     assert (b"new", 0o600) == (

@@ -1,7 +1,9 @@
 """A masked project's file is written in place (DESIGN §15): it keeps its inode, so a sandbox
-already running keeps its mount over it, and the write stays all or nothing by an undo copy in
-the project's keep folder, which a killed writer's successor puts back before it reads."""
+already running keeps its mount over it, and the write stays all or nothing by an undo record in
+offprompt's state dir (never in the project), which a killed writer's successor settles first.
+The kills themselves are in test_undo_kills.py."""
 
+import json
 import os
 import stat
 import subprocess
@@ -12,22 +14,37 @@ from pathlib import Path
 import pytest
 
 from offprompt import sinks
-from offprompt.disk import walk
+from offprompt.disk import undo, walk
 from offprompt.errors import WriteError
 from offprompt.sinks import atomic
 from offprompt.spec import SinkSpec
 
-COPY = "0123456789abcdef0123456789abcdef"
+
+@pytest.fixture
+def home(isolated_env: Path) -> Path:
+    return isolated_env
 
 
-def keep_of(project: Path) -> Path:
-    return project / walk.KEEP_NAME
+def records_of(home: Path) -> Path:
+    return home / "state" / ".offprompt-keep"  # disk.undo.RECORDS
 
 
-def test_a_masked_write_keeps_the_inode_and_leaves_no_copy(project: Path, canary: str) -> None:
-    """Same inode, mode 0600, the value there; the keep folder is 0700, ignored by git through
-    its own `.gitignore`, and holds nothing else once the write is done."""
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
+def everything_in(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (.git aside), by path: what a process there could read."""
+    out: dict[str, bytes] = {}
+    for here, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names:
+            path = os.path.join(here, name)
+            out[path] = Path(path).read_bytes()
+    return out
+
+
+def test_a_masked_write_keeps_the_inode_and_leaves_nothing_in_the_project(
+    project: Path, home: Path, canary: str
+) -> None:
+    """Same inode, mode 0600, the value there; no keep folder in the project; the records'
+    folder in the state dir is 0700 and holds nothing once the write is done."""
     env = project / ".env"
     env.write_text("A=1\n")
     env.chmod(0o644)
@@ -38,110 +55,43 @@ def test_a_masked_write_keeps_the_inode_and_leaves_no_copy(project: Path, canary
     assert inode == env.stat().st_ino
     assert f"A=1\nAPI_KEY={canary}\n" == env.read_text()
     assert 0o600 == stat.S_IMODE(env.stat().st_mode)
-    keep = keep_of(project)
-    assert 0o700 == stat.S_IMODE(keep.stat().st_mode)
-    assert [".gitignore"] == os.listdir(keep)
-    assert "*\n" == (keep / ".gitignore").read_text()
-    assert (
-        ""
-        == subprocess.run(
-            ["git", "status", "--porcelain", "--ignored=no", "--", walk.KEEP_NAME],
-            cwd=project,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    assert [".env"] == os.listdir(project)
+    assert 0o700 == stat.S_IMODE(records_of(home).stat().st_mode)
+    assert [] == os.listdir(records_of(home))
 
 
-def test_without_in_place_the_file_is_replaced_as_before(project: Path, canary: str) -> None:
-    """An unmasked project's write is the rename it always was (a new inode), no keep folder."""
+def test_without_in_place_the_file_is_replaced_as_before(project: Path, home: Path) -> None:
+    """An unmasked project's write is the rename it always was (a new inode), no record."""
     env = project / ".env"
     env.write_text("A=1\n")
     inode = env.stat().st_ino
 
-    sinks.write(project, SinkSpec(), {"API_KEY": canary})
+    sinks.write(project, SinkSpec(), {"API_KEY": "x"})
 
     assert inode != env.stat().st_ino
-    assert not keep_of(project).exists()
+    assert not records_of(home).exists()
 
 
 def test_a_file_sink_and_a_new_file_are_written_in_place_too(project: Path, canary: str) -> None:
-    """A file sink's file keeps its inode; a file not there yet is made, mode 0600."""
+    """A file sink's file keeps its inode (a shorter value leaves none of the old bytes); a
+    file not there yet is made, mode 0600."""
     key = project / "key.txt"
-    key.write_text("old")
+    key.write_text("a much longer old value")
     inode = key.stat().st_ino
 
-    sinks.write(project, SinkSpec("file", "key.txt"), {"KEY": canary}, in_place=True)
+    sinks.write(project, SinkSpec("file", "key.txt"), {"KEY": canary[:8]}, in_place=True)
     sinks.write(project, SinkSpec("dotenv", "apps/web/.env"), {"B": canary}, in_place=True)
 
-    assert (inode, canary) == (key.stat().st_ino, key.read_text())
+    assert (inode, canary[:8]) == (key.stat().st_ino, key.read_text())
     made = project / "apps" / "web" / ".env"
     assert (f"B={canary}\n", 0o600) == (made.read_text(), stat.S_IMODE(made.stat().st_mode))
 
 
-def test_a_copy_a_killed_writer_left_is_put_back_before_the_next_write_reads(
-    project: Path, canary: str
+def test_a_write_that_fails_half_way_puts_the_old_bytes_back(
+    project: Path, home: Path, canary: str
 ) -> None:
-    """A writer killed after its undo copy was whole left the file torn: the next writer puts
-    the old bytes back first, so the file is as before that write, plus this one's value."""
-    env = project / ".env"
-    env.write_text("A=torn-half-of-a-new-val")  # what a write cut in the middle leaves
-    keep = keep_of(project)
-    keep.mkdir(mode=0o700)
-    sinks.write(project, SinkSpec(), {"Z": "1"}, in_place=True)  # makes the .gitignore
-    env.write_text("A=torn-half-of-a-new-val")
-    (keep / "leftover").write_text("")
-    copy = _copy_name(project, env)
-    (keep / copy).write_text("A=old\n")
-
-    sinks.write(project, SinkSpec(), {"API_KEY": canary}, in_place=True)
-
-    assert f"A=old\nAPI_KEY={canary}\n" == env.read_text()
-    assert copy not in os.listdir(keep)
-
-
-def test_a_marker_for_a_file_that_was_not_there_removes_what_the_killed_writer_made(
-    project: Path, canary: str
-) -> None:
-    """A killed first write of a file leaves `<copy>.absent`: the half-made file goes."""
-    env = project / ".env"
-    keep = keep_of(project)
-    sinks.write(project, SinkSpec("file", "other.txt"), {"K": "x"}, in_place=True)
-    env.write_text("API_KEY=half")
-    (keep / f"{_copy_name(project, env)}.absent").write_text("")
-
-    sinks.write(project, SinkSpec(), {"OTHER": canary}, in_place=True)
-
-    assert f"OTHER={canary}\n" == env.read_text()
-    assert [".gitignore"] == os.listdir(keep)
-
-
-@pytest.mark.parametrize("marker", [False, True])
-def test_a_change_made_well_after_the_killed_write_is_kept(
-    project: Path, canary: str, marker: bool
-) -> None:
-    """The person edited the file (or another tool made it) two minutes after a writer was
-    killed: the leftover copy (or `.absent` marker) is older than that change, so it is dropped,
-    not put back over it; the new write lands on what they made."""
-    sinks.write(project, SinkSpec("file", "other.txt"), {"K": "x"}, in_place=True)
-    env = project / ".env"
-    name = _copy_name(project, env) + (".absent" if marker else "")
-    left = keep_of(project) / name
-    left.write_text("" if marker else "A=old\n")
-    two_minutes_ago = left.stat().st_mtime - 120
-    os.utime(left, (two_minutes_ago, two_minutes_ago))
-    env.write_text("MINE=edited\n")
-
-    sinks.write(project, SinkSpec(), {"API_KEY": canary}, in_place=True)
-
-    assert f"MINE=edited\nAPI_KEY={canary}\n" == env.read_text()
-    assert [".gitignore"] == os.listdir(keep_of(project))
-
-
-def test_a_write_that_fails_half_way_puts_the_old_bytes_back(project: Path, canary: str) -> None:
     """A file size limit (RLIMIT_FSIZE, as a full disk would) stops the write in the middle:
-    the file holds its old bytes again, on its own inode, and no copy is left."""
+    the file holds its old bytes again, on its own inode, and no record is left."""
     env = project / ".env"
     env.write_text("A=1\n")
     inode = env.stat().st_ino
@@ -168,7 +118,7 @@ def test_a_write_that_fails_half_way_puts_the_old_bytes_back(project: Path, cana
     assert "nothing was changed" in done.stdout
     assert canary not in done.stdout + done.stderr
     assert ("A=1\n", inode) == (env.read_text(), env.stat().st_ino)
-    assert [".gitignore"] == os.listdir(keep_of(project))
+    assert [] == os.listdir(records_of(home))
 
 
 def test_a_file_with_a_second_hard_link_is_refused_and_the_other_name_unchanged(
@@ -185,28 +135,91 @@ def test_a_file_with_a_second_hard_link_is_refused_and_the_other_name_unchanged(
     assert "MINE=1\n" == elsewhere.read_text()
 
 
+def test_a_keep_folder_an_earlier_version_left_is_emptied_out_of_the_project(
+    project: Path, home: Path, canary: str
+) -> None:
+    """A cloned repo's `.offprompt-keep` (its committed `.gitignore` empty) with an undo copy
+    in it: the next masked write moves the copy into the state dir (0600, never put back over
+    the file), so no value is left where `git add -A` or a running process finds it."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    keep = project / walk.KEEP_NAME
+    keep.mkdir(mode=0o755)
+    (keep / ".gitignore").write_text("")
+    (keep / "0123456789abcdef0123456789abcdef").write_text(f"OLD={canary}\n")
+    (project / ".env").write_text("A=1\n")
+
+    sinks.write(project, SinkSpec(), {"B": "2"}, in_place=True)
+
+    assert "A=1\nB=2\n" == (project / ".env").read_text()
+    assert not any(canary.encode() in data for data in everything_in(project).values())
+    (moved,) = [p for p in records_of(home).iterdir() if p.name.startswith("legacy-")]
+    assert (f"OLD={canary}\n", 0o600) == (moved.read_text(), stat.S_IMODE(moved.stat().st_mode))
+
+
 def test_a_keep_folder_that_is_a_link_is_never_followed(
     project: Path, tmp_path: Path, canary: str
 ) -> None:
-    """A keep folder swapped for a link out of the project: refused, nothing written there."""
+    """A keep folder swapped for a link out of the project: nothing read, moved or written
+    there; the write itself goes on (it no longer needs that folder)."""
     outside = tmp_path / "outside"
     outside.mkdir()
-    keep_of(project).symlink_to(outside, target_is_directory=True)
+    (outside / "0123456789abcdef0123456789abcdef").write_text("THEIRS=1\n")
+    (project / walk.KEEP_NAME).symlink_to(outside, target_is_directory=True)
 
-    with pytest.raises(WriteError, match="nothing was changed"):
-        sinks.write(project, SinkSpec(), {"API_KEY": canary}, in_place=True)
+    sinks.write(project, SinkSpec(), {"API_KEY": canary}, in_place=True)
 
-    assert [] == os.listdir(outside)
-    assert not (project / ".env").exists()
+    assert ["0123456789abcdef0123456789abcdef"] == os.listdir(outside)
+    assert f"API_KEY={canary}\n" == (project / ".env").read_text()
 
 
 def test_the_keep_folder_counts_as_staging(project: Path) -> None:
-    """What offprompt never reads and the guard protects (its copy holds old values)."""
-    assert atomic.is_staged(project / walk.KEEP_NAME / COPY)
+    """What offprompt never reads and the guard protects (an old copy holds old values)."""
+    assert atomic.is_staged(project / walk.KEEP_NAME / "0123456789abcdef0123456789abcdef")
 
 
-def _copy_name(project: Path, file: Path) -> str:
-    import hashlib
+@pytest.mark.parametrize(
+    ("data", "length"),
+    [(b"A=1\n", 9), (b"A=1", 9), (b"A=1", 4), (b"A=1", 5), (b"A=1\n", 5), (b"", 3), (b"A=1", 3)],
+)
+def test_padding_is_an_inert_comment_of_the_old_length(data: bytes, length: int) -> None:
+    """What a shorter write leaves before its cut: the new bytes, then blanks in a comment
+    line, exactly the old length: no old byte after the new ones."""
+    out = undo.padded(data, length)
 
-    place = file.relative_to(project).as_posix().encode()
-    return hashlib.sha256(place).hexdigest()[:32]
+    assert (length, data) == (len(out), out[: len(data)])
+    lines = out[len(data) :].split(b"\n")
+    if data and not data.endswith(b"\n"):
+        assert b"" == lines.pop(0)  # the padding starts a line of its own
+    assert all(line in (b"", b"#") or line.startswith(b"# ") for line in lines)
+    assert set(out[len(data) :]) <= set(b"# \n")
+
+
+@pytest.mark.parametrize(
+    ("tool", "reads"),
+    [("Read", "file_path"), ("Bash", "command"), ("Grep", "path")],
+)
+def test_the_guard_blocks_the_agents_own_tools_on_an_undo_record(
+    project: Path, home: Path, canary: str, tool: str, reads: str
+) -> None:
+    """Claude Code's Read, Grep and Bash tools run outside its sandbox: a record a killed write
+    left in the state dir (the old file, values included) is as protected from them as a
+    staging folder, by the folder's name, with no guard code of its own."""
+    sinks.write(project, SinkSpec(), {"A": "1"}, in_place=True)  # makes the records' folder
+    record = records_of(home) / "0123456789abcdef0123456789abcdef"
+    record.write_text(f"API_KEY={canary}\n")
+    named = {"Read": str(record), "Bash": f"cat {record}", "Grep": str(records_of(home))}[tool]
+    event = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {reads: named, **({"pattern": "API"} if tool == "Grep" else {})},
+    }
+
+    done = subprocess.run(
+        [sys.executable, "-m", "offprompt", "guard"],
+        input=json.dumps(event), capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+
+    assert 2 == done.returncode, done.stderr
+    assert canary not in done.stdout + done.stderr

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,19 @@ from test_guard_hosts import cursor
 from test_tool_lists import code
 
 from offprompt.guard import disk
+from offprompt.guard import masked as guard_masked
+from offprompt.write.journal import Journal, JournalEntry
+
+JOURNALED = JournalEntry(
+    at="2026-01-01T00:00:00Z",
+    project="",
+    file="",
+    names=("OPENAI_API_KEY",),
+    kept=(),
+    fingerprint=None,
+    client="test",
+    request_id="r2",
+)
 
 __all__ = ["project"]  # the fixture: a .env and a written config/service.json
 
@@ -22,9 +39,13 @@ SANDBOX = {"enabled": True, "allowUnsandboxedCommands": False, "failIfUnavailabl
 
 
 @pytest.fixture
-def masked(project: Path) -> Path:
+def masked(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """`project` as `init --mask` leaves it: .env in the mask's record, the sandbox on in its
-    settings.local.json (config/service.json is written but not masked)."""
+    settings.local.json (config/service.json is written but not masked); the hook run as
+    Claude Code runs it in a session started there (`CLAUDE_PROJECT_DIR`, and `CLAUDE_PID`:
+    this process stands for Claude Code, its command line holding no `--settings`)."""
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    monkeypatch.setenv("CLAUDE_PID", str(os.getpid()))
     record = Path(disk.journal_path(os.environ)).parent / "mask.json"
     record.parent.mkdir(parents=True, exist_ok=True)
     files = {str(project / ".env"): ["OPENAI_API_KEY"]}
@@ -175,4 +196,123 @@ def test_a_skills_shell_command_in_a_masked_project_is_not_left_to_the_mask(
     guard blocks its read of a masked file as if no mask were there."""
     event = {**claude_event(masked)("Bash", {"command": "cat .env"})}
     event["hook_event_name"] = "PreSkillShellCommand"
+    assert 2 == code(event)
+
+
+# -- what masked means per session (issue 43) ---------------------------------------------------
+
+
+def test_a_session_started_above_the_masked_project_keeps_blocking(
+    masked: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session started in the folder above (its settings leave the sandbox off) and the
+    agent `cd`ed into the masked project: the event's cwd is there, the session is not."""
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(masked.parent))
+    assert 2 == code(claude_event(masked)("Bash", {"command": "cat .env"}))
+
+
+def test_a_hook_without_the_sessions_start_folder_keeps_blocking(
+    masked: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No `CLAUDE_PROJECT_DIR` (or no running Claude Code to read): not known to be masked."""
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR")
+    assert 2 == code(claude_event(masked)("Bash", {"command": "cat .env"}))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(masked))
+    monkeypatch.setenv("CLAUDE_PID", "1")  # not this hook's ancestor within reach
+    assert 2 == code(claude_event(masked)("Bash", {"command": "cat .env"}))
+
+
+@pytest.mark.parametrize(
+    "network", [{"allowAllUnixSockets": True}, {"allowUnixSockets": ["/var/run/docker.sock"]}]
+)
+def test_a_sandbox_that_reaches_unix_sockets_is_not_left_the_read(
+    masked: Path, network: dict[str, object]
+) -> None:
+    """A daemon behind a socket the sandbox lets commands reach opens files outside it."""
+    settings = json.loads(user_settings().read_text())
+    settings["sandbox"]["network"] = network
+    user_settings().write_text(json.dumps(settings))
+    assert 2 == code(claude_event(masked)("Bash", {"command": "node --env-file=.env app.js"}))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker run --rm -v ./.env:/e alpine cat /e",
+        'docker run -v "$PWD/.env:/e" alpine cat /e',
+        "podman run --env-file .env alpine env",
+        "/usr/bin/docker cp .env app:/e",
+    ],
+)
+def test_a_daemon_client_naming_a_masked_file_is_blocked(masked: Path, command: str) -> None:
+    """The client hands the path to a daemon outside the sandbox, which reads the real file."""
+    assert 2 == code(claude_event(masked)("Bash", {"command": command}))
+
+
+def guard_under(argv_tail: list[str], event: dict[str, object]) -> int:
+    """The guard's exit code when run, as Claude Code runs its hooks, under a process whose
+    command line ends with `argv_tail` (standing for Claude Code's own, CLAUDE_PID)."""
+    script = f"CLAUDE_PID=$$ {shlex.quote(sys.executable)} -m offprompt guard; exit $?"
+    done = subprocess.run(
+        ["/bin/sh", "-c", script, "claude", *argv_tail],
+        input=json.dumps(event).encode(),
+        capture_output=True,
+        env={**os.environ},
+        timeout=30,
+    )
+    return done.returncode
+
+
+def test_the_command_lines_settings_that_turn_the_sandbox_off_keep_blocking(
+    masked: Path, tmp_path: Path
+) -> None:
+    """`claude --settings '{"sandbox":{"enabled":false}}'` (or a file of it) outranks the
+    project's settings; `--setting-sources` may leave them out: blocked. Without: left."""
+    event = claude_event(masked)("Bash", {"command": "cat .env"})
+    off = json.dumps({"sandbox": {"enabled": False}})
+    (tmp_path / "off.json").write_text(off)
+    assert 0 == guard_under(["-p", "hi"], event)
+    assert 0 == guard_under(["--settings", json.dumps({"model": "x"})], event)
+    assert 2 == guard_under(["-p", "hi", "--settings", off], event)
+    assert 2 == guard_under([f"--settings={off}"], event)
+    assert 2 == guard_under(["--settings", str(tmp_path / "off.json")], event)
+    assert 2 == guard_under(["--settings", "{not json"], event)
+    assert 2 == guard_under(["--setting-sources", "user"], event)
+
+
+def test_a_hard_link_to_a_written_file_is_blocked_under_any_name(masked: Path) -> None:
+    """`build/cache.txt` is `.env` under another name (a hard link the mask's path does not
+    cover): the host's Read and a sandboxed `cat` of it are blocked, by device and inode."""
+    # Every masked file is one offprompt wrote: the journal says so.
+    Journal().append(replace(JOURNALED, project=str(masked), file=".env"))
+    (masked / "build").mkdir()
+    os.link(masked / ".env", masked / "build" / "cache.txt")
+    (masked / "build" / "other.txt").write_text("x\n")
+    os.link(masked / "build" / "other.txt", masked / "build" / "other-link.txt")
+    event = claude_event(masked)
+    assert 2 == code(event("Read", {"file_path": str(masked / "build" / "cache.txt")}))
+    assert 2 == code(event("Bash", {"command": "cat build/cache.txt"}))
+    assert 2 == code(event("Bash", {"command": "cd build && cat cache.txt"}))
+    assert 0 == code(event("Bash", {"command": "cat build/other-link.txt"}))
+    assert 0 == code(event("Bash", {"command": "cat .env"}))  # the mask's own path
+    # A search or copy of the folder holding the link reads it too.
+    assert 2 == code(event("Grep", {"pattern": "KEY", "path": str(masked / "build")}))
+    for command in ("grep -r KEY build", "tar c build | tar xO", "cp -r build elsewhere"):
+        assert 2 == code(event("Bash", {"command": command})), command
+
+
+def test_managed_settings_that_turn_the_sandbox_off_keep_blocking(
+    masked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The machine's managed settings outrank every other layer: sandbox off there, or a
+    managed file that cannot be read, and the read is blocked."""
+    managed = tmp_path / "managed-settings.json"
+    monkeypatch.setattr(guard_masked, "_MANAGED", str(managed))
+    monkeypatch.setattr(guard_masked, "_MANAGED_DIR", str(tmp_path / "none.d"))
+    event = claude_event(masked)("Bash", {"command": "cat .env"})
+    managed.write_text(json.dumps({"permissions": {}}))
+    assert 0 == code(event)
+    managed.write_text(json.dumps({"sandbox": {"enabled": False}}))
+    assert 2 == code(event)
+    managed.write_text("{not json")
     assert 2 == code(event)

@@ -36,7 +36,10 @@ def make_world(tmp_path: Path, canary: str) -> Iterator[MakeWorld]:
         left = set()
         for world in worlds:
             # Daemons that left the host's session still carry the run's folders in their env.
-            end_processes(processes_using(world.root))
+            # A few rounds: a process ended in one may start another as it goes (uv retries a
+            # git fetch whose git was ended first).
+            for _ in range(3):
+                end_processes(processes_using(world.root))
             left |= processes_using(world.root)
         stack.close()
         assert not left, f"processes of the run outlived teardown: {sorted(left)}"

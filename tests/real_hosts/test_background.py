@@ -1,4 +1,4 @@
-"""Claude Code 2.1.332's TUI moves a tool call still running after
+"""Claude Code 2.1.337's TUI moves a tool call still running after
 CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS (120 s by default; 3 s here) to the background: the model is
 told at once that the call "was moved to the background", and gets its result later as a
 `<task-notification>` user turn. With the page filled only after that: one tab, one request, and
@@ -17,7 +17,7 @@ from helpers import tool_or_skip
 from offprompt.server_app import INSTRUCTIONS
 
 from .conftest import MakeWorld
-from .drive import DIALOG, MODEL_SAID, Outcome, claude_argv, collect, server_ready, type_prompt
+from .drive import DIALOG, Outcome, claude_argv, collect, server_ready, type_prompt
 from .harness import ARGUMENTS, World
 from .model import BACKGROUNDED, OPEN_WORDS, ScriptedModel
 from .terminal import Terminal
@@ -93,7 +93,9 @@ def run_backgrounded(
         outcome.screen_link = term.wait(TURN_OVER, 20)
         (world.root / "hold").touch()
         wait_until(world.writes, "the person's write", 30)
-        term.wait(MODEL_SAID, 20)
+        # The fingerprint's own turn, not an earlier one: "model calls again" already said "gave
+        # no fingerprint", and 2.1.337 takes longer than 0.5 s to draw the notified turn.
+        term.wait(r"Done\. Fingerprint", 30)
         time.sleep(0.5)
         outcome.final_screen = term.screen()
     finally:

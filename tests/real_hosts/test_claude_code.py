@@ -1,4 +1,4 @@
-"""Claude Code 2.1.332 with offprompt as its MCP server and a scripted model: print mode, and a
+"""Claude Code 2.1.337 with offprompt as its MCP server and a scripted model: print mode, and a
 person at its terminal answering the URL dialog each way (DESIGN §4, §4.1)."""
 
 import time

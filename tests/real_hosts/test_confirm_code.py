@@ -233,7 +233,9 @@ def claude_form(term: Terminal, who: Person) -> None:
     """The person types the code their page shows into the dialog: Enter leaves the field
     and selects Accept, Enter accepts."""
     term.child.send(who.code)
-    term.wait("✔ Confirmation code: " + re.escape(who.code), 10)
+    # 2.1.332-2.1.336 show "✔ Confirmation code: 031B-RKY"; 2.1.337 "Confirmation code*:  1WBP-A4X"
+    # (a `*` on a required field, the value in an aligned column).
+    term.wait(r"(?:✔ Confirmation code: |Confirmation code\*: +)" + re.escape(who.code), 10)
     term.press("enter")
     term.wait(f"{SELECTED} Accept", 10)
     term.press("enter")

@@ -1,5 +1,5 @@
 """The guard as `offprompt init` installs it, run by the real hosts (DESIGN §14): Claude Code
-2.1.332 (`claude -p`), Codex 0.171.0 (`codex exec`), Gemini CLI 0.61.0 (`gemini -p`) and Copilot
+2.1.337 (`claude -p`), Codex 0.171.0 (`codex exec`), Gemini CLI 0.61.0 (`gemini -p`) and Copilot
 CLI 1.0.102 (`copilot -p`, reading the hook file init writes for VS Code) with a scripted model
 that asks the host's own tools for `.env`; the value never reaches the model, the guard's reason
 does, and everyday work still passes."""

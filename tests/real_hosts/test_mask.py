@@ -1,4 +1,4 @@
-"""The mask (DESIGN §15) in real Claude Code 2.1.332 on Linux (bubblewrap, socat): with the
+"""The mask (DESIGN §15) in real Claude Code 2.1.337 on Linux (bubblewrap, socat): with the
 settings `offprompt init --mask` writes, a scripted model set on a `.env`'s value tries some
 thirty routes through Claude Code's Bash tool and reads only the sandbox's stand-in, and a
 program the agent runs sends the real key to its provider, which the sandbox's proxy puts back
@@ -473,7 +473,7 @@ def host_of(headers: str) -> str:
     return found.group(1).lower() if found else ""
 
 
-# -- the folder a masked file's copy is kept in while it is written ------------------------------
+# -- the folder a masked file's undo record is kept in while it is written -----------------------
 
 
 class Acting(Watched):
@@ -491,33 +491,35 @@ class Acting(Watched):
         return super()._turn(body)
 
 
-def test_the_keep_folder_is_empty_to_every_sandboxed_command(
+def test_the_undo_records_folder_is_empty_to_every_sandboxed_command(
     make_world: MakeWorld, canary: str
 ) -> None:
-    """`.offprompt-keep` (made by `init --mask`, before Claude Code starts) holds a
-    copy of a masked file's bytes while it is written in place: with the deny entry init
-    wrote, a sandboxed command sees the folder empty, and so does a background job that was
-    already running when a copy appeared in it; the value is in no request to the model."""
+    """The state dir's `undo` folder (made by `init --mask`, before Claude Code starts) holds
+    a masked file's old bytes while it is written in place, and after a write killed midway:
+    with the deny entry init wrote, a sandboxed command sees the folder empty, and so does a
+    background job that was already running when a record appeared in it; the value is in no
+    request to the model."""
     sandbox_or_skip()
     keep = None
 
     def copy_appears() -> None:
         assert keep is not None
         (keep / "late").write_text(f"{KEY}=sk-proj-{canary}\n")
-        (keep.parent / "GO").write_text("")
+        (world.project / "GO").write_text("")
 
     model = Acting(2, copy_appears)
     world = make_world("anthropic", model=model)
     model.project = world.project
     model.written = mask(world, f"{KEY}=\nDEBUG=1\n")
-    keep = world.project / KEEP_NAME
+    keep = Path(os.path.realpath(world.state)) / KEEP_NAME
     assert keep.is_dir()  # made by init --mask, before any sandboxed command
+    assert not (world.project / KEEP_NAME).exists()
     (keep / "early").write_text(f"{KEY}=sk-proj-{canary}\n")
-    listed = "echo listed:$(ls -A .offprompt-keep | tr '\\n' ,)"
+    listed = f"echo listed:$(ls -A {keep} | tr '\\n' ,)"
     wait = "until [ -e GO ]; do sleep 0.2; done"
-    job = f"{wait}; {{ {listed}; cat .offprompt-keep/late; }} > seen 2>&1"
+    job = f"{wait}; {{ {listed}; cat {keep}/late; }} > seen 2>&1"
     model.calls = [
-        bash(Route(f"{listed}; cat .offprompt-keep/early", ("No such file",))),
+        bash(Route(f"{listed}; cat {keep}/early", ("No such file",))),
         ("Bash", {"command": job, "description": "Watch", "run_in_background": True}),
         bash(Route("sleep 1; echo waited", ("waited",))),
         bash(Route("for i in $(seq 50); do [ -s seen ] && break; sleep 0.2; done; cat seen")),
@@ -527,7 +529,7 @@ def test_the_keep_folder_is_empty_to_every_sandboxed_command(
     early, _, _, late = model.outputs()
     print("SEEN", json.dumps([early, late]).replace(canary, "<canary>"))
     assert "listed:\n" in early
-    assert "cat: .offprompt-keep/early: No such file or directory" in early
+    assert f"cat: {keep}/early: No such file or directory" in early
     # The job, running before `late` appeared, lists the folder empty and cannot read it.
-    assert "listed:\ncat: .offprompt-keep/late: No such file or directory" in late
+    assert f"listed:\ncat: {keep}/late: No such file or directory" in late
     assert_kept_out(world, model, out)

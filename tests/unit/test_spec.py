@@ -19,6 +19,8 @@ def _spec_types() -> dict[str, type]:
         "vercel": {"environments": ["production"]},
         "cloudflare": {},
         "fly": {},
+        "vault": {"path": "secret/app"},
+        "aws": {"secret_id": "app"},
     }
     return {
         kind: type(dest.parse({"kind": kind, **entries[kind]}, ("also", 0)))
@@ -44,6 +46,8 @@ def test_a_destination_spec_holds_only_what_its_kind_chooses() -> None:
         "vercel": {"environments"},
         "cloudflare": {"env"},
         "fly": set(),
+        "vault": {"path", "namespace"},
+        "aws": {"secret_id"},
     } == fields
     assert {k: set(d.fields) for k, d in KINDS.items()} == fields
 

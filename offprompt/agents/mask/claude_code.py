@@ -20,7 +20,6 @@ from offprompt.agents.mask.claude_settings import (
 )
 from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
 from offprompt.configedit import jsonc
-from offprompt.disk.walk import KEEP_NAME
 from offprompt.errors import ConfigError
 
 __all__ = ["ClaudeCodeMask"]
@@ -69,8 +68,8 @@ class ClaudeCodeMask(HostMask):
         count = f"{len(files)} file{'s' if len(files) != 1 else ''} offprompt wrote"
         lines.append(
             f"claude-code: masked: {count} here, and every later write, in {shown} (TLS"
-            f" termination, one entry per file, and {KEEP_NAME} denied); the sandbox is on for"
-            f" this project in {local_shown}"
+            " termination, one entry per file); the sandbox is on for this project in"
+            f" {local_shown}"
         )
         if no_guard:
             lines.append(

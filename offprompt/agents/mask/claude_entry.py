@@ -36,7 +36,9 @@ def extract(names: Iterable[str]) -> str:
             raise ValueError(f"{name!r} is not a key name offprompt writes")
     # `.` and `-` are the only characters of a key that mean something in a pattern.
     alternatives = "|".join(n.replace(".", r"\.").replace("-", r"\-") for n in chosen)
-    return rf"(?:^|\n)[ \t]*(?:export[ \t]+)?(?:{alternatives})={_VALUE}"
+    # A line the person commented out (`# KEY=<old value>`, before a rotation) still holds a
+    # value offprompt wrote: its `#`s are allowed, so that value is masked too.
+    return rf"(?:^|\n)[ \t]*(?:#[ \t]*)*(?:export[ \t]+)?(?:{alternatives})={_VALUE}"
 
 
 def _own_hosts(name: str) -> frozenset[str]:

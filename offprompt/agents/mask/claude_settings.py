@@ -14,10 +14,12 @@ user settings file the members offprompt created in it and the hosts it added to
 stay byte for byte.
 
 Claude Code keeps one `sandbox.credentials.files` entry per path (a later one for the same file
-replaces the earlier: measured in 2.1.332), so each file offprompt wrote has one entry, and the
-project's `.offprompt-keep` folder (a masked file's copy while it is written in place) one more,
-denying it. A project's record carries `version`: one older than `_VERSION` is rewritten whole on
-the next write or init, so its entries are never left half upgraded.
+replaces the earlier: measured in 2.1.332), so each file offprompt wrote has one entry, the folder
+of a masked write's undo records in offprompt's state dir one more, denying it, and where
+an earlier version made the project's `.offprompt-keep` folder (it kept a masked file's undo copy
+there; the copy now lives in offprompt's state dir), one more, denying it. A project's record
+carries `version`: one older than `_VERSION` is rewritten whole on the next write or init, so its
+entries are never left half upgraded.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from typing import Any
 
 from offprompt.agents import files
 from offprompt.agents.mask.claude_entry import deny_entry, entry, held_back, hosts_for
+from offprompt.agents.mask.claude_folders import keep_folder, legacy_keep, undo_folder
 from offprompt.configedit import jsonc, jsonc_edit
-from offprompt.disk.walk import KEEP_NAME
+from offprompt.disk import undo
 from offprompt.errors import ConfigError
 
 __all__ = [
@@ -50,7 +53,9 @@ _ENABLED = ("sandbox", "enabled")
 _DOMAINS = ("sandbox", "network", "allowedDomains")
 _ABSENT = "absent"  # what a member of settings.local.json was when init found none
 # 2: injectHosts only the hosts every key of the file shares, and the keep folder denied.
-_VERSION = 2
+# 3: `extract` takes a commented-out line's value too; the undo records' folder in the state dir
+# denied; the keep folder denied only where an earlier version made it.
+_VERSION = 3
 # What the masked project's settings.local.json gets, each honoured from there (measured in
 # Claude Code 2.1.328): the sandbox on; a call's `dangerouslyDisableSandbox` ignored (without
 # it, a call that asks to leave the sandbox, once allowed, read the real value); and a sandbox
@@ -85,10 +90,6 @@ def missing_programs(which: Any, platform: str) -> list[str]:
 
 def _key(project: Path) -> str:
     return os.path.realpath(project)
-
-
-def _keep_folder(key: str) -> str:
-    return os.path.join(key, KEEP_NAME)
 
 
 # --- the record --------------------------------------------------------------------------------
@@ -145,8 +146,12 @@ def check(
     lacking = [f for f in mine["files"] if not _ours(entries, [f])]
     if lacking:
         return False, f"{shown(settings)} has no mask entry for {', '.join(lacking)}"
-    keep = _keep_folder(_key(project))
-    if deny_entry(keep) not in entries:
+    records = undo_folder(record)
+    if deny_entry(records) not in entries:
+        why = f"{shown(settings)} does not deny {records} (run `offprompt init --mask` again)"
+        return False, why
+    keep = keep_folder(_key(project))
+    if legacy_keep(keep) and deny_entry(keep) not in entries:
         why = f"{shown(settings)} does not deny {keep} (run `offprompt init --mask` again)"
         return False, why
     if _at(here, _ENABLED)[1] is not True:
@@ -419,7 +424,12 @@ class Mask:
         created: list[list[str]] = []
         domains: list[str] = []
         folder_made = not self.settings.parent.exists()
-        entries = [*self._entries(mine["files"]), deny_entry(_keep_folder(key))]
+        keep = keep_folder(key)
+        entries = [
+            *self._entries(mine["files"]),
+            deny_entry(undo_folder(self.record, make=True)),
+            *([deny_entry(keep)] if legacy_keep(keep) else []),
+        ]
         self._put_entries(entries, created, domains)
         slot = record["settings"].setdefault(
             str(self.settings), {"created": [], "domains": [], "folder_made": folder_made}
@@ -452,13 +462,16 @@ class Mask:
         needed = _hosts_of(still)
         drop = [h for h in slot.get("domains", ()) if h not in needed]
         slot["domains"] = [h for h in slot.get("domains", ()) if h in needed]
-        ours = [*mine["files"], _keep_folder(key)]
+        # The undo records' folder is one for every project: its denial goes with the last.
+        shared = [] if others else [undo_folder(self.record)]
+        ours = [*mine["files"], keep_folder(key), *shared]
         self._take_entries(ours, drop, None if others else slot["created"], prune)
         local = local_settings(Path(key))
         self._restore(local, str(local), mine.get("local_before", {}))
         del record["projects"][key]
         if not others:
             record["settings"].pop(settings, None)
+            undo.remove_records_if_empty(self.record.parent)
         _write_record(self.record, record)
         return True
 

@@ -44,9 +44,12 @@ _SKIP = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "targ
 
 COMMAND_LINE = (
     "Codex's command line can undo the mask, and offprompt cannot see it: -s/--sandbox,"
-    " -c sandbox_mode=…, -c default_permissions=… or --dangerously-bypass-approvals-and-sandbox"
-    " make Codex ignore the profile that denies the files (its commands can then read them);"
-    " start Codex in this folder without them"
+    " -c sandbox_mode=…, -c default_permissions=…, -p/--profile picking another sandbox,"
+    " --approve-for-me (its workspace-write sandbox) or"
+    " --dangerously-bypass-approvals-and-sandbox make Codex ignore the profile that denies the"
+    " files, and -C/--cd into another folder starts it where the profile does not apply (its"
+    " commands can then read them; the guard still blocks a read that names them); start Codex"
+    " in this folder without them"
 )
 
 

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from offprompt.errors import NotLinked, RefusedRequest
-from offprompt.sinks.destinations import cloudflare, fly, github, runner, vercel
+from offprompt.sinks.destinations import aws, cloudflare, fly, github, runner, vault, vercel
 from offprompt.sinks.destinations.interface import (
+    Call,
     Destination,
     DestinationResult,
     Link,
@@ -53,7 +54,14 @@ MAX_ALSO = 4
 # help and the page list them. A new destination is one module beside these and one entry here.
 KINDS: dict[str, Destination[Any]] = {
     d.kind: d
-    for d in (github.DESTINATION, vercel.DESTINATION, cloudflare.DESTINATION, fly.DESTINATION)
+    for d in (
+        github.DESTINATION,
+        vercel.DESTINATION,
+        cloudflare.DESTINATION,
+        fly.DESTINATION,
+        vault.DESTINATION,
+        aws.DESTINATION,
+    )
 }
 
 
@@ -86,7 +94,8 @@ def cli_help() -> str:
     """The CLI's `--also` help: each kind's `KIND[:OPT]` form."""
     forms = ", ".join(d.cli_form for d in KINDS.values())
     return (
-        f"Also send to a platform this project is linked to: {forms} (repeatable, at most "
+        f"Also send to a platform this project is linked to, or a team's store: {forms} "
+        f"(repeatable, at most "
         f"{MAX_ALSO})."
     )
 
@@ -149,7 +158,7 @@ class Planned:
     @property
     def missing(self) -> str | None:
         """Why it cannot run, else None."""
-        if self.program is not None:
+        if self.program is not None or not destination_for(self.kind).programs:
             return None
         names = " or ".join(destination_for(self.kind).programs)
         return f"{names} is not installed here (not found on PATH)"
@@ -168,7 +177,7 @@ def plan(
     for i, spec in enumerate(specs):
         dest = destination_for(spec.kind)
         try:
-            link = dest.link(project, spec)
+            link = dest.link(project, spec, env)
         except NotLinked as e:
             raise NotLinked(f"also[{i}] ({spec.kind}): {e}") from None
         program = runner.find_program(dest.programs, env)
@@ -260,13 +269,13 @@ def _send_one(
         return result("skipped", "no value was typed for it (kept or generated only)")
     # Read the link again: the program must go where the page said, or nowhere.
     try:
-        now = dest.link(project, planned.spec)
+        now = dest.link(project, planned.spec, env)
     except NotLinked as e:
         return result("failed", f"the link changed since the page opened: {e}")
     if now != planned.link:
         return result("failed", "the project's link changed since the page opened; not sent")
     program = runner.find_program(dest.programs, env)
-    if program is None:
+    if program is None and dest.programs:
         return result("skipped", planned.missing or "the program is not installed")
     problems: list[str] = []
     sendable: dict[str, str] = {}
@@ -278,16 +287,17 @@ def _send_one(
             problems.append(f"{why}, so it was not sent")
     # Every kind's targeting variables dropped, then the checked target's own set (Vercel's).
     child = {**runner.child_env(env, _drop_env()), **dict(now.env)}
-    sent: list[str] = []
     deadline = time.monotonic() + timeout
     with _config_folder(dest, now) as folder:
         pinned = pinned_args(dest, now, folder) if folder is not None else ()
-        for call in dest.calls(now, planned.spec, sendable):
+
+        def run(call: Call) -> runner.Ran:
             left = deadline - time.monotonic()
+            if program is None:  # a kind that runs no program (`programs` empty) sends itself
+                return runner.Ran(False, f"{planned.kind} runs no program")
             if left <= 0:
-                problems.append(f"{call.label}: not run, the {timeout:g} s limit was used up")
-                continue
-            ran = runner.run(
+                return runner.Ran(False, f"not run, the {timeout:g} s limit was used up")
+            return runner.run(
                 program,
                 (*call.args, *pinned),
                 call.stdin,
@@ -298,11 +308,10 @@ def _send_one(
                 noise=dest.noise,
                 limit=timeout,
             )
-            if ran.ok:
-                sent.append(call.label)
-            else:
-                problems.append(f"{call.label}: {ran.detail}")
+
+        done = dest.send(now, planned.spec, sendable, run)
+    problems.extend(done.problems)
     if problems:
-        done = f" (sent {', '.join(sent)})" if sent else ""
-        return result("failed", "; ".join(problems) + done)
-    return result("sent", f"sent {', '.join(sent)}")
+        went = f" (sent {', '.join(done.sent)})" if done.sent else ""
+        return result("failed", "; ".join(problems) + went)
+    return result("sent", f"sent {', '.join(done.sent)}{done.done}")

@@ -74,7 +74,7 @@ class CloudflareDestination(Destination[CloudflareSpec]):
     def from_cli(self, option: str | None) -> dict[str, Any] | None:
         return {} if option is None else {"env": option}
 
-    def link(self, project: Path, spec: CloudflareSpec) -> Link:
+    def link(self, project: Path, spec: CloudflareSpec, env: Mapping[str, str]) -> Link:
         for file in CONFIG_FILES:
             try:
                 config = linked.read_config(project, file)

@@ -46,7 +46,7 @@ class FlyDestination(Destination[FlySpec]):
     def parse(self, raw: Mapping[str, Any], at: FieldPath) -> FlySpec:
         return FlySpec()
 
-    def link(self, project: Path, spec: FlySpec) -> Link:
+    def link(self, project: Path, spec: FlySpec, env: Mapping[str, str]) -> Link:
         try:
             config = linked.read_config(project, "fly.toml")
         except ValueError as e:

@@ -86,7 +86,7 @@ class GithubDestination(Destination[GithubSpec]):
     def from_cli(self, option: str | None) -> dict[str, Any] | None:
         return {} if option is None else {"environment": option}
 
-    def link(self, project: Path, spec: GithubSpec) -> Link:
+    def link(self, project: Path, spec: GithubSpec, env: Mapping[str, str]) -> Link:
         try:
             remote = linked.first_remote(project)
         except (OSError, ValueError, subprocess.SubprocessError) as e:

@@ -15,28 +15,48 @@ list, and typed fields inside the module that reads them.
 
 Not `interface.Sink`: that one speaks of a file (path, git, tracked, read-back) and a program
 has none of those.
+
+The environment: `link` receives the environment the request was made from (the server's, as
+the host started it; `collect.settings.Settings.env`), never `os.environ` read here, so a kind
+linked by a variable (a store's address, DESIGN §13.1) reads it in the one place the project's
+files are read, and the send reads the same mapping again to check nothing moved.
+
+The send: a kind whose runs do not depend on one another lists them in `calls`; a kind that
+must ask first and decide (a store: is there a secret at the path already?) overrides `send`,
+which gets each run's answer through the `run` it is handed (that `run` keeps the limit).
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from offprompt.errors import FieldPath
+from offprompt.sinks.destinations.runner import Ran
 from offprompt.spec import DestinationResult, DestinationSpec, SendStatus
 
-__all__ = ["Call", "Destination", "DestinationResult", "Link", "SendStatus"]
+__all__ = [
+    "Call",
+    "Destination",
+    "DestinationResult",
+    "Link",
+    "Ran",
+    "RunCall",
+    "SendStatus",
+    "Sent",
+]
 
 S = TypeVar("S", bound=DestinationSpec)
 
 
 @dataclass(frozen=True)
 class Link:
-    """What the project's files said a destination is, at the check: `ident` goes into argv
+    """What the project's files (or the request's environment, for a store) said a destination
+    is, at the check: `ident` goes into argv
     (OWNER/REPO, a worker or an app), `env` into the program's environment (Vercel's ids),
     `target` is how the page and results show it. The program is told all of it, so a file
     changed after the check cannot redirect the value (DESIGN §13)."""
@@ -45,6 +65,9 @@ class Link:
     ident: str
     target: str
     env: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()
+    """Arguments that pin the rest of the checked target on every run (a store's address,
+    namespace, region or endpoint, DESIGN §13.1)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +82,22 @@ class Call:
     label: str
 
 
+RunCall = Callable[[Call], Ran]
+"""Runs one call of the program the send was given (no shell, within what is left of the
+destination's limit; a call past it is not run and answers `ok=False`)."""
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one destination's send did: the labels sent, and each problem in words (never a
+    value). `sent` in results when `problems` is empty, `failed` otherwise."""
+
+    sent: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+    done: str = ""
+    """What results say after `sent …` when all went (a store: whether the secret was new)."""
+
+
 class Destination(ABC, Generic[S]):
     """One kind of destination, over its own spec `S`. Stateless: the spec and the project come
     with every call."""
@@ -71,7 +110,8 @@ class Destination(ABC, Generic[S]):
     cli_form: ClassVar[str]
     """Its `--also` value as the CLI's help shows it, e.g. `github[:ENVIRONMENT]`."""
     programs: ClassVar[tuple[str, ...]]
-    """The program's names, tried in this order on PATH."""
+    """The program's names, tried in this order on PATH; () for a kind that runs none and
+    does its whole work in `send` (never missing, and its `run` runs nothing)."""
     command: ClassVar[str]
     """How the page names what runs, e.g. `gh secret set`."""
     drop_env: ClassVar[frozenset[str]] = frozenset()
@@ -103,12 +143,27 @@ class Destination(ABC, Generic[S]):
         (`("also", 0)`) otherwise."""
 
     @abstractmethod
-    def link(self, project: Path, spec: S) -> Link:
-        """What the project's own files link it to; NotLinked saying which link is missing."""
+    def link(self, project: Path, spec: S, env: Mapping[str, str]) -> Link:
+        """What the project's own files (or, for a store, `env`: the environment the request
+        was made from) link it to; NotLinked saying which link is missing."""
 
-    @abstractmethod
     def calls(self, link: Link, spec: S, values: Mapping[str, str]) -> list[Call]:
-        """Every run that sends `values` (request order), each with its stdin."""
+        """Every run that sends `values` (request order), each with its stdin; for a kind that
+        overrides `send` instead, never called."""
+        raise NotImplementedError(f"{self.kind} sends through send()")
+
+    def send(self, link: Link, spec: S, values: Mapping[str, str], run: RunCall) -> Sent:
+        """Send `values` through `run`: each of `calls`, in order, the next one whatever the
+        last one did."""
+        sent: list[str] = []
+        problems: list[str] = []
+        for call in self.calls(link, spec, values):
+            ran = run(call)
+            if ran.ok:
+                sent.append(call.label)
+            else:
+                problems.append(f"{call.label}: {ran.detail}")
+        return Sent(tuple(sent), tuple(problems))
 
     def unsafe(self, name: str, value: str) -> str | None:
         """Why the program would not receive `value` exactly, else None. Never quotes it; a

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -36,10 +36,19 @@ _ANSI: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x
 
 @dataclass(frozen=True)
 class Ran:
-    """How one run ended: `ok` (exit 0 in time) and the scrubbed last line (or why not run)."""
+    """How one run ended: `ok` (exit 0 in time) and the scrubbed last line (or why not run).
+
+    `out` and `err` are what it printed, unscrubbed and in memory only, for a destination that
+    reads the program's answer (a store's current secret, the words of its error): never shown,
+    logged or returned past the destination's module. `code` is its exit status (None: not run,
+    or stopped at the limit); `stopped` says it was stopped at the limit."""
 
     ok: bool
     detail: str
+    code: int | None = None
+    stopped: bool = False
+    out: bytes = field(default=b"", repr=False)
+    err: bytes = field(default=b"", repr=False)
 
 
 def find_program(names: Sequence[str], env: Mapping[str, str]) -> str | None:
@@ -102,7 +111,7 @@ def run(
             # reach of the kill) still holds its output open. Its exit status is the answer.
             _close(proc)
             code = proc.returncode
-            return Ran(code == 0, "" if code == 0 else f"exit status {code}")
+            return Ran(code == 0, "" if code == 0 else f"exit status {code}", code)
         _kill(proc)
         try:
             out, err = proc.communicate(timeout=2)
@@ -112,18 +121,20 @@ def run(
             out, err = b"", b""
         line = last_line(err, values, noise) or last_line(out, values, noise)
         said = timeout if limit is None else limit
-        return Ran(False, f"stopped after {said:g} s" + (f": {line}" if line else ""))
+        detail = f"stopped after {said:g} s" + (f": {line}" if line else "")
+        return Ran(False, detail, stopped=True, out=out, err=err)
     except BaseException:
         _kill(proc)
         proc.wait()
         raise
-    if proc.returncode == 0:
-        return Ran(True, last_line(out, values, noise) or last_line(err, values, noise))
+    code = proc.returncode
+    if code == 0:
+        line = last_line(out, values, noise) or last_line(err, values, noise)
+        return Ran(True, line, code, out=out, err=err)
     # A failing program says why on stderr; its stdout may hold progress lines printed earlier.
     line = last_line(err, values, noise) or last_line(out, values, noise)
-    code = proc.returncode
     why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-    return Ran(False, f"{line} ({why})" if line else why)
+    return Ran(False, f"{line} ({why})" if line else why, code, out=out, err=err)
 
 
 def _close(proc: subprocess.Popen[bytes]) -> None:

@@ -81,7 +81,7 @@ class VercelDestination(Destination[VercelSpec]):
         # needs one, in the same words as to an agent.
         return {"environments": option.split(",") if option else []}
 
-    def link(self, project: Path, spec: VercelSpec) -> Link:
+    def link(self, project: Path, spec: VercelSpec, env: Mapping[str, str]) -> Link:
         try:
             data = linked.read_config(project, ".vercel/project.json")
         except ValueError as e:

@@ -7,6 +7,7 @@ Writes go through the real Submitter into the project, as the page's and the ter
 import asyncio
 import json
 import os
+import stat
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -61,6 +62,11 @@ def all_entries(home: Path) -> list[dict[str, object]]:
 def files_entries(home: Path) -> list[dict[str, object]]:
     """The mask entries (the keep folder's denial left out)."""
     return [e for e in all_entries(home) if e["mode"] == "mask"]
+
+
+def undo_denial(home: Path) -> dict[str, object]:
+    """The denial of the state dir's undo records (the conftest's OFFPROMPT_STATE_DIR)."""
+    return {"path": os.path.join(os.path.realpath(home / "state"), KEEP_NAME), "mode": "deny"}
 
 
 def keep_denial(project: Path) -> dict[str, object]:
@@ -175,17 +181,22 @@ def test_init_mask_masks_the_files_offprompt_wrote_before(
     assert_only_in_env(home, project, canary)
 
 
-def test_init_mask_denies_the_folder_a_masked_file_is_copied_to_while_written(
+def test_init_mask_denies_no_keep_folder_unless_an_earlier_version_made_one(
     run: Run, project: Path, home: Path, sandbox_programs: None
 ) -> None:
-    """`.offprompt-keep` holds a masked file's old bytes while it is written in place: one
-    `deny` entry for it (a folder Claude Code's sandbox then shows empty), and the folder made
-    before any sandboxed command starts (a command started before it existed would read what
-    lands in it later, measured)."""
+    """A masked file's undo record lives in offprompt's state dir: init makes that folder
+    (0700) and denies it (a sandboxed command runs as the person, who may read the state dir),
+    and makes no folder in the project. Where an earlier version made `.offprompt-keep` (an
+    undo copy may still be there until the next write moves it out), its denial stays."""
+    assert 0 == init_mask(run, project).exit_code
+    assert [undo_denial(home)] == all_entries(home)
+    assert 0o700 == stat.S_IMODE((home / "state" / KEEP_NAME).stat().st_mode)
+    assert not (project / KEEP_NAME).exists()
+
+    (project / KEEP_NAME).mkdir(mode=0o700)
     assert 0 == init_mask(run, project).exit_code
 
-    assert [keep_denial(project)] == all_entries(home)
-    assert [".gitignore"] == os.listdir(project / KEEP_NAME)
+    assert [undo_denial(home), keep_denial(project)] == all_entries(home)
 
 
 def test_init_mask_without_bwrap_says_what_to_install_and_changes_nothing(
@@ -275,6 +286,7 @@ def test_a_mask_from_before_the_keep_folder_is_brought_up_to_date_by_the_next_wr
     """A mask an older offprompt made (record without `version`, its entry's hosts the union
     of its keys' providers, no denial of the keep folder): `agents` says it does not hold, and
     the next write, even of a key already there, rewrites every entry of the project."""
+    (project / KEEP_NAME).mkdir(mode=0o700)  # an earlier version made it
     assert 0 == init_mask(run, project).exit_code
     write(project, {"OPENAI_API_KEY": openai_key(canary), "GITHUB_TOKEN": f"ghp_{canary}"})
     path = home / ".claude" / "settings.json"
@@ -572,5 +584,34 @@ def test_init_mask_without_the_guard_says_what_is_left_open(
     assert "hooks" not in local(project)
     assert {
         "network": {"tlsTerminate": {}},
-        "credentials": {"files": [keep_denial(project)]},
+        "credentials": {"files": [undo_denial(home)]},
     } == settings(home)["sandbox"]
+
+
+@pytest.mark.parametrize("comment", ["# ", "#", "  # ", "## "])
+def test_the_extract_masks_a_value_the_person_commented_out_in_node(
+    project: Path, canary: str, tmp_path: Path, comment: str
+) -> None:
+    """The person comments out the line offprompt wrote (`# OPENAI_API_KEY=<old>`) and writes
+    a new value: the old one, on its commented line, is masked as well as the new one."""
+    node = tool_or_skip("node22")
+    old, new = f"sk-proj-{canary}-old", f"sk-proj-{canary[::-1]}"
+    write(project, {"OPENAI_API_KEY": old, "QUOTED": f"it's {canary}"})
+    text = (project / ".env").read_text()
+    commented = text.replace("OPENAI_API_KEY=", f"{comment}OPENAI_API_KEY=").replace(
+        "QUOTED=", f"{comment}export QUOTED="
+    )
+    (project / ".env").write_text(commented)
+    write(project, {"OPENAI_API_KEY": new})
+    assert f"{comment}OPENAI_API_KEY={old}" in (project / ".env").read_text()
+    script = tmp_path / "mask.js"
+    script.write_text(MASK_JS)
+
+    masked = subprocess.run(
+        [node, str(script), extract(["OPENAI_API_KEY", "QUOTED"]), str(project / ".env")],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout  # fmt: skip
+
+    assert canary[7:] not in masked
+    assert canary[::-1][:20] not in masked
+    assert f"{comment}OPENAI_API_KEY=fake_value_" in masked

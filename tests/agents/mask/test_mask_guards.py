@@ -211,6 +211,39 @@ def test_without_bypass_agents_warns_nothing(
     assert "warning:" not in text
 
 
+@pytest.mark.parametrize(
+    "network", [{"allowAllUnixSockets": True}, {"allowUnixSockets": ["/var/run/docker.sock"]}]
+)
+def test_agents_warns_of_unix_sockets_and_the_switches_in_a_sandboxed_project(
+    run: Run, project: Path, home: Path, fake_program: Callable[[str], Path], network: object
+) -> None:
+    """The sandbox on for the mask: a settings file letting commands reach Unix sockets (a
+    daemon opens files outside the sandbox) is named, and so are the command-line switches and
+    the start folder that drop the mask (DESIGN §15, what masked means per session)."""
+    fake_program("claude")
+    local = settings_file("local", home, project)
+    local.parent.mkdir(parents=True, exist_ok=True)
+    local.write_text(json.dumps({"sandbox": {"enabled": True}}))
+    user = settings_file("user", home, project)
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"sandbox": {"network": network}}))
+
+    code, report, text = claude_report(run, project)
+
+    warnings = report["warnings"]
+    assert isinstance(warnings, list)
+    (sockets,) = [w for w in warnings if "Unix sockets" not in w and "daemon" in w]
+    assert sockets.startswith("~/.claude/settings.json sets sandbox.network.allowUnixSockets") or (
+        sockets.startswith("~/.claude/settings.json sets sandbox.network.allowAllUnixSockets")
+    )
+    assert [] != [
+        w for w in warnings if all(f in w for f in ("--settings", "--setting-sources", "--bare"))
+    ]
+    assert [] != [w for w in warnings if "session started in this folder" in w]
+    assert 0 == code
+    assert f"warning: {sockets}" in " ".join(text.split())
+
+
 # -- Codex's sandbox_mode ------------------------------------------------------------------------
 
 
@@ -360,6 +393,9 @@ def test_codex_agents_says_the_command_line_can_undo_the_mask(run: Run, project:
     lines = [line.strip() for line in result.output.splitlines()]
     (said,) = [line for line in lines if line.startswith(COMMAND_LINE)]
     for flag in ("-s/--sandbox", "-c sandbox_mode=", "--dangerously-bypass-approvals-and-sandbox"):
+        assert flag in said
+    # Codex 0.171's own switches that replace the profile or the folder it applies to.
+    for flag in ("--approve-for-me", "-p/--profile", "-C/--cd"):
         assert flag in said
 
 

@@ -6,8 +6,6 @@ Writes go through the real Submitter with the process's own mask keeper."""
 
 import asyncio
 import json
-import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,7 +69,7 @@ def test_a_masked_projects_files_keep_their_inode(
     assert inodes == (env.stat().st_ino, key.stat().st_ino)
     assert f"FIRST=1\nAPI_KEY={canary}\n" == env.read_text()
     assert canary == key.read_text()
-    assert [".gitignore"] == os.listdir(project / KEEP_NAME)
+    assert not (project / KEEP_NAME).exists()
 
 
 def test_an_unmasked_projects_file_is_replaced(project: Path, canary: str) -> None:
@@ -84,32 +82,35 @@ def test_an_unmasked_projects_file_is_replaced(project: Path, canary: str) -> No
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
-def test_init_mask_makes_the_keep_folder_and_remove_takes_it_away(
+def test_init_mask_makes_no_folder_in_the_project(
     run: Run, project: Path, sandbox_programs: None, agent: str
 ) -> None:
-    """Made before any write (so a sandbox started now already covers it), 0700 and ignored
-    by git; gone again with the mask."""
+    """The undo records live in offprompt's state dir: init makes nothing in the project for
+    them (nothing there a process the agent starts could read)."""
     assert 0 == init_mask(run, agent, project).exit_code
-    keep = project / KEEP_NAME
-    assert 0o700 == stat.S_IMODE(keep.stat().st_mode)
-    assert "*\n" == (keep / ".gitignore").read_text()
 
-    done = run("remove", "--agent", agent, "--mask", "--project", str(project))
+    assert not (project / KEEP_NAME).exists()
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_remove_mask_takes_away_an_emptied_keep_folder_an_earlier_version_made(
+    run: Run, project: Path, sandbox_programs: None, agent: str
+) -> None:
+    """A keep folder from before (its copies moved out by the next write) goes with the mask;
+    while another host still masks the project it stays (its denial may point at it)."""
+    keep = project / KEEP_NAME
+    keep.mkdir(mode=0o700)
+    (keep / ".gitignore").write_text("*\n")
+    assert 0 == init_mask(run, "claude-code", project).exit_code
+    assert 0 == init_mask(run, "codex", project).exit_code
+    other = "codex" if agent == "claude-code" else "claude-code"
+
+    run("remove", "--agent", agent, "--mask", "--project", str(project))
+    assert (keep / ".gitignore").exists()
+    done = run("remove", "--agent", other, "--mask", "--project", str(project))
 
     assert 0 == done.exit_code, done.output
     assert not keep.exists()
-
-
-def test_the_keep_folder_stays_while_another_host_masks_the_project(
-    run: Run, project: Path, sandbox_programs: None
-) -> None:
-    """Claude Code's mask taken out, Codex's still there: its writes still need the folder."""
-    assert 0 == init_mask(run, "claude-code", project).exit_code
-    assert 0 == init_mask(run, "codex", project).exit_code
-
-    run("remove", "--agent", "claude-code", "--mask", "--project", str(project))
-
-    assert (project / KEEP_NAME / ".gitignore").exists()
 
 
 # -- other dotenv files (DESIGN §15 "Every dotenv file in the project") ---------------------------

@@ -71,7 +71,7 @@ def test_github_link_is_the_first_remote_in_config_order(project: Path) -> None:
     git(project, "init", "-q")
     git(project, "remote", "add", "zorigin", "https://github.com/acme/first.git")
     git(project, "remote", "add", "alpha", "https://github.com/other/second.git")
-    link = destinations.KINDS["github"].link(project, GITHUB)
+    link = destinations.KINDS["github"].link(project, GITHUB, {})
     assert (link.ident, link.target) == ("acme/first", "acme/first")
 
 
@@ -81,7 +81,7 @@ def test_github_first_remote_elsewhere_is_not_linked_and_url_is_not_shown(projec
     git(project, "remote", "add", "origin", "https://tok3n@gitlab.com/acme/web.git")
     git(project, "remote", "add", "mirror", "https://github.com/acme/web.git")
     with pytest.raises(NotLinked, match="'origin'") as err:
-        destinations.KINDS["github"].link(project, GITHUB)
+        destinations.KINDS["github"].link(project, GITHUB, {})
     assert "tok3n" not in str(err.value)
     assert "gitlab" not in str(err.value)
 
@@ -89,10 +89,10 @@ def test_github_first_remote_elsewhere_is_not_linked_and_url_is_not_shown(projec
 def test_github_without_remote_or_repository_is_not_linked(project: Path) -> None:
     """No repository, or one without a remote, links nowhere."""
     with pytest.raises(NotLinked, match="not a git repository"):
-        destinations.KINDS["github"].link(project, GITHUB)
+        destinations.KINDS["github"].link(project, GITHUB, {})
     git(project, "init", "-q")
     with pytest.raises(NotLinked, match="has no remote"):
-        destinations.KINDS["github"].link(project, GITHUB)
+        destinations.KINDS["github"].link(project, GITHUB, {})
 
 
 def test_github_never_reads_the_global_git_config(project: Path) -> None:
@@ -100,7 +100,7 @@ def test_github_never_reads_the_global_git_config(project: Path) -> None:
     home = Path(os.environ["HOME"])
     (home / ".gitconfig").write_text('[remote "origin"]\n\turl = https://github.com/evil/x\n')
     with pytest.raises(NotLinked, match="not a git repository"):
-        destinations.KINDS["github"].link(project, GITHUB)
+        destinations.KINDS["github"].link(project, GITHUB, {})
 
 
 def test_github_ignores_git_dir_from_the_environment(
@@ -114,20 +114,20 @@ def test_github_ignores_git_dir_from_the_environment(
     git(project, "init", "-q")
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))
     with pytest.raises(NotLinked, match="has no remote"):
-        destinations.KINDS["github"].link(project, GITHUB)
+        destinations.KINDS["github"].link(project, GITHUB, {})
 
 
 def test_github_environment_shows_in_target(linked: Path) -> None:
     """An environment is part of the target the page shows."""
     spec = GithubSpec(environment="production")
-    link = destinations.KINDS["github"].link(linked, spec)
+    link = destinations.KINDS["github"].link(linked, spec, {})
     assert link.target == "acme/web (environment production)"
 
 
 def test_vercel_link_reads_project_json(linked: Path) -> None:
     """.vercel/project.json gives the project; the target names it by id (its name beside)
     and the environments."""
-    link = destinations.KINDS["vercel"].link(linked, VERCEL)
+    link = destinations.KINDS["vercel"].link(linked, VERCEL, {})
     assert (link.ident, link.target) == ("prj_123", "prj_123 (web) in production, preview")
 
 
@@ -143,7 +143,7 @@ def test_vercel_without_usable_project_json_is_not_linked(
         (project / ".vercel").mkdir()
         (project / ".vercel" / "project.json").write_text(content)
     with pytest.raises(NotLinked, match=why):
-        destinations.KINDS["vercel"].link(project, VERCEL)
+        destinations.KINDS["vercel"].link(project, VERCEL, {})
 
 
 @pytest.mark.parametrize(
@@ -157,7 +157,7 @@ def test_vercel_without_usable_project_json_is_not_linked(
 def test_cloudflare_link_reads_the_worker_name(project: Path, file: str, text: str) -> None:
     """Each of wrangler's config formats names the worker."""
     (project / file).write_text(text)
-    link = destinations.KINDS["cloudflare"].link(project, CLOUDFLARE)
+    link = destinations.KINDS["cloudflare"].link(project, CLOUDFLARE, {})
     assert (link.ident, link.target) == ("edge", "edge")
 
 
@@ -166,10 +166,10 @@ def test_cloudflare_env_names_its_worker_and_must_exist(project: Path) -> None:
     not define is no link."""
     (project / "wrangler.toml").write_text('name = "edge"\n[env.staging]\n[env.prod]\nname = "p"\n')
     kind = destinations.KINDS["cloudflare"]
-    assert kind.link(project, CloudflareSpec(env="staging")).ident == ("edge-staging")
-    assert kind.link(project, CloudflareSpec(env="prod")).ident == "p"
+    assert kind.link(project, CloudflareSpec(env="staging"), {}).ident == ("edge-staging")
+    assert kind.link(project, CloudflareSpec(env="prod"), {}).ident == "p"
     with pytest.raises(NotLinked, match=r"defines no env\.qa"):
-        kind.link(project, CloudflareSpec(env="qa"))
+        kind.link(project, CloudflareSpec(env="qa"), {})
 
 
 @pytest.mark.parametrize(
@@ -188,12 +188,12 @@ def test_cloudflare_without_a_named_worker_is_not_linked(
     if file is not None and text is not None:
         (project / file).write_text(text)
     with pytest.raises(NotLinked, match=why):
-        destinations.KINDS["cloudflare"].link(project, CLOUDFLARE)
+        destinations.KINDS["cloudflare"].link(project, CLOUDFLARE, {})
 
 
 def test_fly_link_reads_the_app(linked: Path) -> None:
     """fly.toml's app is the target."""
-    link = destinations.KINDS["fly"].link(linked, FLY)
+    link = destinations.KINDS["fly"].link(linked, FLY, {})
     assert (link.ident, link.target) == ("acme-web", "acme-web")
 
 
@@ -206,7 +206,7 @@ def test_fly_without_an_app_is_not_linked(project: Path, text: str | None, why: 
     if text is not None:
         (project / "fly.toml").write_text(text)
     with pytest.raises(NotLinked, match=why):
-        destinations.KINDS["fly"].link(project, FLY)
+        destinations.KINDS["fly"].link(project, FLY, {})
 
 
 def test_plan_refuses_the_first_unlinked_entry_by_index(linked: Path) -> None:

@@ -150,7 +150,7 @@ def test_vercel_without_org_id_is_not_linked(linked: Path) -> None:
     """Both ids are needed to pin the project: a project.json without orgId is no link."""
     (linked / ".vercel" / "project.json").write_text(json.dumps({"projectId": "prj_123"}))
     with pytest.raises(NotLinked, match="no orgId"):
-        destinations.KINDS["vercel"].link(linked, VERCEL)
+        destinations.KINDS["vercel"].link(linked, VERCEL, {})
 
 
 @pytest.mark.parametrize("bad", ["prj 1", "prj_1\n", "", "-x", "a" * 200])
@@ -160,7 +160,7 @@ def test_vercel_ids_that_are_not_ids_are_not_linked(linked: Path, bad: str) -> N
         json.dumps({"projectId": bad, "orgId": "team_9"})
     )
     with pytest.raises(NotLinked):
-        destinations.KINDS["vercel"].link(linked, VERCEL)
+        destinations.KINDS["vercel"].link(linked, VERCEL, {})
 
 
 CONFIGS = {
@@ -178,7 +178,7 @@ def test_a_fifo_project_file_is_not_linked_and_never_hangs(linked: Path, which: 
     (linked / file).unlink()
     os.mkfifo(linked / file)
     with pytest.raises(NotLinked, match="not a regular file"):
-        within(5, lambda: destinations.KINDS[spec.kind].link(linked, spec))
+        within(5, lambda: destinations.KINDS[spec.kind].link(linked, spec, {}))
 
 
 def test_a_fifo_git_config_is_not_linked_and_never_hangs(linked: Path) -> None:
@@ -186,7 +186,7 @@ def test_a_fifo_git_config_is_not_linked_and_never_hangs(linked: Path) -> None:
     (linked / ".git" / "config").unlink()
     os.mkfifo(linked / ".git" / "config")
     with pytest.raises(NotLinked, match="not a regular file"):
-        within(5, lambda: destinations.KINDS["github"].link(linked, GITHUB))
+        within(5, lambda: destinations.KINDS["github"].link(linked, GITHUB, {}))
 
 
 @pytest.mark.parametrize("which", sorted(CONFIGS))
@@ -199,11 +199,11 @@ def test_a_link_out_of_the_project_is_not_linked(linked: Path, tmp_path: Path, w
     (linked / file).unlink()
     (linked / file).symlink_to(outside)
     with pytest.raises(NotLinked, match="outside the project"):
-        within(5, lambda: destinations.KINDS[spec.kind].link(linked, spec))
+        within(5, lambda: destinations.KINDS[spec.kind].link(linked, spec, {}))
     (linked / file).unlink()
     (linked / file).symlink_to("/dev/zero")
     with pytest.raises(NotLinked):
-        within(5, lambda: destinations.KINDS[spec.kind].link(linked, spec))
+        within(5, lambda: destinations.KINDS[spec.kind].link(linked, spec, {}))
 
 
 def test_a_link_inside_the_project_still_links(linked: Path) -> None:
@@ -211,7 +211,7 @@ def test_a_link_inside_the_project_still_links(linked: Path) -> None:
     (linked / "deploy").mkdir()
     (linked / "fly.toml").rename(linked / "deploy" / "fly.toml")
     (linked / "fly.toml").symlink_to("deploy/fly.toml")
-    assert destinations.KINDS["fly"].link(linked, FLY).ident == "acme-web"
+    assert destinations.KINDS["fly"].link(linked, FLY, {}).ident == "acme-web"
 
 
 def test_a_device_project_file_is_not_linked(linked: Path) -> None:
@@ -222,14 +222,14 @@ def test_a_device_project_file_is_not_linked(linked: Path) -> None:
     except PermissionError:
         pytest.skip("mknod is not allowed here")
     with pytest.raises(NotLinked, match="not a regular file"):
-        within(5, lambda: destinations.KINDS["fly"].link(linked, FLY))
+        within(5, lambda: destinations.KINDS["fly"].link(linked, FLY, {}))
 
 
 def test_a_project_file_over_one_mib_is_not_linked(linked: Path) -> None:
     """Size is checked before reading: 1 MiB and one byte is refused."""
     (linked / "fly.toml").write_text('app = "acme-web"\n' + "#" * (1024 * 1024))
     with pytest.raises(NotLinked, match="larger than 1 MiB"):
-        destinations.KINDS["fly"].link(linked, FLY)
+        destinations.KINDS["fly"].link(linked, FLY, {})
 
 
 def test_a_read_that_does_not_finish_in_time_is_not_linked(
@@ -246,7 +246,7 @@ def test_a_read_that_does_not_finish_in_time_is_not_linked(
     monkeypatch.setattr(linked_files, "_read_file", stuck)
     try:
         with pytest.raises(NotLinked, match="not read in time"):
-            within(5, lambda: destinations.KINDS["fly"].link(linked, FLY))
+            within(5, lambda: destinations.KINDS["fly"].link(linked, FLY, {}))
     finally:
         gate.set()
 
@@ -261,7 +261,7 @@ def test_git_is_never_asked_about_a_repository_outside_the_project(
     git(other, "remote", "add", "origin", "git@github.com:evil/app.git")
     (project / ".git").symlink_to(other / ".git")
     with pytest.raises(NotLinked, match="outside the project"):
-        within(5, lambda: destinations.KINDS["github"].link(project, GITHUB))
+        within(5, lambda: destinations.KINDS["github"].link(project, GITHUB, {}))
 
 
 def test_last_line_withholds_any_four_character_stretch_of_a_value(canary: str) -> None:
@@ -292,15 +292,15 @@ def test_a_wrangler_environment_with_its_own_account_is_not_linked(project: Path
     )
     kind = destinations.KINDS["cloudflare"]
     with pytest.raises(NotLinked, match="account_id of its own"):
-        kind.link(project, CloudflareSpec(env="staging"))
-    assert kind.link(project, CloudflareSpec(env="qa")).ident == "edge-qa"
+        kind.link(project, CloudflareSpec(env="staging"), {})
+    assert kind.link(project, CloudflareSpec(env="qa"), {}).ident == "edge-qa"
 
 
 def test_wrangler_service_environments_are_not_linked(project: Path) -> None:
     """With legacy_env = false an environment is no worker of its own that --name can say."""
     (project / "wrangler.toml").write_text('name = "edge"\nlegacy_env = false\n[env.staging]\n')
     with pytest.raises(NotLinked, match="service environments"):
-        destinations.KINDS["cloudflare"].link(project, CloudflareSpec(env="staging"))
+        destinations.KINDS["cloudflare"].link(project, CloudflareSpec(env="staging"), {})
 
 
 def test_an_account_changed_since_the_page_opened_is_not_sent(

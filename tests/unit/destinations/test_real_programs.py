@@ -71,7 +71,7 @@ def our_args(
 ) -> tuple[tuple[str, ...], bytes, dict[str, str]]:
     """Our argv, stdin and the variables the checked link adds (Vercel's ids)."""
     dest = destinations.KINDS[spec.kind]
-    link = dest.link(project, spec)
+    link = dest.link(project, spec, {})
     (call, *_) = dest.calls(link, spec, {NAME: canary})
     return call.args, call.stdin, dict(link.env)
 
@@ -189,7 +189,7 @@ def test_wrangler_accepts_our_secret_put_argv(
     args, stdin, _ = our_args(project, spec, canary)
     assert args == ("secret", "put", NAME, "--name", "web-worker-staging")
     dest = destinations.KINDS[spec.kind]
-    pinned = destinations.pinned_args(dest, dest.link(project, spec), tmp_path)
+    pinned = destinations.pinned_args(dest, dest.link(project, spec, {}), tmp_path)
     assert pinned == ("--config", str(tmp_path / "wrangler.json"))
     control = run(wrangler, (*args, *pinned, "--bogus"), stdin, project, clean_env)
     assert not control.ok
