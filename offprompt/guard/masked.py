@@ -220,7 +220,7 @@ _OFF: dict[str, object] = {"sandbox": {"enabled": False}}
 
 # Clients that hand a path or a command to a daemon running outside Claude Code's sandbox
 # (containers, machines, services), as a word of the command, with or without a folder.
-_DAEMON = re.compile(
+_DAEMON = rx.compile(
     r"(?<![\w.-])(?:docker|docker-compose|podman|podman-compose|nerdctl|lima|limactl|colima|"
     r"kubectl|ctr|crictl|buildah|buildctl|finch|systemctl|systemd-run|machinectl|"
     r"flatpak-spawn|busctl|dbus-send|gdbus)(?![\w.-])"
@@ -262,7 +262,7 @@ def _flag_settings(value: str, where: str) -> object:
     text = value.strip()
     if text.startswith("{"):
         try:
-            settings = json.loads(text)
+            settings = jsonread.loads(text)
         except (ValueError, RecursionError):
             return _OFF
     else:
