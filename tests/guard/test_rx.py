@@ -56,6 +56,8 @@ SAMPLES = [
 def test_the_table_is_current() -> None:
     """`python -m offprompt.rx_write --check`: the table holds exactly the guard's patterns,
     each as this Python's `re` compiles it (a pattern added without `--write` fails here)."""
+    if _rx_table.VERSION != sys.version_info[:2]:
+        pytest.skip("the table is written for another Python (CI's); this one compiles with re")
     done = subprocess.run(
         [sys.executable, "-m", "offprompt.rx", "--check"],
         capture_output=True,
