@@ -17,7 +17,8 @@ passes, blocks and searches apart, beside the floor (`python -c pass`, run right
 so a machine that slows down slows both alike), the ratio of a call let through to the floor
 (the median over those pairs), and the bounds (DESIGN §14: 50 ms per call; issue 45: a call let
 through within 1.5x the floor). Beside them, the least any guard in Python can cost: an
-interpreter with no site (`-I -S`) importing only `re`, `json` and `os`, which the guard needs.
+interpreter with no site (`-I -S`) importing only `os` and the C halves of `re` and `json`
+(`_sre`, `_json`), which the guard needs (offprompt/rx.py, offprompt/guard/jsonread.py).
 Then the same calls let through as a host runs the hook: `bash -c` with the command init writes
 (the fail-closed `sh` wrapper of DESIGN §9) beside `bash -c` with the bare command.
 Then the worst inputs (DESIGN §14: bounded, <= 1 s, for any input up to the host's limit): one
@@ -308,8 +309,8 @@ def main() -> int:
         compileall.compile_dir(ROOT / "offprompt", quiet=1)
         floor_argv = [sys.executable, "-c", "pass"]
         # The least a guard written in Python can cost: no site, and only the modules that
-        # reading an event (json) and a bash command (re) and paths (os) cannot do without.
-        least_argv = [sys.executable, "-I", "-S", "-c", "import re, json, os"]
+        # reading an event (_json) and a bash command (_sre) and paths (os) cannot do without.
+        least_argv = [sys.executable, "-I", "-S", "-c", "import _json, _sre, os"]
         timed = Timer(env, project)
         passes, blocks, found = Figures(), Figures(), Figures()
         # The console script's start, for the same calls.
@@ -361,7 +362,7 @@ def main() -> int:
     if found.wall:
         print(found.line(f"guard, search ({FOLDERS} dirs)"))
     print(bare.line("python -c pass (floor)"))
-    print(least.line("least (-I -S, re json os)"))
+    print(least.line("least (-I -S, os _sre _json)"))
     print(wrapped.line("hook, bash -c, wrapped"))
     print(unwrapped.line("hook, bash -c, bare"))
     through, through_cpu = ratio(passes, floor_passes)

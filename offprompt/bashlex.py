@@ -5,7 +5,12 @@ form it finds (follow it, stop, read it as a command) is theirs. Imports nothing
 
 from __future__ import annotations
 
-import re
+from offprompt import rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
 
 __all__ = [
     "DOUBLE_QUOTED_ESCAPES",
@@ -23,7 +28,7 @@ __all__ = [
 
 # A shell variable's name (bash's own rule: ASCII letters, digits and `_`, not a digit first).
 NAME_PATTERN = "[A-Za-z_][A-Za-z0-9_]*"
-NAME = re.compile(NAME_PATTERN)
+NAME = rx.compile(NAME_PATTERN)
 # What may follow `$` as a one-character parameter: `$@`, `$?`, `$1`…
 SPECIAL_PARAMETERS = "@*#?-$!0123456789"
 # Inside double quotes a backslash escapes only these (and a newline, which it removes).
@@ -121,4 +126,4 @@ def ansi_c_decode(body: str) -> str:
             return chr(ord(control) & 0x1F)
         return "\\"
 
-    return re.sub(_ANSI_C, one, body, flags=re.DOTALL)
+    return rx.sub(_ANSI_C, one, body, flags=rx.DOTALL)

@@ -8,9 +8,7 @@ assigns and what cannot be known may make of it. ShellSyntax when the text is no
 
 from __future__ import annotations
 
-import re
-
-from offprompt import bashlex
+from offprompt import bashlex, rx
 from offprompt.guard import expand
 from offprompt.guard.expand import UNKNOWN
 from offprompt.guard.words import (
@@ -38,8 +36,8 @@ _REDIRECTS = ("<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">&", ">|", "&>", "<"
 _GLOB = "*?["
 # A run of characters with no meaning to the reader, taken at once (the loop's time is then
 # linear in the special characters, not in every character of a long word).
-_PLAIN = re.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
-_PLAIN_DOUBLE = re.compile(r'[^"\\$`]+')
+_PLAIN = rx.compile(r"[^ \t\n#\\'\"$`<>&|;()~*?\[]+")
+_PLAIN_DOUBLE = rx.compile(r'[^"\\$`]+')
 _EXTGLOB = "@!+*?"
 # The words that may stand before an arithmetic command `(( … ))` in the same command.
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "time", "{",
@@ -74,7 +72,7 @@ def scan(
 
 
 # `NAME=` or `NAME+=` starting a word's pattern; the builtins whose words may be assignments.
-_ASSIGN = re.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
+_ASSIGN = rx.compile("(" + bashlex.NAME_PATTERN + r")(\+?)=")
 _DECLARING = frozenset({"export", "declare", "local", "readonly", "typeset"})
 # Keywords and builtins that may stand before the program whose words assign (`then printf -v`).
 _MOVES = frozenset({"cd", "pushd", "popd"})
@@ -84,7 +82,7 @@ _MAX_VALUES = 256
 # A variable, maybe with a subscript, starting the inside of `${…}`.
 _USED = "(" + bashlex.NAME_PATTERN + r")(?:\[[^\]]*\])?"
 # `${NAME:-word}` and its kin (`-`, `=`, `:=`, `+`, `:+`): the word is what the shell may use.
-_DEFAULTED = re.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", re.DOTALL)
+_DEFAULTED = rx.compile(bashlex.NAME_PATTERN + r":?[-=+](.*)", rx.DOTALL)
 
 
 class _Lexer:
@@ -415,7 +413,7 @@ class _Lexer:
                 text = m.group(1).replace('"', "").replace("'", "") if m else "${" + body + "}"
                 w.add_text(text)
                 w.dynamic = True
-                used = re.match(_USED, body)
+                used = rx.match(_USED, body)
                 if m is not None:
                     w.add_pat(expand.escape_plain(text) or UNKNOWN)
                 elif used is not None and used.end() == len(body):

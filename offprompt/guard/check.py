@@ -5,18 +5,20 @@ matches, a link to a written file, a name inside code or an option (`--env-file=
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
-from collections.abc import Iterator
 
+from offprompt import rx
 from offprompt.guard import expand
 from offprompt.guard.protected import SAMPLES, Protected, glob_hits, in_staging, is_dotenv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["BUDGET", "GLOB_LOOKS", "UNCHECKED", "Check", "expand_glob"]
 
 # Splits code and option words into the names inside them: `open('.env')`, `--env-file=.env`.
-_FRAGMENT_SPLIT = re.compile(r"[@\s'\"`(){},;=<>|&:+\\\0]+")
+_FRAGMENT_SPLIT = rx.compile(r"[@\s'\"`(){},;=<>|&:+\\\0]+")
 
 # DESIGN §14: the guard's time is bounded for any input. One event may ask this many file system
 # looks (a folder a name is tried in: its realpath, a glob's expansion) and no more; past them,
@@ -198,7 +200,7 @@ class Check:
             deep = "**" in full and "globstar" in self.globs
             parts = full.count(os.sep)
             for p in self.protected.written:
-                if (deep or p.count(os.sep) == parts) and fnmatch.fnmatchcase(p, full):
+                if (deep or p.count(os.sep) == parts) and rx.fnmatchcase(p, full):
                     return True
         return False
 
@@ -217,7 +219,7 @@ class Check:
             last = last.lower()
         for name in names:
             candidate = name.lower() if "nocaseglob" in self.globs else name
-            if fnmatch.fnmatchcase(candidate, last):
+            if rx.fnmatchcase(candidate, last):
                 return name
         return None
 
@@ -254,12 +256,10 @@ def _glob_looks(pattern: str) -> int | None:
 def _expand(pattern: str, options: frozenset[str] = frozenset()) -> Iterator[str]:
     """What bash makes of the glob `pattern` with `options` on: dotglob lets `*` match a
     leading dot, globstar makes `**` recursive, nocaseglob ignores case."""
-    import glob  # only for a word with `*?[`: most calls have none, and the hook starts faster
-
     if "nocaseglob" in options:
-        pattern = re.sub("[A-Za-z]", lambda m: f"[{m.group().lower()}{m.group().upper()}]", pattern)
+        pattern = rx.sub("[A-Za-z]", lambda m: f"[{m.group().lower()}{m.group().upper()}]", pattern)
     try:
-        yield from glob.iglob(
+        yield from rx.iglob(
             pattern, recursive="globstar" in options, include_hidden="dotglob" in options
         )
     except (OSError, ValueError, RecursionError):

@@ -6,9 +6,8 @@ program and words; a shell or `eval` given code is read as the code it runs.
 from __future__ import annotations
 
 import os
-import re
 
-from offprompt import bashlex
+from offprompt import bashlex, rx
 from offprompt.guard import bash, expand, grep, implied, programs, search
 from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
 
@@ -50,7 +49,7 @@ SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 # Programs that run code they read from their input when given no script.
 _STDIN_CODE = SHELLS | {"python", "python3", "node", "perl", "ruby", "php", "lua", "source", "."}
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
-_ASSIGNMENT = re.compile(bashlex.NAME_PATTERN + r"\+?=")
+_ASSIGNMENT = rx.compile(bashlex.NAME_PATTERN + r"\+?=")
 # Code run by code (`eval eval …`, `bash -c "bash -c …"`) deeper than this is not checked; it is
 # blocked (DESIGN §14: text the reader cannot read is decided at least as strictly).
 _MAX_DEPTH = 16
@@ -408,7 +407,7 @@ def word_hit(check: Check, word: bash.Word) -> str | None:
     return None
 
 
-_SUBSCRIPTED = re.compile(bashlex.NAME_PATTERN + r"\[")
+_SUBSCRIPTED = rx.compile(bashlex.NAME_PATTERN + r"\[")
 
 
 def _subscript(check: Check, word: bash.Word, depth: int) -> str | None:

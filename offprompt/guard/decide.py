@@ -7,9 +7,9 @@ tool's input; a tool not in it takes DEFAULT. Adding a tool is one row.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Iterator, Mapping
+from _collections_abc import Mapping
 
+from offprompt import rx
 from offprompt.guard import bash, commands, implied, search
 from offprompt.guard.check import Check
 from offprompt.guard.protected import Protected
@@ -17,7 +17,7 @@ from offprompt.guard.protected import Protected
 # `typing` costs the hook's start-up time (tests/guard/test_hook_imports.py): types for mypy only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import TypeAlias
 
     # Reads one tool's input: the protected file it would expose, or None.
@@ -29,7 +29,7 @@ __all__ = ["DEFAULT", "NAME_TOOLS", "TOOLS", "decide", "reader"]
 # Code's (2.1.332) before a skill's shell command, which carries Bash's name and input and never
 # passes through PreToolUse (measured: without it a skill's `!` command read .env to the model).
 _BEFORE_TOOL = ("PreToolUse", "BeforeTool", "PreSkillShellCommand")
-_PATCH_HEADER = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
+_PATCH_HEADER = rx.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
 def _strings(value: object, depth: int = 0) -> Iterator[str]:
@@ -231,7 +231,7 @@ NAME_TOOLS = frozenset(
      "directory_tree", "list_allowed_directories", "get_file_info"}
 )  # fmt: skip
 # What separates a server's name from its tool's: `mcp__fs__x`, `fs__x`, `fs.x`, `fs/x`, `mcp:x`.
-_SERVER_SEPARATOR = re.compile(r"__|[.:/]")
+_SERVER_SEPARATOR = rx.compile(r"__|[.:/]")
 
 # The inputs another MCP server runs as code or a command (lower case, no `_` or `-`).
 _CODE_KEYS = frozenset(

@@ -6,11 +6,15 @@ Imports only what the hook's process already has, for its speed (DESIGN Â§14: â‰
 
 from __future__ import annotations
 
-import fnmatch
-import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+
+from offprompt import rx
+from offprompt.guard import jsonread
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 __all__ = ["dotenv_under", "included", "journal_files", "journal_path", "not_ignored"]
 
@@ -46,9 +50,11 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
     except FileNotFoundError:
         return []
     files = []
-    for line in raw.splitlines():
+    for line in _lines(raw):
+        if not line or line.isspace():
+            continue  # never JSON; skipped here, json's error (and json with it) is not loaded
         try:
-            entry = json.loads(line)
+            entry = jsonread.loads(line)
         except ValueError:
             continue  # a torn last line after a crash, or a hand edit
         if isinstance(entry, dict):
@@ -57,6 +63,19 @@ def journal_files(environ: Mapping[str, str]) -> list[str]:
             if isinstance(project, str) and isinstance(file, str) and file:
                 files.append(os.path.join(project, *file.split("/")))
     return files
+
+
+def _lines(raw: bytes) -> list[str] | list[bytes]:
+    """The journal's lines, each of which `jsonread.loads` reads as it reads that line's bytes
+    (as `json.loads` would): decoded at once where every line is UTF-8 with no BOM, NUL or CR
+    (json then takes each line as UTF-8, and only LF ends one), which saves the hook a
+    fraction of a millisecond a call; else as bytes."""
+    if b"\x00" not in raw and b"\r" not in raw and b"\xef\xbb\xbf" not in raw:
+        try:
+            return raw.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            pass
+    return raw.splitlines()
 
 
 def dotenv_under(
@@ -103,7 +122,11 @@ def _inode(entry: os.DirEntry[str]) -> tuple[int, int] | None:
 def included(path: str, folder: str, pattern: str) -> bool:
     """A search's file filter (`*.py`, `src/**/*.ts`) takes `path` in."""
     rel = os.path.relpath(path, folder)
-    return fnmatch.fnmatch(os.path.basename(path), pattern) or fnmatch.fnmatch(rel, pattern)
+    # fnmatch.fnmatch: the names and the pattern in the system's case.
+    pattern = os.path.normcase(pattern)
+    return rx.fnmatchcase(os.path.normcase(os.path.basename(path)), pattern) or rx.fnmatchcase(
+        os.path.normcase(rel), pattern
+    )
 
 
 def not_ignored(folder: str, paths: list[str]) -> list[str]:

@@ -4,15 +4,21 @@
 Claude Code, Codex, Gemini CLI (`BeforeTool`) and VS Code's own hooks send that shape already;
 Cursor (`beforeShellExecution`, `beforeReadFile`, `beforeMCPExecution`), the Copilot runtime
 (`toolName`/`toolArgs`) and Windsurf (`agent_action_name`, `tool_info`) are mapped. Imports only
-what the hook already has (json, os, sys), for its speed.
+what the hook already has (os, sys), for its speed: JSON is read by jsonread.py, and
+written by `json`, loaded for a block or a Cursor event only.
 """
 
 from __future__ import annotations
 
-import json
+import _json
 import os
 import sys
-from collections.abc import Mapping
+from _collections_abc import Mapping
+
+from offprompt.guard import jsonread
+
+# json.dumps' escaping of a str (ensure_ascii), from json's C half.
+_string = _json.encode_basestring_ascii
 
 __all__ = ["answer", "deny_json", "dialect", "normalise"]
 
@@ -36,7 +42,7 @@ def normalise(dialect: str, event: Mapping[str, object]) -> dict[str, object]:
     if dialect == "copilot":
         args = event.get("toolArgs")
         if isinstance(args, str):
-            args = json.loads(args) if args.strip() else {}
+            args = jsonread.loads(args) if args.strip() else {}
         tool = event.get("toolName")
         if not isinstance(tool, str) or not isinstance(args, Mapping):
             raise ValueError("a Copilot event without toolName or toolArgs")
@@ -64,7 +70,7 @@ def _cursor(event: Mapping[str, object]) -> dict[str, object]:
     elif name == "beforeMCPExecution":
         raw = event.get("tool_input")
         try:
-            parsed = json.loads(raw) if isinstance(raw, str) else raw
+            parsed = jsonread.loads(raw) if isinstance(raw, str) else raw
         except ValueError:
             parsed = {"input": raw}
         tool = f"mcp:{event.get('tool_name')}"
@@ -130,12 +136,21 @@ def dialect(event: Mapping[str, object]) -> str:
 
 
 def deny_json(dialect: str, why: str) -> str | None:
-    """The deny a host of `dialect` reads on stdout beside exit 2, or None (exit 2 is all)."""
+    """The deny a host of `dialect` reads on stdout beside exit 2, or None (exit 2 is all).
+
+    Written as `json.dumps` writes it, with json's own C escaping of a string, without loading
+    json: the deadline's handler writes it too, whatever the guard was importing then."""
+    said = _string(why)
     if dialect == "cursor":
-        return json.dumps({"permission": "deny", "user_message": why, "agent_message": why})
+        return f'{{"permission": "deny", "user_message": {said}, "agent_message": {said}}}'
     if dialect == "copilot":
-        return json.dumps({"permissionDecision": "deny", "permissionDecisionReason": why})
+        return f'{{"permissionDecision": "deny", "permissionDecisionReason": {said}}}'
     return None
+
+
+# json.dumps({"permission": "allow"}), written out (tests/guard/test_guard_fast.py holds the two
+# alike).
+_CURSOR_ALLOW = '{"permission": "allow"}'
 
 
 def answer(dialect: str, why: str | None) -> int:
@@ -145,7 +160,7 @@ def answer(dialect: str, why: str | None) -> int:
     if why is not None:
         out = deny_json(dialect, why)
     else:
-        out = json.dumps({"permission": "allow"}) if dialect == "cursor" else None
+        out = _CURSOR_ALLOW if dialect == "cursor" else None
     # try/except rather than contextlib.suppress: contextlib costs the hook's start-up time.
     try:
         if out is not None:

@@ -9,9 +9,12 @@ and unescaped `{`, `,`, `}` are brace expansion. Imports only re, for the hook's
 
 from __future__ import annotations
 
-import re
-
+from offprompt import rx
 from offprompt.bashlex import ansi_c_decode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 __all__ = [
     "MAX_VARIANTS",
@@ -63,7 +66,7 @@ def escape_plain(text: str) -> str:
 def brace_literal(pattern: str) -> str:
     """`pattern` as a variable's value is used: bash expands braces before variables, so
     braces in a value are text (its globs still glob, when the use is unquoted)."""
-    return re.sub(_BRACE_SPECIAL, lambda m: m.group(1) + "\\" + m.group(2), pattern)
+    return rx.sub(_BRACE_SPECIAL, lambda m: m.group(1) + "\\" + m.group(2), pattern)
 
 
 def variants(pattern: str) -> list[str]:
@@ -127,7 +130,7 @@ def _group(pattern: str, start: int) -> tuple[int, list[str]] | None:
 
 def _sequence(body: str) -> list[str] | None:
     """`1..5`, `a..e`, `10..1..3`: the words of a sequence expression, or None."""
-    m = re.fullmatch(_INT_SEQUENCE, body)
+    m = rx.fullmatch(_INT_SEQUENCE, body)
     if m is not None:
         first, last = int(m.group(1)), int(m.group(2))
         step = abs(int(m.group(3) or 1)) or 1
@@ -135,7 +138,7 @@ def _sequence(body: str) -> list[str] | None:
             raise TooMany("too many words")
         way = 1 if last >= first else -1
         return [str(k) for k in range(first, last + way, way * step)]
-    m = re.fullmatch(_CHAR_SEQUENCE, body)
+    m = rx.fullmatch(_CHAR_SEQUENCE, body)
     if m is not None:
         first, last = ord(m.group(1)), ord(m.group(2))
         step = abs(int(m.group(3) or 1)) or 1
@@ -205,7 +208,7 @@ def printf(texts: list[str]) -> str:
     if texts[0] == "-v" and len(texts) > 2:
         texts = texts[2:]
     form, rest = ansi_c_decode(texts[0]), texts[1:]
-    if re.search(_CONVERSION, form) is None:
+    if rx.search(_CONVERSION, form) is None:
         return form  # printed once, whatever follows
     out: list[str] = []
     for _ in range(len(rest) + 1):
@@ -216,7 +219,7 @@ def printf(texts: list[str]) -> str:
             value = rest.pop(0) if rest else ""
             return value[:1] if m.group(1) == "c" else value
 
-        out.append(re.sub(_CONVERSION, one, form))
+        out.append(rx.sub(_CONVERSION, one, form))
         if not rest:
             break
     return "".join(out)

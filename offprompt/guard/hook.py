@@ -1,10 +1,12 @@
 """`offprompt guard`, the hook hosts run before each tool call (DESIGN §14): read one event on
 stdin, decide, answer in the host's dialect (exit 2 and one line on stderr to block).
 
-Imports only re, json, glob and fnmatch beside what Python starts with, and reads the journal
-itself, so the hook starts fast (DESIGN §14: ≤ 50 ms per call): no dataclasses, typing,
-datetime, pathlib, click, platformdirs or signal on this path (tests/guard/test_hook_imports.py
-and test_hook_start.py check).
+Imports only os beside what Python starts with (and its C halves: `_sre`, `_json`, `_signal`),
+and reads the journal itself, so the hook starts fast (DESIGN §14: ≤ 50 ms per call; issue 45:
+≤ 1.5x `python -c pass`): no re, json, enum, functools, collections, fnmatch, dataclasses,
+typing, datetime, pathlib, click, platformdirs or signal for a call let through
+(tests/guard/test_hook_imports.py, test_hook_start.py and test_guard_fast.py check); a call
+blocked, or an event the guard cannot read, may load them.
 """
 
 from __future__ import annotations
@@ -13,17 +15,19 @@ from __future__ import annotations
 # on each call); the alarm needs three of its names, which its C half holds (typeshed has no
 # stubs for it).
 import _signal  # type: ignore[import-not-found]
-import functools
-import json
 import os
-import re
 import sys
-from collections.abc import Mapping
 
-from offprompt.guard import disk, events, masked
+from offprompt import rx
+from offprompt.guard import disk, events, jsonread, masked
 from offprompt.guard.check import UNCHECKED
 from offprompt.guard.decide import decide
 from offprompt.guard.protected import Protected
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Mapping
 
 __all__ = [
     "DEADLINE",
@@ -52,24 +56,26 @@ TIMED_OUT = (
 
 # The crude check's patterns, compiled on first use: only an event the guard cannot read needs
 # them (tests/guard/test_hook_start.py).
-@functools.cache
+@rx.cache
 def _crude_dotenv() -> re.Pattern[str]:
     """A dotenv name as its own token."""
-    return re.compile(
+    return rx.compile(
         r"(?<![\w.-])\.env(?:\.local|\.development|\.production|\.staging|\.test"
         r"|\.[\w-]+\.local)?(?![\w.-])"
     )
 
 
-@functools.cache
+@rx.cache
 def _token() -> re.Pattern[str]:
     """A token in the crude check's sense: a maximal run of these characters."""
-    return re.compile(r"[\w.-]+")
+    return rx.compile(r"[\w.-]+")
 
 
 def _decoded(text: str) -> str:
     """The event's JSON written again without escapes (`\\u002eenv` is `.env`), for the crude
     check of an event decide could not judge; "" when it is not JSON at all."""
+    import json
+
     try:
         return json.dumps(json.loads(text), ensure_ascii=False)
     except (ValueError, RecursionError):
@@ -92,7 +98,7 @@ def crude(raw: str, protected: Protected) -> str | None:
         if token.fullmatch(name):
             if name in tokens:
                 return name
-        elif re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", raw):
+        elif rx.search(r"(?<![\w.-])" + rx.escape(name) + r"(?![\w.-])", raw):
             return name
     return None
 
@@ -203,7 +209,7 @@ def main(
         if len(raw) >= MAX_EVENT_BYTES:
             # DESIGN §14: an input too large to read whole is blocked, never let through.
             raise _TooLarge
-        event = json.loads(text)
+        event = jsonread.loads(text)
         if not isinstance(event, dict):
             raise ValueError("the event is not a JSON object")
         dialect = known[0] = events.dialect(event)

@@ -5,8 +5,8 @@ called without a path open `.env`; `make` reads the files its Makefile includes.
 from __future__ import annotations
 
 import os
-import re
 
+from offprompt import rx
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 
@@ -14,18 +14,18 @@ __all__ = ["code", "opens"]
 
 # python-dotenv's functions that read `.env` (found from the caller, or the cwd for `-c`) when
 # no path or stream is given to them: `load_dotenv()`, `dotenv_values(override=True)`.
-_DOTENV_CALL = re.compile(r"\b(?:load_dotenv|dotenv_values|find_dotenv)\s*\(([^()]*)\)")
-_DOTENV_KEYWORDS = re.compile(r"^\s*(?:override|verbose|interpolate|encoding|usecwd|"
+_DOTENV_CALL = rx.compile(r"\b(?:load_dotenv|dotenv_values|find_dotenv)\s*\(([^()]*)\)")
+_DOTENV_KEYWORDS = rx.compile(r"^\s*(?:override|verbose|interpolate|encoding|usecwd|"
                               r"raise_error_if_not_found)\s*=")  # fmt: skip
 # Programs whose code words may call python-dotenv: Python, and the runners that start it.
-_PYTHON = re.compile(r"^(?:python[0-9.]*|ipython3?|pypy3?|uv|uvx|pipx|poetry|pdm|hatch)$")
+_PYTHON = rx.compile(r"^(?:python[0-9.]*|ipython3?|pypy3?|uv|uvx|pipx|poetry|pdm|hatch)$")
 # The options of the dotenv CLI that give the file (`dotenv -f FILE list`).
 _DOTENV_FILE = ("-f", "--file")
 # GNU make's options naming the makefile and the folder it runs in, and the names it tries.
 _MAKE_FILE = ("-f", "--file", "--makefile")
 _MAKE_DIR = ("-C", "--directory")
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
-_INCLUDE = re.compile(r"^[ \t]*(?:-|s)?include[ \t]+(.+)$", re.MULTILINE)
+_INCLUDE = rx.compile(r"^[ \t]*(?:-|s)?include[ \t]+(.+)$", rx.MULTILINE)
 # How much of a Makefile is read for its includes.
 _MAKEFILE_BYTES = 65_536
 

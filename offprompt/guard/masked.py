@@ -14,13 +14,15 @@ blocking (the empty set).
 
 from __future__ import annotations
 
-import functools
-import json
 import os
-import re
-from collections.abc import Mapping
+from _collections_abc import Mapping
 
-from offprompt.guard import disk
+from offprompt import rx
+from offprompt.guard import disk, jsonread
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 __all__ = ["MASK_RECORD", "covered", "sandboxed_reads"]
 
@@ -87,14 +89,14 @@ def covered(project: object, environ: Mapping[str, str]) -> frozenset[str]:
 # blank line; any other line could be a value offprompt did not write, so the file is not left
 # to the mask. Compiled on first use: every call of Claude Code loads this module, and few are in
 # a masked project (tests/guard/test_hook_start.py).
-@functools.cache
+@rx.cache
 def _assigns() -> re.Pattern[bytes]:
-    return re.compile(rb"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=")
+    return rx.compile(rb"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=")
 
 
-@functools.cache
+@rx.cache
 def _quiet() -> re.Pattern[bytes]:
-    return re.compile(rb"[ \t]*(?:#.*)?")
+    return rx.compile(rb"[ \t]*(?:#.*)?")
 
 
 _MOST = 1 << 20
@@ -218,7 +220,7 @@ _OFF: dict[str, object] = {"sandbox": {"enabled": False}}
 
 # Clients that hand a path or a command to a daemon running outside Claude Code's sandbox
 # (containers, machines, services), as a word of the command, with or without a folder.
-_DAEMON = re.compile(
+_DAEMON = rx.compile(
     r"(?<![\w.-])(?:docker|docker-compose|podman|podman-compose|nerdctl|lima|limactl|colima|"
     r"kubectl|ctr|crictl|buildah|buildctl|finch|systemctl|systemd-run|machinectl|"
     r"flatpak-spawn|busctl|dbus-send|gdbus)(?![\w.-])"
@@ -260,7 +262,7 @@ def _flag_settings(value: str, where: str) -> object:
     text = value.strip()
     if text.startswith("{"):
         try:
-            settings = json.loads(text)
+            settings = jsonread.loads(text)
         except (ValueError, RecursionError):
             return _OFF
     else:
@@ -284,6 +286,6 @@ def _ancestor(pid: int) -> bool:
 def _json(path: str) -> object:
     try:
         with open(path, "rb") as f:
-            return json.loads(f.read(1 << 20))
+            return jsonread.loads(f.read(1 << 20))
     except (OSError, ValueError, RecursionError):
         return None

@@ -5,11 +5,10 @@ and the words that are text no program opens (a commit message, a PR title, jq's
 
 from __future__ import annotations
 
-import fnmatch
 import itertools
 import os
-import re
 
+from offprompt import rx
 from offprompt.guard import disk, search
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
@@ -175,7 +174,7 @@ def _takes_in(
         for found in search.under(check, folder):
             base = os.path.basename(found)
             if names is not None and not any(
-                fnmatch.fnmatchcase(b, n) for n in names for b in (base, base.lower())
+                rx.fnmatchcase(b, n) for n in names for b in (base, base.lower())
             ):
                 continue
             if not _excluded(os.path.relpath(found, folder), excludes, zip_style):
@@ -185,10 +184,10 @@ def _takes_in(
 
 def _excluded(rel: str, excludes: list[str], zip_style: bool) -> bool:
     if zip_style:
-        return any(fnmatch.fnmatchcase(rel, g.removeprefix("./")) for g in excludes)
+        return any(rx.fnmatchcase(rel, g.removeprefix("./")) for g in excludes)
     parts = rel.split(os.sep)
     tails = ["/".join(parts[i:]) for i in range(len(parts))]
-    return any(fnmatch.fnmatchcase(p, g) for g in excludes for p in (*parts, *tails))
+    return any(rx.fnmatchcase(p, g) for g in excludes for p in (*parts, *tails))
 
 
 def listing(check: Check, program: str, args: list[Word]) -> str | None:
@@ -244,7 +243,7 @@ def names_in(check: Check, name: str, said: dict[str, str]) -> str | None:
             text = f.read(_NAMES_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-    for token in re.split(_TOKENS, text):
+    for token in rx.split(_TOKENS, text):
         last = token.rsplit("/", 1)[-1]
         if last and (is_dotenv(last) or last in check.protected.written_names):
             return last
@@ -300,11 +299,11 @@ def _found_paths(
             shown = os.path.join(start.text, os.path.relpath(found, root))
             base = os.path.basename(found)
             if names is not None and not any(
-                fnmatch.fnmatchcase(b, n) for n in names for b in (base, base.lower())
+                rx.fnmatchcase(b, n) for n in names for b in (base, base.lower())
             ):
                 continue
             # Lowered too, for `-ipath` (a cased test that matches only so is taken: closed).
-            if all(any(fnmatch.fnmatchcase(x, p) for x in (shown, shown.lower())) for p in paths):
+            if all(any(rx.fnmatchcase(x, p) for x in (shown, shown.lower())) for p in paths):
                 return os.path.relpath(found, check.cwd)
     return None
 

@@ -2,14 +2,18 @@
 the installers' deny rules are made from), the files the journal says offprompt wrote, and
 everything inside offprompt's staging folders (a killed write leaves its value there).
 
-Imports only fnmatch and os, for the hook's speed.
+Imports only os and rx, for the hook's speed.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-from collections.abc import Iterable
+
+from offprompt import rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "DENY_RULES",
@@ -46,6 +50,8 @@ DENY_RULES = tuple(
 # bytes while it is written in place.
 _HEX16 = "[0-9a-f]" * 16
 _STAGING = (f".offprompt-{_HEX16}", f".?*.offprompt-{_HEX16}.tmp", ".offprompt-keep")
+# fnmatch.fnmatchcase of each, compiled as the module loads (so rx's table holds them).
+_STAGING_MATCH = tuple(rx.compile(rx.glob(p)).match for p in _STAGING)
 # Names a glob is tried against when no such file exists yet (`cat .e*` in an empty folder).
 SAMPLES = (*DOTENV_NAMES, ".env.development.local", ".env.production.local", ".env.test.local")
 
@@ -63,12 +69,12 @@ class Protected:
 
 def is_dotenv(name: str) -> bool:
     """`name` (a file name, no folder) is one of the protected dotenv names."""
-    return name in DOTENV_NAMES or fnmatch.fnmatchcase(name, LOCAL_PATTERN)
+    return name in DOTENV_NAMES or rx.fnmatchcase(name, LOCAL_PATTERN)
 
 
 def is_staging(name: str) -> bool:
     """`name` (one path component) is a staging folder or an old temporary file of a write."""
-    return name.startswith(".") and any(fnmatch.fnmatchcase(name, p) for p in _STAGING)
+    return name.startswith(".") and any(m(name) is not None for m in _STAGING_MATCH)
 
 
 def in_staging(path: str) -> bool:
@@ -85,6 +91,6 @@ def glob_hits(pattern: str, options: frozenset[str] = frozenset()) -> str | None
     if "nocaseglob" in options:
         pattern = pattern.lower()
     for name in SAMPLES:
-        if fnmatch.fnmatchcase(name, pattern):
+        if rx.fnmatchcase(name, pattern):
             return name
     return None

@@ -9,15 +9,18 @@ files unless told not to); for `grep -r`, every one its `--include`/`--exclude` 
 
 from __future__ import annotations
 
-import fnmatch
 import os
-from collections.abc import Mapping
 
+from offprompt import rx
 from offprompt.guard import disk, expand
 from offprompt.guard.bash import Word
 from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
 from offprompt.guard.grep import GrepArgs
 from offprompt.guard.protected import in_staging, is_dotenv, is_staging
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["MAX_FILTERS", "SEARCH_LOOKS", "folders", "shell", "tool", "under"]
 
@@ -129,12 +132,12 @@ def _lets_in(
     path: str, root: str, includes: list[str], excludes: list[str], dirs: list[str]
 ) -> bool:
     name = os.path.basename(path)
-    if includes and not any(fnmatch.fnmatchcase(name, g) for g in includes):
+    if includes and not any(rx.fnmatchcase(name, g) for g in includes):
         return False
-    if any(fnmatch.fnmatchcase(name, g) for g in excludes):
+    if any(rx.fnmatchcase(name, g) for g in excludes):
         return False
     parts = os.path.relpath(path, root).split(os.sep)[:-1]
-    return not any(fnmatch.fnmatchcase(part, g) for part in parts for g in dirs)
+    return not any(rx.fnmatchcase(part, g) for part in parts for g in dirs)
 
 
 def _hidden(path: str, root: str) -> bool:

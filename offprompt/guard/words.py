@@ -4,11 +4,12 @@ commands, and the errors it raises for text it cannot read.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
-from offprompt import bashlex
+from offprompt import bashlex, rx
 from offprompt.guard import expand
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "MAX_STEPS",
@@ -33,18 +34,18 @@ MAX_STEPS = 100_000
 
 
 _BALANCED_SPECIAL = {
-    "(": re.compile(r"[\\'\"()#]"),
-    "{": re.compile(r"[\\'\"{}]"),
+    "(": rx.compile(r"[\\'\"()#]"),
+    "{": rx.compile(r"[\\'\"{}]"),
 }
 # The same for the body of a `$(…)`, which may hold here-docs (`<<`, their bodies' lines).
 # and `case … esac`, whose patterns end in a `)` that closes nothing.
-_HEREDOC_SPECIAL = re.compile(r"[\\'\"()#<\n]|(?<![\w.-])(?:case|esac)(?![\w.-])")
+_HEREDOC_SPECIAL = rx.compile(r"[\\'\"()#<\n]|(?<![\w.-])(?:case|esac)(?![\w.-])")
 # What may stand before a `case` or `esac` where a command starts (a blank then one of these,
 # or one of the keywords).
 _COMMAND_AFTER = ";&|(\n"
 _KEYWORDS = frozenset({"{", "then", "do", "else", "!", "time", "coproc"})
 # A here-doc's delimiter word as written: quoted or plain, up to a blank or an operator.
-_DELIMITER = re.compile(r"(?:'[^']*'|\"[^\"]*\"|\\.|[^\s;|&()<>])+")
+_DELIMITER = rx.compile(r"(?:'[^']*'|\"[^\"]*\"|\\.|[^\s;|&()<>])+")
 # What may stand before a `#` that starts a comment: a blank, a line's end, an operator.
 _COMMENT_AFTER = " \t\n;|&()<>"
 
@@ -246,7 +247,7 @@ def _heredoc_start(s: str, i: int, pending: list[tuple[str, bool]]) -> int:
     m = _DELIMITER.match(s, i)
     if m is None:
         return i
-    pending.append((re.sub(r"[\\'\"]", "", m.group()), tabs))
+    pending.append((rx.sub(r"[\\'\"]", "", m.group()), tabs))
     return m.end()
 
 
@@ -256,8 +257,8 @@ def _heredoc_bodies(s: str, i: int, pending: list[tuple[str, bool]]) -> int:
     while pending:
         delim, tabs = pending.pop(0)
         # Inside `$( … )` bash also ends a here-doc at a line of DELIM then the `)` (`EOF)`).
-        line = ("^\t*" if tabs else "^") + re.escape(delim) + r"(?:$|(?=\)))"
-        end = re.compile(line, re.M).search(s, i)
+        line = ("^\t*" if tabs else "^") + rx.escape(delim) + r"(?:$|(?=\)))"
+        end = rx.compile(line, rx.MULTILINE).search(s, i)
         if end is None:
             return len(s)
         i = end.end() + (0 if s.startswith(")", end.end()) else 1)
@@ -302,7 +303,7 @@ class Env:
 
 
 # What in an unquoted here-doc's body or arithmetic may run a command.
-_EXPANSION_SPECIAL = re.compile(r"[\\`$]")
+_EXPANSION_SPECIAL = rx.compile(r"[\\`$]")
 
 
 def expansion_bodies(body: str, step: Callable[[], None]) -> list[str]:
@@ -338,7 +339,7 @@ def heredoc_body(s: str, i: int, delim: str, strip_tabs: bool) -> tuple[str, int
     before it for `<<-`), and the index after that line; the rest of `s` when none is. One
     search, not a loop over the lines: a long here-doc costs one pass."""
     tabs = "\t*" if strip_tabs else ""
-    end = re.compile(f"^{tabs}{re.escape(delim)}$", re.MULTILINE).search(s, i)
+    end = rx.compile(f"^{tabs}{rx.escape(delim)}$", rx.MULTILINE).search(s, i)
     if end is None:
         return s[i:], len(s)
     return s[i : end.start()], end.end() + 1
@@ -354,7 +355,7 @@ def tilde(s: str, i: int, home: str, pwd: str) -> tuple[str, int] | None:
     return None
 
 
-_BACKTICK_SPECIAL = re.compile(r"[\\`]")
+_BACKTICK_SPECIAL = rx.compile(r"[\\`]")
 
 
 def backtick_body(s: str, i: int, step: Callable[[], None]) -> tuple[str, int]:

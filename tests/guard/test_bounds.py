@@ -182,13 +182,13 @@ def test_the_crude_check_reads_a_big_event_once_for_all_written_names(
     names = [f"/p{i}/config/s{i}.json" for i in range(200)] + ["/q/my secrets.txt"]
     protected = Protected(names)
     searches = {"n": 0}
-    real_search = hook.re.search
+    real_search = hook.rx.search
 
     def search(*args: object, **kwargs: object) -> object:
         searches["n"] += 1
         return real_search(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(hook.re, "search", search)
+    monkeypatch.setattr(hook.rx, "search", search)
     raw = "cat 'x " + "a " * 100_000
     assert hook.crude(raw, protected) is None
     assert searches["n"] == 1  # only the name with a space is searched for on its own
@@ -286,13 +286,13 @@ def test_a_search_with_too_many_filters_is_blocked_unmatched(
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / ".env").write_text("K=v\n")
     matches = {"n": 0}
-    real = search.fnmatch.fnmatchcase
+    real = search.rx.fnmatchcase
 
     def fnmatchcase(name: str, pattern: str) -> bool:
         matches["n"] += 1
         return real(name, pattern)
 
-    monkeypatch.setattr(search.fnmatch, "fnmatchcase", fnmatchcase)
+    monkeypatch.setattr(search.rx, "fnmatchcase", fnmatchcase)
     many = " ".join(f"--include=a{i}" for i in range(search.MAX_FILTERS + 1))
     assert commands.script(a_check(tmp_path), f"grep -r {many} KEY .") == UNCHECKED
     assert matches["n"] == 0

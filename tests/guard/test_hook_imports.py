@@ -15,6 +15,7 @@ from test_guard import claude_event, written_project
 HOOK_MODULES = [
     "offprompt",
     "offprompt.__main__",
+    "offprompt._rx_table",
     "offprompt.bashlex",
     "offprompt.guard",
     "offprompt.guard.bash",
@@ -27,11 +28,13 @@ HOOK_MODULES = [
     "offprompt.guard.grep",
     "offprompt.guard.hook",
     "offprompt.guard.implied",
+    "offprompt.guard.jsonread",
     "offprompt.guard.masked",
     "offprompt.guard.programs",
     "offprompt.guard.protected",
     "offprompt.guard.search",
     "offprompt.guard.words",
+    "offprompt.rx",
 ]
 
 # Run as the `offprompt` console script runs it; prints what was loaded after start-up.
