@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from ci_skips import pytest_runtest_makereport
 from helpers import CHROMIUM, chromium_or_skip, node_or_skip
+from keyring_service import keyring_env, secret_service  # noqa: F401  (the Secret Service)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

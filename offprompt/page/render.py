@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from offprompt.crypto.confirm import shown as shown_code
 from offprompt.crypto.fingerprint import EMOJI
@@ -20,6 +20,9 @@ from offprompt.page.written import fingerprint_emoji, outcome_json, written_sect
 from offprompt.sinks import Target
 from offprompt.spec import ReasonAuthor, WriteOutcome
 from offprompt.store import RequestRecord
+
+if TYPE_CHECKING:
+    from offprompt.sinks.destinations import Planned
 
 __all__ = [
     "ELSEWHERE",
@@ -134,6 +137,9 @@ def _also(request: RequestRecord) -> str:
             if missing
             else ""
         )
+        if planned.in_process:
+            rows.append(_saved_row(i, planned))
+            continue
         rows.append(
             f'<li class="also-item" data-kind="{esc(planned.kind)}">'
             f'<label class="check"><input type="checkbox" form="collect" name="also.{i}" '
@@ -148,6 +154,19 @@ def _also(request: RequestRecord) -> str:
         '<p class="hint">Each place this project is already linked to. Untick any the values '
         "should not go to; a failure there never undoes the write above.</p>"
         f'<ul class="also-list" id="also-list">{"".join(rows)}</ul>'
+    )
+
+
+def _saved_row(i: int, planned: "Planned") -> str:
+    """The keyring's row (DESIGN §13.2): the store and the exact service / name it saves as."""
+    return (
+        f'<li class="also-item" data-kind="{esc(planned.kind)}">'
+        f'<label class="check"><input type="checkbox" form="collect" name="also.{i}" '
+        f'value="1" id="also-{i}" checked> Save in your keyring as '
+        f'<strong dir="ltr">{esc(visible(planned.command))}</strong></label>'
+        f'<p class="also-command">In the <strong>{esc(visible(planned.link.target))}</strong>'
+        " of this computer, replacing what is saved there under those names. Later requests"
+        " in any project can fill them from there.</p></li>"
     )
 
 
@@ -285,15 +304,18 @@ def render_form(
     target_problem: str | None = None,
     state: FormState | None = None,
     checks: bool = True,
+    keyring: frozenset[str] = frozenset(),
 ) -> str:
     """The collection page for an open request; `checks`: provider checks are on for this
-    process (no "Check with the provider first" box under `OFFPROMPT_CHECK=off`)."""
+    process (no "Check with the provider first" box under `OFFPROMPT_CHECK=off`); `keyring`:
+    the names the OS's keyring can fill (DESIGN §13.2), each offered by an unticked box."""
     state = state or FormState()
     dest = visible(target.display if target else request.display)
     present = target.present if target else frozenset()
     file_sink = request.sink.kind == "file"
     views: list[FieldView] = [
-        field_view(s, present=s.name in present, file_sink=file_sink) for s in request.secrets
+        field_view(s, present=s.name in present, file_sink=file_sink, keyring=s.name in keyring)
+        for s in request.secrets
     ]
     tracked = bool(target and target.tracked) or state.tracked
     remote = request.remote

@@ -9,6 +9,8 @@ import logging
 import re
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from aiohttp import web
@@ -139,9 +141,12 @@ async def _form(
 ) -> web.Response:
     request[SEALED_PAGE] = req.remote
     target, problem = await _inspect(req)
+    from offprompt import oskeyring  # asked by name only, for names offprompt saved there
+
     body = render.render_form(
         req,
         target,
+        keyring=await run_off_loop(oskeyring.offered, req.names),
         csp_nonce=request[CSP_NONCE],
         expires_in=request.app[STORE].expires_in(req),
         target_problem=problem,
@@ -263,6 +268,11 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     # this nonce drops it.
     held, req.delivery.held = req.delivery.held, None
     posted = posted.confirming(held)
+    if posted.keyring:
+        try:
+            posted = await _from_keyring(posted)
+        except Exception as exc:  # NotInKeyring: 400, nothing written, the request stays open
+            return await _answer(request, req, exc, None)
     verdicts: dict[str, tuple[str, str]] = {}
     if req.remote:
         # From outside this machine the write waits for the code the person's page shows to
@@ -282,6 +292,15 @@ async def _submit(request: web.Request) -> web.StreamResponse:
             outcome, csp_nonce=request[CSP_NONCE], dialog_host=host, verdicts=verdicts
         )
     )
+
+
+async def _from_keyring(posted: Submission) -> Submission:
+    """Each ticked name left empty, filled on the server from the OS's keyring (DESIGN §13.2):
+    the page never had the value, and the Submitter fingerprints it as a typed one."""
+    from offprompt import oskeyring
+
+    values = await run_off_loop(oskeyring.fill, posted.values, posted.keyring)
+    return replace(posted, values=MappingProxyType(values))
 
 
 async def _asking(

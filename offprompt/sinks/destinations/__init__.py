@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from offprompt.errors import NotLinked, RefusedRequest
-from offprompt.sinks.destinations import cloudflare, fly, github, runner, vercel
+from offprompt.sinks.destinations import cloudflare, fly, github, keyring, runner, vercel
 from offprompt.sinks.destinations.interface import (
     Destination,
     DestinationResult,
@@ -53,7 +53,13 @@ MAX_ALSO = 4
 # help and the page list them. A new destination is one module beside these and one entry here.
 KINDS: dict[str, Destination[Any]] = {
     d.kind: d
-    for d in (github.DESTINATION, vercel.DESTINATION, cloudflare.DESTINATION, fly.DESTINATION)
+    for d in (
+        github.DESTINATION,
+        vercel.DESTINATION,
+        cloudflare.DESTINATION,
+        fly.DESTINATION,
+        keyring.DESTINATION,
+    )
 }
 
 
@@ -147,6 +153,11 @@ class Planned:
         return destination_for(self.kind).label
 
     @property
+    def in_process(self) -> bool:
+        """offprompt saves the values itself (the keyring): no program runs."""
+        return destination_for(self.kind).in_process
+
+    @property
     def missing(self) -> str | None:
         """Why it cannot run, else None."""
         if self.program is not None:
@@ -171,7 +182,7 @@ def plan(
             link = dest.link(project, spec)
         except NotLinked as e:
             raise NotLinked(f"also[{i}] ({spec.kind}): {e}") from None
-        program = runner.find_program(dest.programs, env)
+        program = "offprompt" if dest.in_process else runner.find_program(dest.programs, env)
         out.append(Planned(spec, link, dest.describe(link, spec, names), program))
     return tuple(out)
 
@@ -265,6 +276,12 @@ def _send_one(
         return result("failed", f"the link changed since the page opened: {e}")
     if now != planned.link:
         return result("failed", "the project's link changed since the page opened; not sent")
+    if dest.in_process:
+        saved, failed = dest.save(now, planned.spec, values)
+        if failed:
+            done = f" (saved {', '.join(saved)})" if saved else ""
+            return result("failed", "; ".join(failed) + done)
+        return result("sent", f"saved {', '.join(saved)}")
     program = runner.find_program(dest.programs, env)
     if program is None:
         return result("skipped", planned.missing or "the program is not installed")

@@ -1,0 +1,152 @@
+"""A real Secret Service for the tests (DESIGN §13.2): a private session bus and GNOME
+Keyring's secrets component on it, unlocked, in folders of the test's own; `secret-tool` is
+the oracle for what got saved. Never a stand-in: the keyring code talks to this daemon as it
+would to a desktop's."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PROGRAMS = ("dbus-daemon", "gnome-keyring-daemon", "secret-tool")
+# The login keyring's password inside the test's own folder: not a secret of anyone's.
+_UNLOCK = b"offprompt-test-keyring\n"
+
+
+@dataclass(frozen=True)
+class SecretService:
+    """The running service: its bus address and the environment `secret-tool` needs."""
+
+    address: str
+    env: dict[str, str]
+
+    def lookup(self, name: str) -> str | None:
+        """What `secret-tool lookup service offprompt username NAME` prints, or None."""
+        done = subprocess.run(
+            ["secret-tool", "lookup", "service", "offprompt", "username", name],
+            env=self.env,
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+        return done.stdout.decode("utf-8") if done.returncode == 0 else None
+
+    def count(self, name: str) -> int:
+        """How many items `secret-tool search --all` finds under offprompt / NAME."""
+        done = subprocess.run(
+            ["secret-tool", "search", "--all", "service", "offprompt", "username", name],
+            env=self.env,
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+        return sum(1 for line in done.stdout.decode().splitlines() if line.startswith("["))
+
+    def store(self, name: str, value: str, **extra: str) -> None:
+        """An item saved by another program (`secret-tool store`), as a person's own would be."""
+        attrs = [
+            x
+            for k, v in {"service": "offprompt", "username": name, **extra}.items()
+            for x in (k, v)
+        ]
+        subprocess.run(
+            ["secret-tool", "store", "--label", f"other {name}", *attrs],
+            input=value.encode("utf-8"),
+            env=self.env,
+            timeout=20,
+            check=True,
+        )
+
+    def clear(self, name: str) -> None:
+        subprocess.run(
+            ["secret-tool", "clear", "service", "offprompt", "username", name],
+            env=self.env,
+            timeout=20,
+            check=False,
+        )
+
+
+def _wait_for_service(env: dict[str, str]) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        probe = subprocess.run(
+            ["secret-tool", "search", "service", "offprompt-probe"],
+            env=env,
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+        if b"Object does not exist" not in probe.stderr and probe.returncode in (0, 1):
+            return
+        time.sleep(0.2)
+    raise RuntimeError("the Secret Service did not come up within 20 s")
+
+
+@pytest.fixture(scope="session")
+def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecretService]:
+    """A private, unlocked Secret Service for the session; missing programs fail under CI."""
+    pytest.importorskip("secretstorage", reason="the keyring extra is not installed")
+    missing = [p for p in PROGRAMS if shutil.which(p) is None]
+    if missing:
+        pytest.skip(  # a failure under CI=true (tests/ci_skips.py): .ci/run installs them
+            f"{', '.join(missing)} not installed (apt: gnome-keyring libsecret-tools dbus-x11)"
+        )
+    root: Path = tmp_path_factory.mktemp("secret-service")
+    home, data, runtime = root / "home", root / "data", root / "run"
+    for folder in (home, data, runtime):
+        folder.mkdir(mode=0o700)
+    bus = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert bus.stdout is not None
+    address = bus.stdout.readline().decode().strip()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(data),
+        "XDG_RUNTIME_DIR": str(runtime),
+        "DBUS_SESSION_BUS_ADDRESS": address,
+    }
+    daemon = subprocess.Popen(
+        ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        assert daemon.stdin is not None
+        daemon.stdin.write(_UNLOCK)
+        daemon.stdin.close()
+        _wait_for_service(env)
+        yield SecretService(address, env)
+    finally:
+        for proc in (daemon, bus):
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        bus.stdout.close()
+
+
+@pytest.fixture
+def keyring_env(
+    secret_service: SecretService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> SecretService:
+    """This test's process on the test Secret Service, with a state folder of its own."""
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", secret_service.address)
+    state = tmp_path / "state"
+    state.mkdir(exist_ok=True)
+    monkeypatch.setenv("OFFPROMPT_STATE_DIR", str(state))
+    return secret_service
