@@ -44,7 +44,16 @@
   function generates(area) {
     return area.hasAttribute("data-generate-bytes") || area.hasAttribute("data-regen-bytes");
   }
-  function required(area) { return !generates(area); }
+  // DESIGN §13.2: a ticked "Use the value saved in your keyring" box fills an empty field on
+  // the server; this page never has that value.
+  function keyringBox(area) {
+    return form.querySelector('input.keyring-box[name="keyring.' + area.name + '"]');
+  }
+  function fromKeyring(area) {
+    var tick = keyringBox(area);
+    return Boolean(tick && tick.checked && blank(area.value));
+  }
+  function required(area) { return !generates(area) && !fromKeyring(area); }
 
   // -- generated values, made here so the person sees (and may replace) what will be written
   function encode(bytes, encoding) {
@@ -246,6 +255,8 @@
         if (next && !blank(area.value)) next.focus(); else submit();
       }
     });
+    var tick = keyringBox(area);
+    if (tick) tick.addEventListener("change", function () { refresh(area, false); });
     refresh(area, false);
   });
 
@@ -276,6 +287,7 @@
     fields: fields,
     sent: sent,
     blank: blank,
+    fromKeyring: fromKeyring,
     problems: problems,
     set: set,
     update: update,

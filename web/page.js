@@ -131,7 +131,11 @@
     var server = data.emoji.map(function (p) { return p[0]; }).join(" ");
     var local = mine ? mine.emoji.join(" ") : "";
     check.setAttribute("data-page-fingerprint", local);
-    if (mine && local === server) {
+    if (mine && mine.keyring) {
+      check.classList.add("server");
+      check.textContent = "A value came from your keyring, which this page never sees: the " +
+        "four emoji above are offprompt's, from what it wrote. Your agent has them too.";
+    } else if (mine && local === server) {
       check.classList.add("match");
       check.textContent = "✓ This page computed the same four emoji from what you typed: " +
         "the file holds exactly that.";
@@ -205,10 +209,16 @@
     return ticked;
   }
 
+  // The names whose empty field the server fills from the keyring (DESIGN §13.2).
+  function keyringNames() {
+    return page.fields().filter(page.fromKeyring).map(function (area) { return area.name; });
+  }
+
   function plainBody(pairs, allowTracked, fpKey, also) {
     var body = new URLSearchParams();
     body.append("nonce", form.elements.nonce.value);
     pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    keyringNames().forEach(function (name) { body.append("keyring." + name, "1"); });
     if (allowTracked) body.append("allow_tracked", "1");
     if (checkBox && checkBox.checked) body.append("check", "1");
     if (anyway) body.append("anyway", "1");
@@ -277,7 +287,8 @@
     var nonce = form.elements.nonce.value;
     var sealed = await globalThis.offpromptSeal(sealing.point, token, nonce,
       { values: named, allow_tracked: allowTracked, fp_key: fpKey, also: also,
-        check: Boolean(checkBox && checkBox.checked), anyway: anyway });
+        check: Boolean(checkBox && checkBox.checked), anyway: anyway,
+        keyring: keyringNames() });
     var body = new URLSearchParams();
     body.append("nonce", nonce);
     body.append("sealed", sealed);
@@ -307,7 +318,11 @@
       var key = globalThis.offpromptNewFpKey();
       var supplied = pairs.filter(function (pair) { return !page.blank(pair[1]); });
       var mine = null;
-      if (supplied.length) {
+      // A key filled from the keyring never reaches this page: the server's four emoji, from
+      // the file, are the only ones there are (DESIGN §13.2), so this page computes none.
+      var filled = keyringNames().length > 0;
+      if (filled) mine = { keyring: true, emoji: [] };
+      else if (supplied.length) {
         try {
           mine = await globalThis.offpromptFingerprint(key, supplied, table);
         } catch (e) {

@@ -164,9 +164,10 @@ def _saved_row(i: int, planned: "Planned") -> str:
         f'<label class="check"><input type="checkbox" form="collect" name="also.{i}" '
         f'value="1" id="also-{i}" checked> Save in your keyring as '
         f'<strong dir="ltr">{esc(visible(planned.command))}</strong></label>'
-        f'<p class="also-command">In the <strong>{esc(visible(planned.link.target))}</strong>'
-        " of this computer, replacing what is saved there under those names. Later requests"
-        " in any project can fill them from there.</p></li>"
+        f'<p class="also-command">In this computer\'s <strong>'
+        f"{esc(visible(planned.link.target))}</strong>, under service offprompt, replacing what"
+        " is saved there under those names. Later requests in any project can fill them from"
+        " there.</p></li>"
     )
 
 

@@ -29,7 +29,7 @@ from .harness import (
     visit,
 )
 
-TARGET = "Secret Service keyring, service offprompt"
+TARGET = "Secret Service keyring"
 
 
 @pytest.fixture

@@ -49,8 +49,7 @@ class KeyringDestination(Destination[KeyringSpec]):
             raise NotLinked(
                 f"offprompt saves only in this computer's own keyring, and none can be used: {e}."
             ) from None
-        where = f"{store.where}, service {oskeyring.SERVICE}"
-        return Link(kind=self.kind, ident=oskeyring.SERVICE, target=where)
+        return Link(kind=self.kind, ident=oskeyring.SERVICE, target=store.where)
 
     def calls(self, link: Link, spec: KeyringSpec, values: Mapping[str, str]) -> list[Call]:
         return []  # no program runs: `save` does it
