@@ -34,6 +34,8 @@ __all__ = [
     "KeyringUnavailable",
     "NotInKeyring",
     "OsKeyring",
+    "fill",
+    "offered",
     "open_keyring",
     "record_saved",
     "saved_names",
@@ -60,7 +62,11 @@ class KeyringUnavailable(Exception):
 
 class NotInKeyring(Exception):
     """A key the person ticked to fill from the keyring is not there (any more): the message
-    names the keys and the keyring, never a value."""
+    names the keys and the keyring, never a value.
+
+    Outside the error root on purpose: the page's answer table (`page.answers`) gives it its
+    400, naming the keyring, and nothing is written.
+    """
 
 
 class OsKeyring(Protocol):
