@@ -34,7 +34,21 @@ def _pins() -> dict[str, str]:
 
 
 # The system packages the contributor's apt-get lines name (issue 20): the tests need each.
-PREREQUISITES = ["python3-venv", "git", "nodejs", "chromium", "gh", "bubblewrap", "socat", "npm"]
+PREREQUISITES = [
+    "python3-venv",
+    "git",
+    "nodejs",
+    "chromium",
+    "gh",
+    "bubblewrap",
+    "socat",
+    # A real Secret Service for the keyring's tests (DESIGN §13.2): GNOME Keyring's daemon, its
+    # `secret-tool`, and a session bus to run it on.
+    "gnome-keyring",
+    "libsecret-tools",
+    "dbus-x11",
+    "npm",
+]
 # And the one a person needs for the main command (issue 35: the first screen is a user's).
 USER_PREREQUISITES = ["pipx"]
 
