@@ -5,6 +5,7 @@ would to a desktop's."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -89,16 +90,10 @@ def _wait_for_service(env: dict[str, str]) -> None:
     raise RuntimeError("the Secret Service did not come up within 20 s")
 
 
-@pytest.fixture(scope="session")
-def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecretService]:
-    """A private, unlocked Secret Service for the session; missing programs fail under CI."""
-    pytest.importorskip("secretstorage", reason="the keyring extra is not installed")
-    missing = [p for p in PROGRAMS if shutil.which(p) is None]
-    if missing:
-        pytest.skip(  # a failure under CI=true (tests/ci_skips.py): .ci/run installs them
-            f"{', '.join(missing)} not installed (apt: gnome-keyring libsecret-tools dbus-x11)"
-        )
-    root: Path = tmp_path_factory.mktemp("secret-service")
+@contextlib.contextmanager
+def running(root: Path) -> Iterator[SecretService]:
+    """A private session bus and an unlocked GNOME Keyring on it, in folders under `root`;
+    both stopped (by their own process ids) on the way out."""
     home, data, runtime = root / "home", root / "data", root / "run"
     for folder in (home, data, runtime):
         folder.mkdir(mode=0o700)
@@ -138,6 +133,24 @@ def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecretS
                 proc.kill()
                 proc.wait()
         bus.stdout.close()
+
+
+def programs_or_skip() -> None:
+    """The programs and the extra the Secret Service tests need; a failure under CI=true."""
+    missing = [p for p in PROGRAMS if shutil.which(p) is None]
+    if missing:
+        pytest.skip(  # a failure under CI=true (tests/ci_skips.py): .ci/run installs them
+            f"{', '.join(missing)} not installed (apt: gnome-keyring libsecret-tools dbus-x11)"
+        )
+    pytest.importorskip("secretstorage", reason="the keyring extra is not installed")
+
+
+@pytest.fixture(scope="session")
+def secret_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecretService]:
+    """A private, unlocked Secret Service for the session; missing programs fail under CI."""
+    programs_or_skip()
+    with running(tmp_path_factory.mktemp("secret-service")) as service:
+        yield service
 
 
 @pytest.fixture

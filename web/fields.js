@@ -44,16 +44,10 @@
   function generates(area) {
     return area.hasAttribute("data-generate-bytes") || area.hasAttribute("data-regen-bytes");
   }
-  // DESIGN §13.2: a ticked "Use the value saved in your keyring" box fills an empty field on
-  // the server; this page never has that value.
-  function keyringBox(area) {
-    return form.querySelector('input.keyring-box[name="keyring.' + area.name + '"]');
+  // A field filled from the keyring on the server is not asked for (web/keyring.js).
+  function required(area) {
+    return !generates(area) && !(globalThis.offpromptKeyring && offpromptKeyring(area));
   }
-  function fromKeyring(area) {
-    var tick = keyringBox(area);
-    return Boolean(tick && tick.checked && blank(area.value));
-  }
-  function required(area) { return !generates(area) && !fromKeyring(area); }
 
   // -- generated values, made here so the person sees (and may replace) what will be written
   function encode(bytes, encoding) {
@@ -255,8 +249,6 @@
         if (next && !blank(area.value)) next.focus(); else submit();
       }
     });
-    var tick = keyringBox(area);
-    if (tick) tick.addEventListener("change", function () { refresh(area, false); });
     refresh(area, false);
   });
 
@@ -287,7 +279,6 @@
     fields: fields,
     sent: sent,
     blank: blank,
-    fromKeyring: fromKeyring,
     problems: problems,
     set: set,
     update: update,

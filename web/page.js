@@ -124,18 +124,14 @@
       why.textContent = "generated in this browser; " + why.textContent;
     });
     var box = section.querySelector("#fp");
-    if (!box) return section;
+    if (!box || mine === 0) return section;
     var check = el("p", "fp-check");
     check.id = "fp-check";
     check.setAttribute("role", "status");
     var server = data.emoji.map(function (p) { return p[0]; }).join(" ");
     var local = mine ? mine.emoji.join(" ") : "";
     check.setAttribute("data-page-fingerprint", local);
-    if (mine && mine.keyring) {
-      check.classList.add("server");
-      check.textContent = "A value came from your keyring, which this page never sees: the " +
-        "four emoji above are offprompt's, from what it wrote. Your agent has them too.";
-    } else if (mine && local === server) {
+    if (mine && local === server) {
       check.classList.add("match");
       check.textContent = "✓ This page computed the same four emoji from what you typed: " +
         "the file holds exactly that.";
@@ -209,16 +205,14 @@
     return ticked;
   }
 
-  // The names whose empty field the server fills from the keyring (DESIGN §13.2).
-  function keyringNames() {
-    return page.fields().filter(page.fromKeyring).map(function (area) { return area.name; });
-  }
+  // The names whose empty field the server fills from the keyring (web/keyring.js, §13.2).
+  function filled() { return globalThis.offpromptFilled ? offpromptFilled() : []; }
 
   function plainBody(pairs, allowTracked, fpKey, also) {
     var body = new URLSearchParams();
     body.append("nonce", form.elements.nonce.value);
     pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
-    keyringNames().forEach(function (name) { body.append("keyring." + name, "1"); });
+    filled().forEach(function (n) { body.append("keyring." + n, "1"); });
     if (allowTracked) body.append("allow_tracked", "1");
     if (checkBox && checkBox.checked) body.append("check", "1");
     if (anyway) body.append("anyway", "1");
@@ -287,8 +281,7 @@
     var nonce = form.elements.nonce.value;
     var sealed = await globalThis.offpromptSeal(sealing.point, token, nonce,
       { values: named, allow_tracked: allowTracked, fp_key: fpKey, also: also,
-        check: Boolean(checkBox && checkBox.checked), anyway: anyway,
-        keyring: keyringNames() });
+        check: Boolean(checkBox && checkBox.checked), anyway: anyway, keyring: filled() });
     var body = new URLSearchParams();
     body.append("nonce", nonce);
     body.append("sealed", sealed);
@@ -318,11 +311,9 @@
       var key = globalThis.offpromptNewFpKey();
       var supplied = pairs.filter(function (pair) { return !page.blank(pair[1]); });
       var mine = null;
-      // A key filled from the keyring never reaches this page: the server's four emoji, from
-      // the file, are the only ones there are (DESIGN §13.2), so this page computes none.
-      var filled = keyringNames().length > 0;
-      if (filled) mine = { keyring: true, emoji: [] };
-      else if (supplied.length) {
+      // A value from the keyring never reaches this page: the server's emoji are the only ones.
+      var kr = filled().length;
+      if (supplied.length && !kr) {
         try {
           mine = await globalThis.offpromptFingerprint(key, supplied, table);
         } catch (e) {
@@ -344,7 +335,7 @@
       var response = await send("", body);
       var data = await readJson(response);
       if (response.status === 200 && data.status === "written") {
-        finish(writtenView(data, mine, madeHere));
+        finish(writtenView(data, kr ? 0 : mine, madeHere));
       } else if (response.status === 200 && data.status === "confirm") {
         showHeld(data, mine);
       } else if (response.status === 422) {

@@ -51,6 +51,17 @@ _REMOTE_SCRIPTS: Final = (
 )
 _LOCAL_SCRIPTS: Final = tuple(name for name in _REMOTE_SCRIPTS if name != "seal.js")
 _REMOTE_ATTR: Final = ' data-remote="1"'
+
+
+def _scripts(remote: bool, keyring: bool) -> tuple[str, ...]:
+    """The page's scripts; keyring.js (after fields.js) only where a keyring box is offered."""
+    names = _REMOTE_SCRIPTS if remote else _LOCAL_SCRIPTS
+    if not keyring:
+        return names
+    at = names.index("fields.js") + 1
+    return (*names[:at], "keyring.js", *names[at:])
+
+
 # A remote page seals in the browser (DESIGN §5); web/page.js replaces this text once it knows
 # whether it can. Without script it stays, and the button stays off.
 _SEAL_STATUS: Final = (
@@ -367,7 +378,7 @@ def render_form(
         [
             assets.json_block("emoji-table", EMOJI),
             assets.json_block("page-data", data),
-            assets.scripts(_REMOTE_SCRIPTS if remote else _LOCAL_SCRIPTS, csp_nonce=csp_nonce),
+            assets.scripts(_scripts(remote, bool(keyring)), csp_nonce=csp_nonce),
         ]
     )
     title = f"offprompt: {', '.join(request.names)}"

@@ -9,8 +9,6 @@ import logging
 import re
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
-from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from aiohttp import web
@@ -26,7 +24,7 @@ from offprompt.errors import (
     ValidationFailed,
 )
 from offprompt.offloop import run_off_loop
-from offprompt.page import claim, loopback, render
+from offprompt.page import claim, keyring, loopback, render
 from offprompt.page.answers import NOT_THIS_PAGE, answer_for, kind
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
@@ -141,12 +139,10 @@ async def _form(
 ) -> web.Response:
     request[SEALED_PAGE] = req.remote
     target, problem = await _inspect(req)
-    from offprompt import oskeyring  # asked by name only, for names offprompt saved there
-
     body = render.render_form(
         req,
         target,
-        keyring=await run_off_loop(oskeyring.offered, req.names),
+        keyring=await keyring.offered(req),
         csp_nonce=request[CSP_NONCE],
         expires_in=request.app[STORE].expires_in(req),
         target_problem=problem,
@@ -270,7 +266,7 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     posted = posted.confirming(held)
     if posted.keyring:
         try:
-            posted = await _from_keyring(posted)
+            posted = await keyring.filled(posted)
         except Exception as exc:  # NotInKeyring: 400, nothing written, the request stays open
             return await _answer(request, req, exc, None)
     verdicts: dict[str, tuple[str, str]] = {}
@@ -292,15 +288,6 @@ async def _submit(request: web.Request) -> web.StreamResponse:
             outcome, csp_nonce=request[CSP_NONCE], dialog_host=host, verdicts=verdicts
         )
     )
-
-
-async def _from_keyring(posted: Submission) -> Submission:
-    """Each ticked name left empty, filled on the server from the OS's keyring (DESIGN §13.2):
-    the page never had the value, and the Submitter fingerprints it as a typed one."""
-    from offprompt import oskeyring
-
-    values = await run_off_loop(oskeyring.fill, posted.values, posted.keyring)
-    return replace(posted, values=MappingProxyType(values))
 
 
 async def _asking(

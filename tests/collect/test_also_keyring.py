@@ -61,7 +61,8 @@ def ask(name: str, **extra: Any) -> dict[str, Any]:
 
 
 async def page_of(opener: FakeOpener) -> tuple[str, str]:
-    for _ in range(250):
+    # Up to 20 s: the keyring is checked before the page opens, on a machine the suite loads.
+    for _ in range(1000):
         if opener.opened:
             url = opener.opened[-1]
             return url, await load(url)

@@ -4,9 +4,10 @@ replaced, and every way a keyring that cannot be used is refused with words sayi
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
-from keyring_service import SecretService
+from keyring_service import SecretService, programs_or_skip, running
 
 from offprompt import oskeyring
 
@@ -64,3 +65,24 @@ def test_saved_names_hold_names_only(
     assert oskeyring.saved_names() == ("A_KEY", "B_KEY", "C_KEY")
     text = (tmp_path / oskeyring.NAMES_FILE).read_text()  # type: ignore[operator]
     assert canary not in text
+
+
+def test_a_locked_keyring_is_refused_without_a_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Secret Service whose default collection is locked: refused saying so, never unlocked
+    (that would prompt); a service of its own, so the session's stays unlocked."""
+    programs_or_skip()
+    import secretstorage
+    from jeepney.io.blocking import open_dbus_connection  # type: ignore[import-untyped]
+
+    (tmp_path / "locked").mkdir()
+    with running(tmp_path / "locked") as service:
+        conn = open_dbus_connection(bus=service.address)
+        try:
+            secretstorage.Collection(conn).lock()
+        finally:
+            conn.close()
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", service.address)
+        with pytest.raises(oskeyring.KeyringUnavailable, match="locked"):
+            oskeyring.open_keyring()

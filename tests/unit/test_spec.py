@@ -19,6 +19,7 @@ def _spec_types() -> dict[str, type]:
         "vercel": {"environments": ["production"]},
         "cloudflare": {},
         "fly": {},
+        "keyring": {},
     }
     return {
         kind: type(dest.parse({"kind": kind, **entries[kind]}, ("also", 0)))
@@ -44,6 +45,7 @@ def test_a_destination_spec_holds_only_what_its_kind_chooses() -> None:
         "vercel": {"environments"},
         "cloudflare": {"env"},
         "fly": set(),
+        "keyring": set(),
     } == fields
     assert {k: set(d.fields) for k, d in KINDS.items()} == fields
 
