@@ -5,7 +5,7 @@ Only a real store, reached directly: the Secret Service on Linux (through Secret
 session bus the environment names), the macOS Keychain, the Windows Credential Locker. Never
 keyring's chain of backends, which would pick a plaintext file (`keyrings.alt`) or the null
 backend without a word. A store that is missing, or locked so that only a prompt could open it,
-is `KeyringUnavailable`, saying which and how to get one; nothing here ever prompts.
+is `KeyringUnavailable`, saying which and how to get one; offprompt never asks to unlock one.
 
 Each item is saved under service `offprompt`, username the key's name, so
 `secret-tool lookup service offprompt username NAME` finds it; every earlier item there,
@@ -88,8 +88,9 @@ class OsKeyring(Protocol):
 
 
 def _bounded(call: Callable[[], T], what: str) -> T:
-    """`call` in a daemon thread, given TIMEOUT seconds: a bus or daemon that never answers
-    turns into KeyringUnavailable, and the thread it holds never delays the exit."""
+    """`call` in a daemon thread, given TIMEOUT seconds: a bus or daemon that never answers, or
+    any error of the store's, turns into KeyringUnavailable, and a thread left waiting never
+    delays the exit."""
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -103,8 +104,12 @@ def _bounded(call: Callable[[], T], what: str) -> T:
     worker.join(TIMEOUT)
     if worker.is_alive():
         raise KeyringUnavailable(f"the {what} did not answer within {TIMEOUT:g} s")
-    if "err" in box:
-        raise box["err"]
+    err = box.get("err")
+    if isinstance(err, KeyringUnavailable):
+        raise err
+    if err is not None:
+        # The store's own error, by its class only: its text is the store's, not ours to show.
+        raise KeyringUnavailable(f"the {what} failed ({type(err).__name__})") from None
     result: T = box["ok"]
     return result
 

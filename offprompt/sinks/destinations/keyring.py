@@ -33,7 +33,10 @@ class KeyringSpec:
 class KeyringDestination(Destination[KeyringSpec]):
     kind = KIND
     label = "Save in your keyring"
-    linked_by = "the keyring: this computer's own keyring, usable now (the keyring extra)"
+    linked_by = (
+        "this computer's own keyring for kind keyring (saved once, offered on later pages in"
+        " any project; needs the keyring extra)"
+    )
     cli_form = "keyring"
     programs = ()
     command = "saved by offprompt itself"
