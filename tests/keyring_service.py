@@ -17,6 +17,19 @@ from pathlib import Path
 import pytest
 
 PROGRAMS = ("dbus-daemon", "gnome-keyring-daemon", "secret-tool")
+_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
 # The login keyring's password inside the test's own folder: not a secret of anyone's.
 _UNLOCK = b"offprompt-test-keyring\n"
 
@@ -74,20 +87,28 @@ class SecretService:
         )
 
 
-def _wait_for_service(env: dict[str, str]) -> None:
+def _wait_for_service(address: str) -> None:
+    """Until the default collection exists and is unlocked: the daemon answers on the bus
+    before it has made (and unlocked) the login keyring."""
+    import secretstorage
+    from jeepney.io.blocking import open_dbus_connection  # type: ignore[import-untyped]
+
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        probe = subprocess.run(
-            ["secret-tool", "search", "service", "offprompt-probe"],
-            env=env,
-            capture_output=True,
-            timeout=20,
-            check=False,
-        )
-        if b"Object does not exist" not in probe.stderr and probe.returncode in (0, 1):
-            return
-        time.sleep(0.2)
-    raise RuntimeError("the Secret Service did not come up within 20 s")
+        try:
+            conn = open_dbus_connection(bus=address)
+        except OSError:
+            time.sleep(0.1)
+            continue
+        try:
+            if not secretstorage.Collection(conn).is_locked():
+                return
+        except secretstorage.exceptions.SecretStorageException:
+            time.sleep(0.1)  # not there yet: the daemon has not registered or made it
+        finally:
+            conn.close()
+        time.sleep(0.1)
+    raise RuntimeError("the Secret Service's default collection was not ready within 20 s")
 
 
 @contextlib.contextmanager
@@ -97,8 +118,13 @@ def running(root: Path) -> Iterator[SecretService]:
     home, data, runtime = root / "home", root / "data", root / "run"
     for folder in (home, data, runtime):
         folder.mkdir(mode=0o700)
+    # A bus of our own that activates nothing: the session bus's usual configuration would start
+    # the system's own gnome-keyring-daemon for the first client that asks, which then holds
+    # the Secret Service's name, without the login keyring unlocked, and outlives the test.
+    config = root / "bus.conf"
+    config.write_text(_BUS_CONFIG)
     bus = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
@@ -122,7 +148,7 @@ def running(root: Path) -> Iterator[SecretService]:
         assert daemon.stdin is not None
         daemon.stdin.write(_UNLOCK)
         daemon.stdin.close()
-        _wait_for_service(env)
+        _wait_for_service(address)
         yield SecretService(address, env)
     finally:
         for proc in (daemon, bus):

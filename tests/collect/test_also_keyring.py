@@ -130,12 +130,12 @@ async def test_unticked_the_keyring_is_left_alone(
     session: Session, opener: FakeOpener, project: Path, keyring_env: SecretService, canary: str
 ) -> None:
     """A post without `also.0` writes the file and leaves the keyring as it was."""
-    call = asyncio.ensure_future(session.call("collect_secret", ask("KR_UNTICKED")))
+    call = asyncio.ensure_future(session.call("collect_secret", ask("KR_LEFT_ALONE")))
     url, _ = await page_of(opener)
-    status, written = await post(url, {"KR_UNTICKED": canary})
+    status, written = await post(url, {"KR_LEFT_ALONE": canary})
     assert status == 200, written
     result = structured(await call)
-    assert keyring_env.lookup("KR_UNTICKED") is None
+    assert keyring_env.lookup("KR_LEFT_ALONE") is None
     assert result["destinations"][0]["status"] == "skipped"
 
 
