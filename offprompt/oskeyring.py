@@ -10,7 +10,7 @@ is `KeyringUnavailable`, saying which and how to get one; offprompt never asks t
 Each item is saved under service `offprompt`, username the key's name, so
 `secret-tool lookup service offprompt username NAME` finds it; every earlier item there,
 whoever saved it, is deleted first. The names offprompt saved (names only) are kept beside the
-journal, for `offprompt keys --keyring` and to know which requested names to ask about.
+journal, for `offprompt keys --keyring`.
 
 Third-party code (keyring, SecretStorage, jeepney) is imported only when a store is opened.
 """
@@ -291,11 +291,10 @@ def record_saved(names: Iterable[str], env: Mapping[str, str] | None = None) -> 
 
 
 def offered(names: Iterable[str], env: Mapping[str, str] | None = None) -> frozenset[str]:
-    """Which of `names` the page may offer to fill: saved by offprompt and still in the
-    keyring, asked by name only. An unusable keyring offers none (the field is typed)."""
-    wanted = [n for n in names if n in set(saved_names(env))]
-    if not wanted:
-        return frozenset()
+    """Which of `names` the page may offer to fill: those the keyring holds an item for under
+    offprompt / NAME, asked by name only (no value is read on Linux). An unusable keyring, or
+    none, offers none (the field is typed, as on any page)."""
+    wanted = list(names)
     try:
         store = open_keyring(env)
         return frozenset(n for n in wanted if store.has(n))

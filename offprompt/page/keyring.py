@@ -19,8 +19,8 @@ __all__ = ["filled", "offered"]
 
 
 async def offered(req: RequestRecord) -> frozenset[str]:
-    """The names the keyring can fill, asked by name only for names offprompt saved there;
-    none when that cannot be told now (the field is then typed, as on any page)."""
+    """The requested names the keyring can fill, asked by name only; none when that cannot be
+    told now (the field is then typed, as on any page)."""
     from offprompt import oskeyring
 
     try:

@@ -77,6 +77,25 @@ async def test_the_page_offers_a_saved_key_unticked_and_never_holds_its_value(
     assert canary not in html
 
 
+async def test_an_item_another_program_saved_is_offered_and_fills(
+    client: TestClient,
+    make_request: MakeRequest,
+    project: Path,
+    keyring_env: SecretService,
+    canary: str,
+) -> None:
+    """An item under offprompt / NAME that `secret-tool store` saved (not offprompt) is found by
+    name and fills the field like one offprompt saved."""
+    keyring_env.store("KR_THEIRS", canary)
+    req = make_request(SecretSpec("KR_THEIRS"))
+    assert box_of(await page(client, req), "KR_THEIRS") is not None
+    reply = await client.post(
+        path_of(req), data={"nonce": req.nonce, "KR_THEIRS": "", "keyring.KR_THEIRS": "1"}
+    )
+    assert reply.status == 200
+    assert dotenv_values(project / ".env") == {"KR_THEIRS": canary}
+
+
 async def test_a_ticked_empty_field_is_filled_and_fingerprinted_as_typed(
     client: TestClient,
     make_request: MakeRequest,
