@@ -17,6 +17,10 @@
   globalThis.offpromptFilled = function () {
     return page.fields().filter(offpromptKeyring).map(function (area) { return area.name; });
   };
-  page.form.addEventListener("change", page.update);
+  // Only a keyring box's own change: a field's (on its blur, as the button is pressed) would
+  // redraw the button's words under the pointer, and the press would then submit nothing.
+  page.form.addEventListener("change", function (event) {
+    if (event.target.classList.contains("keyring-box")) page.update();
+  });
   page.update();
 })();
