@@ -133,21 +133,48 @@ def fingerprints(project: Path | None, as_json: bool) -> None:
         click.echo(line)
 
 
+def _keyring_names(as_json: bool) -> None:
+    """`keys --keyring`: the names offprompt saved in the keyring, from its own list (DESIGN
+    §13.2); the keyring itself is not opened, so no value is ever read here."""
+    from offprompt import oskeyring
+
+    names = oskeyring.saved_names()
+    if as_json:
+        click.echo(json.dumps(list(names)))
+        return
+    if not names:
+        click.echo(
+            "offprompt: no key saved in your keyring yet; `--also keyring` saves one.", err=True
+        )
+    for name in names:
+        click.echo(name)
+
+
 @cli.command(short_help="Print the key names a .env file sets, never the values.")
 @click.argument("file", type=click.Path(path_type=Path), default=".env")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of names instead.")
-def keys(file: Path, as_json: bool) -> None:
+@click.option(
+    "--keyring",
+    "in_keyring",
+    is_flag=True,
+    help="Print the names offprompt saved in your OS keyring instead (names only).",
+)
+def keys(file: Path, as_json: bool, in_keyring: bool) -> None:
     """Print the key names a .env file sets, one per line, never their values.
 
     FILE defaults to .env in the current folder; with no .env there yet, it
     prints nothing and exits 0. FILE must be a file inside this folder's project,
     as for `offprompt status`. This is how an agent (or a script) sees what a .env
-    holds without reading the secrets in it. Exit codes: 0 done, 1 error, 2 wrong
-    usage.
+    holds without reading the secrets in it. With --keyring, it prints the names
+    offprompt saved in your OS keyring (`--also keyring`) instead, from its own
+    list: the keyring is not opened. Exit codes: 0 done, 1 error, 2 wrong usage.
     """
     from offprompt import status as key_status
     from offprompt.errors import Unreadable
 
+    if in_keyring:
+        _keyring_names(as_json)
+        return
     if file == Path(".env") and not os.path.lexists(file):
         # A project before its first key: nothing to list, which is not an error.
         click.echo(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from ci_skips import pytest_runtest_makereport
 from helpers import CHROMIUM, chromium_or_skip, node_or_skip
+from keyring_service import keyring_env, secret_service  # noqa: F401  (the Secret Service)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -21,11 +22,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Give each test its own HOME and state dirs, no OFFPROMPT_* or BROWSER from outside, and
-    provider checks off."""
+    """Give each test its own HOME and state dirs, no OFFPROMPT_* or BROWSER from outside, no
+    session bus (a test never reaches the developer's own keyring: the keyring's tests bring a
+    Secret Service of their own), and provider checks off."""
     home = tmp_path_factory.mktemp("home")
+    outside = {"BROWSER", "CLAUDE_PROJECT_DIR", "DBUS_SESSION_BUS_ADDRESS"}
     for name in list(os.environ):
-        if name.startswith("OFFPROMPT_") or name in {"BROWSER", "CLAUDE_PROJECT_DIR"}:
+        if name.startswith("OFFPROMPT_") or name in outside:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))

@@ -488,6 +488,10 @@ THIRD_PARTY = {
     ),
     "dotenv": ("offprompt.sinks",),
     "platformdirs": ("offprompt.statedir", "offprompt.tunnel"),
+    # The optional `keyring` extra and what it brings on Linux: the OS's keyring only.
+    "keyring": ("offprompt.oskeyring",),
+    "secretstorage": ("offprompt.oskeyring",),
+    "jeepney": ("offprompt.oskeyring",),
 }
 
 

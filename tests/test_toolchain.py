@@ -43,6 +43,11 @@ PREREQUISITES = [
     "bubblewrap",
     "socat",
     "strace",
+    # A real Secret Service for the keyring's tests (DESIGN §13.2): GNOME Keyring's daemon, its
+    # `secret-tool`, and a session bus to run it on.
+    "gnome-keyring",
+    "libsecret-tools",
+    "dbus-x11",
     "npm",
 ]
 # And the one a person needs for the main command (issue 35: the first screen is a user's).

@@ -45,7 +45,10 @@
   function generates(area) {
     return area.hasAttribute("data-generate-bytes") || area.hasAttribute("data-regen-bytes");
   }
-  function required(area) { return !generates(area); }
+  // A field filled from the keyring on the server is not asked for (web/keyring.js).
+  function required(area) {
+    return !generates(area) && !(globalThis.offpromptKeyring && offpromptKeyring(area));
+  }
 
   // -- generated values, made here so the person sees (and may replace) what will be written
   function encode(bytes, encoding) {

@@ -149,7 +149,7 @@
       why.textContent = "generated in this browser; " + why.textContent;
     });
     var box = section.querySelector("#fp");
-    if (!box) return section;
+    if (!box || mine === 0) return section;
     var check = el("p", "fp-check");
     check.id = "fp-check";
     check.setAttribute("role", "status");
@@ -231,10 +231,14 @@
     return ticked;
   }
 
+  // The names whose empty field the server fills from the keyring (web/keyring.js, §13.2).
+  function filled() { return globalThis.offpromptFilled ? offpromptFilled() : []; }
+
   function plainBody(pairs, allowTracked, fpKey, also) {
     var body = new URLSearchParams();
     body.append("nonce", nonceIn.value);
     pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    filled().forEach(function (n) { body.append("keyring." + n, "1"); });
     if (allowTracked) body.append("allow_tracked", "1");
     if (checkBox && checkBox.checked) body.append("check", "1");
     if (anyway) body.append("anyway", "1");
@@ -311,7 +315,7 @@
     var nonce = nonceIn.value;
     var sealed = await globalThis.offpromptSeal(sealing.point, token, nonce,
       { values: named, allow_tracked: allowTracked, fp_key: fpKey, also: also,
-        check: Boolean(checkBox && checkBox.checked), anyway: anyway });
+        check: Boolean(checkBox && checkBox.checked), anyway: anyway, keyring: filled() });
     var body = new URLSearchParams();
     body.append("nonce", nonce);
     body.append("sealed", sealed);
@@ -341,7 +345,9 @@
       var key = globalThis.offpromptNewFpKey();
       var supplied = pairs.filter(function (pair) { return !page.blank(pair[1]); });
       var mine = null;
-      if (supplied.length) {
+      // A value from the keyring never reaches this page: the server's emoji are the only ones.
+      var kr = filled().length;
+      if (supplied.length && !kr) {
         try {
           mine = await globalThis.offpromptFingerprint(key, supplied, table);
         } catch (e) {
@@ -363,7 +369,7 @@
       var response = await send("", body);
       var data = await readJson(response);
       if (response.status === 200 && data.status === "written") {
-        finish(writtenView(data, mine, madeHere));
+        finish(writtenView(data, kr ? 0 : mine, madeHere));
       } else if (response.status === 200 && data.status === "confirm") {
         showHeld(data, mine);
       } else if (response.status === 422) {

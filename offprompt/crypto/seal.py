@@ -43,7 +43,9 @@ MAX_SEALED: Final = 64 * 1024  # a POST body is capped at 64 KiB anyway
 
 _B64U: Final = re.compile(r"[A-Za-z0-9_-]*")
 _TOKEN: Final = re.compile(r"[0-9a-f]{32}")
-_FIELDS: Final = frozenset({"values", "allow_tracked", "fp_key", "also", "check", "anyway"})
+_FIELDS: Final = frozenset(
+    {"values", "allow_tracked", "fp_key", "also", "check", "anyway", "keyring"}
+)
 _MAX_ALSO_INDEX: Final = 63
 
 
@@ -61,7 +63,8 @@ class SealError(Exception):
 class Opened:
     """What a seal held: the values by name, the tracked-file override, the page's fp_key,
     the ticked `also` destinations by index (absent: none ticked, DESIGN §13), and the
-    provider check's box and "Write anyway" (absent: false, DESIGN §16)."""
+    provider check's box and "Write anyway" (absent: false, DESIGN §16), and the names to
+    fill from the keyring (DESIGN §13.2; absent: none)."""
 
     values: Mapping[str, str] = field(repr=False)
     allow_tracked: bool
@@ -69,6 +72,7 @@ class Opened:
     also: tuple[int, ...] = ()
     check: bool = False
     anyway: bool = False
+    keyring: tuple[str, ...] = ()
 
 
 def b64u_encode(data: bytes) -> str:
@@ -197,6 +201,9 @@ def _parse(clear: bytes) -> Opened:
     check, anyway = data.get("check", False), data.get("anyway", False)
     if not isinstance(check, bool) or not isinstance(anyway, bool):
         raise ValueError("check and anyway are booleans")
+    keyring = data.get("keyring", [])
+    if not isinstance(keyring, list) or not all(isinstance(n, str) for n in keyring):
+        raise ValueError("keyring is a list of names")
     return Opened(
         values=dict(values),
         allow_tracked=allow,
@@ -204,6 +211,7 @@ def _parse(clear: bytes) -> Opened:
         also=tuple(sorted(set(also))),
         check=check,
         anyway=anyway,
+        keyring=tuple(dict.fromkeys(keyring)),
     )
 
 
@@ -215,6 +223,7 @@ def plaintext(
     also: Sequence[int] | None = None,
     check: bool | None = None,
     anyway: bool | None = None,
+    keyring: Sequence[str] | None = None,
 ) -> bytes:
     """The v1 plaintext JSON a page seals."""
     data: dict[str, Any] = {"values": dict(values), "allow_tracked": allow_tracked}
@@ -226,6 +235,8 @@ def plaintext(
         data["check"] = check
     if anyway is not None:
         data["anyway"] = anyway
+    if keyring is not None:
+        data["keyring"] = list(keyring)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -31,6 +31,7 @@ from offprompt.errors import (
     ValidationFailed,
     WriteError,
 )
+from offprompt.oskeyring import NotInKeyring
 from offprompt.page.forms import FormUnreadable
 from offprompt.page.submission import (
     BadFpKey,
@@ -141,6 +142,7 @@ ANSWERS: Final[Mapping[type[BaseException], Answer]] = {
     RequestClosed: Answer("closed"),
     CheckRejected: Answer("check", 409, note="409 (provider refused {refused})"),
     ValidationFailed: Answer("form", 422, note="422 ({fields})"),
+    NotInKeyring: Answer("form", 400, "{error}", note="400 (not in the keyring)"),
     TrackedFile: Answer("form", 422, "{error}", tracked=True, note="422 (tracked by git)"),
     UnsafeValue: Answer("form", 422, "{error}", note="422 (unsafe value)"),
     WriteError: _NOTHING_WRITTEN,

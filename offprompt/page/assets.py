@@ -27,6 +27,10 @@ def _web_dir() -> Path:
     raise FileNotFoundError("offprompt's web assets (page.html) are missing from the install")
 
 
+_OPENS: Final = ("{", "(", "[", ",")
+_CLOSES: Final = ("}", ")", "]")
+
+
 def _trim_js(text: str) -> str:
     # Line-preserving, so no statement boundary moves: indentation, blank lines and whole-line
     # comments go. The scripts hold no multi-line strings or template literals.
@@ -42,7 +46,12 @@ def _trim_js(text: str) -> str:
             continue
         if not stripped or stripped.startswith("//"):
             continue
-        out.append(stripped)
+        # A line break after an opening bracket or a comma, or before a closing bracket, ends
+        # no statement (no line holds a comment after its code): the lines are joined there.
+        if out and (out[-1].endswith(_OPENS) or stripped.startswith(_CLOSES)):
+            out[-1] += stripped
+        else:
+            out.append(stripped)
     return "\n".join(out)
 
 

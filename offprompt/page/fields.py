@@ -35,6 +35,8 @@ class FieldView:
     multiline: bool
     masked: bool
     present: bool
+    keyring: bool = False
+    """The OS's keyring holds a value for it: an unticked box offers to fill it (§13.2)."""
 
 
 def _resolve(spec: SecretSpec) -> "Field | None":
@@ -48,7 +50,9 @@ def _resolve(spec: SecretSpec) -> "Field | None":
         return None
 
 
-def field_view(spec: SecretSpec, *, present: bool, file_sink: bool) -> FieldView:
+def field_view(
+    spec: SecretSpec, *, present: bool, file_sink: bool, keyring: bool = False
+) -> FieldView:
     """The view of `spec`: registry field, whether its rules are enforced, masking and height."""
     field = _resolve(spec)
     multiline = file_sink or bool(field and field.multiline)
@@ -60,6 +64,7 @@ def field_view(spec: SecretSpec, *, present: bool, file_sink: bool) -> FieldView
         multiline=multiline,
         masked=secret and not multiline,
         present=present,
+        keyring=keyring,
     )
 
 
@@ -182,6 +187,15 @@ def _blanks(vid: str, bid: str, name: str) -> str:
     )
 
 
+def _keyring_box(name: str) -> str:
+    # Unticked: only the person's tick fills it; the page never receives the value (§13.2).
+    return (
+        f'<p class="keyring-fill"><label class="check"><input type="checkbox" '
+        f'name="keyring.{name}" value="1" id="kr-{name}" class="keyring-box"> Use the value '
+        f'saved in your keyring</label> <span class="hint">(leave {name} empty)</span></p>'
+    )
+
+
 def _verdict(kid: str, verdict: tuple[str, str] | None) -> str:
     if verdict is None or verdict[0] == "skipped":
         return ""  # web/page.js adds it when a verdict arrives
@@ -239,7 +253,8 @@ def field_html(
     if not view.multiline:
         attrs.append("data-single-line")
     if spec.generate is None:
-        attrs += ["required", 'aria-required="true"']
+        if not view.keyring:  # empty with the keyring's box ticked is filled on the server
+            attrs += ["required", 'aria-required="true"']
     elif not view.present:
         # Filled by the page's script; left empty without it so the server generates the value.
         # A key the file already holds is never pre-filled: empty means "keep it".
@@ -273,6 +288,7 @@ def field_html(
             _head(view, vid),
             caption,
             f"<textarea {' '.join(attrs)}></textarea>",
+            _keyring_box(name) if view.keyring else "",
             f'<div class="tools">{"".join(tools)}</div>',
             _blanks(vid, bid, name),
             note,

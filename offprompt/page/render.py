@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from offprompt.crypto.confirm import shown as shown_code
 from offprompt.crypto.fingerprint import EMOJI
@@ -20,6 +20,9 @@ from offprompt.page.written import fingerprint_emoji, outcome_json, written_sect
 from offprompt.sinks import Target
 from offprompt.spec import ReasonAuthor, WriteOutcome
 from offprompt.store import RequestRecord
+
+if TYPE_CHECKING:
+    from offprompt.sinks.destinations import Planned
 
 __all__ = [
     "ELSEWHERE",
@@ -48,6 +51,17 @@ _REMOTE_SCRIPTS: Final = (
 )
 _LOCAL_SCRIPTS: Final = tuple(name for name in _REMOTE_SCRIPTS if name != "seal.js")
 _REMOTE_ATTR: Final = ' data-remote="1"'
+
+
+def _scripts(remote: bool, keyring: bool) -> tuple[str, ...]:
+    """The page's scripts; keyring.js (after fields.js) only where a keyring box is offered."""
+    names = _REMOTE_SCRIPTS if remote else _LOCAL_SCRIPTS
+    if not keyring:
+        return names
+    at = names.index("fields.js") + 1
+    return (*names[:at], "keyring.js", *names[at:])
+
+
 # A remote page seals in the browser (DESIGN §5); web/page.js replaces this text once it knows
 # whether it can. Without script it stays, and the button stays off.
 _SEAL_STATUS: Final = (
@@ -144,6 +158,9 @@ def _also(request: RequestRecord) -> str:
             if missing
             else ""
         )
+        if planned.in_process:
+            rows.append(_saved_row(i, planned))
+            continue
         rows.append(
             f'<li class="also-item" data-kind="{esc(planned.kind)}">'
             f'<label class="check"><input type="checkbox" form="collect" name="also.{i}" '
@@ -158,6 +175,20 @@ def _also(request: RequestRecord) -> str:
         '<p class="hint">Each place this project is already linked to. Untick any the values '
         "should not go to; a failure there never undoes the write above.</p>"
         f'<ul class="also-list" id="also-list">{"".join(rows)}</ul>'
+    )
+
+
+def _saved_row(i: int, planned: "Planned") -> str:
+    """The keyring's row (DESIGN §13.2): the store and the exact service / name it saves as."""
+    return (
+        f'<li class="also-item" data-kind="{esc(planned.kind)}">'
+        f'<label class="check"><input type="checkbox" form="collect" name="also.{i}" '
+        f'value="1" id="also-{i}" checked> Save in your keyring as '
+        f'<strong dir="ltr">{esc(visible(planned.command))}</strong></label>'
+        f'<p class="also-command">In this computer\'s <strong>'
+        f"{esc(visible(planned.link.target))}</strong>, under service offprompt, replacing what"
+        " is saved there under those names. Later requests in any project can fill them from"
+        " there.</p></li>"
     )
 
 
@@ -296,17 +327,21 @@ def render_form(
     state: FormState | None = None,
     checks: bool = True,
     handed: bool = True,
+    keyring: frozenset[str] = frozenset(),
 ) -> str:
     """The collection page for an open request; `checks`: provider checks are on for this
     process (no "Check with the provider first" box under `OFFPROMPT_CHECK=off`); `handed`:
     the page carries the request's nonce (else an empty one: the browser that claimed it
-    opens it again, and only the tab it first opened in holds the nonce, DESIGN §17)."""
+    opens it again, and only the tab it first opened in holds the nonce, DESIGN §17);
+    `keyring`: the names the OS's keyring can fill (DESIGN §13.2), each offered by an unticked
+    box."""
     state = state or FormState()
     dest = visible(target.display if target else request.display)
     present = target.present if target else frozenset()
     file_sink = request.sink.kind == "file"
     views: list[FieldView] = [
-        field_view(s, present=s.name in present, file_sink=file_sink) for s in request.secrets
+        field_view(s, present=s.name in present, file_sink=file_sink, keyring=s.name in keyring)
+        for s in request.secrets
     ]
     tracked = bool(target and target.tracked) or state.tracked
     remote = request.remote
@@ -360,7 +395,7 @@ def render_form(
         [
             assets.json_block("emoji-table", EMOJI),
             assets.json_block("page-data", data),
-            assets.scripts(_REMOTE_SCRIPTS if remote else _LOCAL_SCRIPTS, csp_nonce=csp_nonce),
+            assets.scripts(_scripts(remote, bool(keyring)), csp_nonce=csp_nonce),
         ]
     )
     title = f"offprompt: {', '.join(request.names)}"

@@ -24,7 +24,7 @@ from offprompt.errors import (
     ValidationFailed,
 )
 from offprompt.offloop import run_off_loop
-from offprompt.page import claim, loopback, render
+from offprompt.page import claim, keyring, loopback, render
 from offprompt.page.answers import NOT_THIS_PAGE, answer_for, kind
 from offprompt.page.clients import display_name
 from offprompt.page.forms import MAX_BODY, FormUnreadable, read_form
@@ -144,6 +144,7 @@ async def _form(
     body = render.render_form(
         req,
         target,
+        keyring=await keyring.offered(req),
         csp_nonce=request[CSP_NONCE],
         expires_in=request.app[STORE].expires_in(req),
         target_problem=problem,
@@ -279,6 +280,11 @@ async def _submit(request: web.Request) -> web.StreamResponse:
     # this nonce drops it.
     held, req.delivery.held = req.delivery.held, None
     posted = posted.confirming(held)
+    if posted.keyring:
+        try:
+            posted = await keyring.filled(posted)
+        except Exception as exc:  # NotInKeyring: 400, nothing written, the request stays open
+            return await _answer(request, req, exc, None)
     verdicts: dict[str, tuple[str, str]] = {}
     if req.remote:
         # From outside this machine the write waits for the code the person's page shows to

@@ -62,7 +62,8 @@ class Submission:
     """What one post asks for, read once: the values by name (the request's names only), the
     tracked-file override, the page's fingerprint key, the ticked `also` destinations by index
     (those the request has), the provider check's box (true under "Write anyway", which checks
-    again) and "Write anyway" itself, and the nonce it carried."""
+    again) and "Write anyway" itself, the nonce it carried, and the names ticked to fill from
+    the keyring (DESIGN §13.2; the request's names only, in request order)."""
 
     values: Mapping[str, str] = field(repr=False)
     allow_tracked: bool = False
@@ -71,6 +72,7 @@ class Submission:
     check: bool = False
     anyway: bool = False
     nonce: str = field(default="", repr=False)
+    keyring: tuple[str, ...] = ()
 
     def confirming(self, held: Held | None) -> Submission:
         """When this post is the "Write anyway" of the refused submit `held` (DESIGN §16): its
@@ -109,6 +111,7 @@ def read_submission(form: Mapping[str, str], request: RequestRecord) -> Submissi
             ticked=frozenset(opened.also),
             check=opened.check,
             anyway=opened.anyway,
+            keyring=frozenset(opened.keyring),
         )
     return _typed(
         request,
@@ -119,6 +122,7 @@ def read_submission(form: Mapping[str, str], request: RequestRecord) -> Submissi
         ticked=frozenset(i for i in range(len(request.also)) if form.get(f"also.{i}") == "1"),
         check=form.get("check") == "1",
         anyway=form.get("anyway") == "1",
+        keyring=frozenset(n for n in request.names if form.get(f"keyring.{n}") == "1"),
     )
 
 
@@ -146,6 +150,7 @@ def _typed(
     ticked: frozenset[int],
     check: bool,
     anyway: bool,
+    keyring: frozenset[str],
 ) -> Submission:
     key: bytes | None = None
     if fp_key:
@@ -166,4 +171,5 @@ def _typed(
         check=anyway or check,
         anyway=anyway,
         nonce=nonce,
+        keyring=tuple(n for n in request.names if n in keyring),
     )

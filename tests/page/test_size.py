@@ -5,12 +5,14 @@ length: measured with a path of one fixed length, 64 characters, whatever folder
 pytest-xdist, whose folders are longer) gives the test."""
 
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient
+from helpers import node_or_skip
 
 from offprompt.spec import GenerateSpec, SecretSpec, SinkSpec
 from offprompt.store import RequestStore
@@ -18,6 +20,7 @@ from offprompt.store import RequestStore
 from .conftest import path_of
 
 LIMIT = 100_000
+ROOT = Path(__file__).resolve().parents[2]
 PATH_LENGTH = 64
 
 
@@ -97,3 +100,26 @@ def test_styles_are_trimmed_outside_their_strings_only() -> None:
 
     css = 'a , b { font: 1px ui-monospace, "A B"; }\n.d::after { content: "x: y, z"; }'
     assert 'a,b{font:1px ui-monospace,"A B";}.d::after{content:"x: y, z";}' == _trim_css(css)
+
+
+def test_scripts_are_joined_only_where_no_statement_ends() -> None:
+    """A script's lines are joined after an opening bracket or a comma and before a closing
+    one, where no statement can end; every other line break stays."""
+    from offprompt.page.assets import _trim_js
+
+    js = "f(\n  a,\n  b\n);\nif (x) {\n  g()\n  // note\n}\nreturn\n[1]\n"
+    assert "f(a,b);\nif (x) {g()}\nreturn\n[1]" == _trim_js(js)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "web").glob("*.js")))
+def test_every_trimmed_script_still_parses(name: str) -> None:
+    """Each script, as the page inlines it, is JavaScript node accepts (`node --check`)."""
+    from offprompt.page.assets import asset
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_text(asset(name), encoding="utf-8")
+        done = subprocess.run(
+            [node_or_skip(), "--check", str(path)], capture_output=True, text=True, check=False
+        )
+    assert 0 == done.returncode, done.stderr

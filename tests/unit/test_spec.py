@@ -21,6 +21,7 @@ def _spec_types() -> dict[str, type]:
         "fly": {},
         "vault": {"path": "secret/app"},
         "aws": {"secret_id": "app"},
+        "keyring": {},
     }
     return {
         kind: type(dest.parse({"kind": kind, **entries[kind]}, ("also", 0)))
@@ -48,6 +49,7 @@ def test_a_destination_spec_holds_only_what_its_kind_chooses() -> None:
         "fly": set(),
         "vault": {"path", "namespace"},
         "aws": {"secret_id"},
+        "keyring": set(),
     } == fields
     assert {k: set(d.fields) for k, d in KINDS.items()} == fields
 

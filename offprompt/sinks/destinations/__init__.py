@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any, cast
 
 from offprompt.errors import NotLinked, RefusedRequest
-from offprompt.sinks.destinations import aws, cloudflare, fly, github, runner, vault, vercel
+from offprompt.sinks.destinations import (
+    aws,
+    cloudflare,
+    fly,
+    github,
+    keyring,
+    runner,
+    vault,
+    vercel,
+)
 from offprompt.sinks.destinations.interface import (
     Call,
     Destination,
@@ -61,6 +70,7 @@ KINDS: dict[str, Destination[Any]] = {
         fly.DESTINATION,
         vault.DESTINATION,
         aws.DESTINATION,
+        keyring.DESTINATION,
     )
 }
 
@@ -156,6 +166,11 @@ class Planned:
         return destination_for(self.kind).label
 
     @property
+    def in_process(self) -> bool:
+        """offprompt saves the values itself (the keyring): no program runs."""
+        return destination_for(self.kind).in_process
+
+    @property
     def missing(self) -> str | None:
         """Why it cannot run, else None."""
         if self.program is not None or not destination_for(self.kind).programs:
@@ -180,7 +195,7 @@ def plan(
             link = dest.link(project, spec, env)
         except NotLinked as e:
             raise NotLinked(f"also[{i}] ({spec.kind}): {e}") from None
-        program = runner.find_program(dest.programs, env)
+        program = "offprompt" if dest.in_process else runner.find_program(dest.programs, env)
         out.append(Planned(spec, link, dest.describe(link, spec, names), program))
     return tuple(out)
 
@@ -274,6 +289,12 @@ def _send_one(
         return result("failed", f"the link changed since the page opened: {e}")
     if now != planned.link:
         return result("failed", "the project's link changed since the page opened; not sent")
+    if dest.in_process:
+        saved, failed = dest.save(now, planned.spec, values)
+        if failed:
+            kept = f" (saved {', '.join(saved)})" if saved else ""
+            return result("failed", "; ".join(failed) + kept)
+        return result("sent", f"saved {', '.join(saved)}")
     program = runner.find_program(dest.programs, env)
     if program is None and dest.programs:
         return result("skipped", planned.missing or "the program is not installed")

@@ -120,6 +120,8 @@ class Destination(ABC, Generic[S]):
     """Lines the program signs off with that say nothing about what happened."""
     config_option: ClassVar[str] = "--config"
     """How the program is pointed at a config file (`pinned_config`)."""
+    in_process: ClassVar[bool] = False
+    """True: offprompt itself saves the values (`save`), no program is looked for or run."""
 
     def properties(self) -> dict[str, Any]:
         """The JSON Schema of each field its `also` entry takes besides `kind` (DESIGN §13),
@@ -164,6 +166,10 @@ class Destination(ABC, Generic[S]):
             else:
                 problems.append(f"{call.label}: {ran.detail}")
         return Sent(tuple(sent), tuple(problems))
+
+    def save(self, link: Link, spec: S, values: Mapping[str, str]) -> tuple[list[str], list[str]]:
+        """An `in_process` kind's send of `values`: (what was saved, each problem), value-free."""
+        raise NotImplementedError(f"{self.kind} runs a program")
 
     def unsafe(self, name: str, value: str) -> str | None:
         """Why the program would not receive `value` exactly, else None. Never quotes it; a
