@@ -150,6 +150,31 @@ def _keyring_names(as_json: bool) -> None:
         click.echo(name)
 
 
+def _store_names(as_json: bool) -> None:
+    """`keys --stores`: each place `also` sent this project's values (a team's store, the
+    keyring, a platform), by kind and target as the page showed it, with the names sent there,
+    from the journal (DESIGN §13.1): no store is opened, so no value is ever read here."""
+    from offprompt.write.journal import Journal
+
+    here = os.path.realpath(Path.cwd())
+    sent: dict[tuple[str, str], list[str]] = {}
+    for e in reversed(Journal().read()):  # oldest first: names in the order they were sent
+        if os.path.realpath(e.project) != here:
+            continue
+        for kind, target, status in e.destinations:
+            if status == "sent":
+                names = sent.setdefault((kind, target), [])
+                names.extend(n for n in e.names if n not in e.kept and n not in names)
+    if as_json:
+        shown = [{"kind": k, "target": t, "names": n} for (k, t), n in sent.items()]
+        click.echo(json.dumps(shown, ensure_ascii=False))
+        return
+    if not sent:
+        click.echo("offprompt: nothing from this project was sent to a store yet.", err=True)
+    for (kind, target), names in sent.items():
+        click.echo(f"{kind} {target}: {', '.join(names)}")
+
+
 @cli.command(short_help="Print the key names a .env file sets, never the values.")
 @click.argument("file", type=click.Path(path_type=Path), default=".env")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of names instead.")
@@ -159,7 +184,14 @@ def _keyring_names(as_json: bool) -> None:
     is_flag=True,
     help="Print the names offprompt saved in your OS keyring instead (names only).",
 )
-def keys(file: Path, as_json: bool, in_keyring: bool) -> None:
+@click.option(
+    "--stores",
+    "in_stores",
+    is_flag=True,
+    help="Print each store (or platform) `also` sent this project's values to, with the names"
+    " sent there, instead (names only).",
+)
+def keys(file: Path, as_json: bool, in_keyring: bool, in_stores: bool) -> None:
     """Print the key names a .env file sets, one per line, never their values.
 
     FILE defaults to .env in the current folder; with no .env there yet, it
@@ -167,13 +199,21 @@ def keys(file: Path, as_json: bool, in_keyring: bool) -> None:
     as for `offprompt status`. This is how an agent (or a script) sees what a .env
     holds without reading the secrets in it. With --keyring, it prints the names
     offprompt saved in your OS keyring (`--also keyring`) instead, from its own
-    list: the keyring is not opened. Exit codes: 0 done, 1 error, 2 wrong usage.
+    list: the keyring is not opened. With --stores, it prints each team store
+    (or platform) `also` sent this project's values to and the names sent there,
+    from the journal: no store is opened. Exit codes: 0 done, 1 error, 2 wrong
+    usage.
     """
     from offprompt import status as key_status
     from offprompt.errors import Unreadable
 
+    if in_keyring and in_stores:
+        _wrong_usage("--keyring and --stores cannot be used together.")
     if in_keyring:
         _keyring_names(as_json)
+        return
+    if in_stores:
+        _store_names(as_json)
         return
     if file == Path(".env") and not os.path.lexists(file):
         # A project before its first key: nothing to list, which is not an error.

@@ -100,7 +100,16 @@ def test_collect_sends_to_both_stores_and_the_value_is_nowhere_else(
     keys = offprompt(project, env, "keys")
     status = offprompt(project, env, "status", "--json")
     assert keys.stdout.split() == ["STRIPE_KEY"]
+    # The stores' entries by kind, target and names only (DESIGN §13.1), from the journal.
+    stores = offprompt(project, env, "keys", "--stores")
+    assert stores.stdout.splitlines() == [f"vault {vault}: STRIPE_KEY", f"aws {aws}: STRIPE_KEY"]
+    listed = json.loads(offprompt(project, env, "keys", "--stores", "--json").stdout)
+    assert listed == [
+        {"kind": "vault", "target": vault, "names": ["STRIPE_KEY"]},
+        {"kind": "aws", "target": aws, "names": ["STRIPE_KEY"]},
+    ]
     printed = [done.stdout, done.stderr, shown.stdout, shown.stderr, keys.stdout, keys.stderr]
+    printed += [stores.stdout, stores.stderr]
     printed += [status.stdout, status.stderr]
     for text in printed:
         assert canary not in text
