@@ -116,7 +116,11 @@ def test_a_flood_of_idle_connections_stops_neither_the_page_nor_the_tools(
     url = ask["params"]["url"]
     port = urllib.parse.urlsplit(url).port
     assert port is not None
-    assert fetch(url)[0] == 200  # the page is loaded and served before the flood
+    status, body = fetch(url)  # the page is loaded and served before the flood
+    assert status == 200, body
+    # The claiming GET hands out the nonce; the tab keeps it (a later GET serves none, §17).
+    found = re.search(r'name="nonce" value="([^"]+)"', body)
+    assert found, body
 
     idle = flood(port)
     flooded = time.monotonic()
@@ -127,8 +131,6 @@ def test_a_flood_of_idle_connections_stops_neither_the_page_nor_the_tools(
 
         status, body = fetch(url)
         assert status == 200, body
-        found = re.search(r'name="nonce" value="([^"]+)"', body)
-        assert found, body
         listed = server.request("tools/list", {}, timeout=10)
         assert "collect_secret" in {t["name"] for t in listed["result"]["tools"]}
 
