@@ -281,16 +281,7 @@ def fetched_each_run(server: ServerCommand) -> str | None:
     """The git source `server` has uvx (or `uv tool run`) fetch again each time it starts,
     not being pinned to a commit (DESIGN §9: said once, since the guard's hook starts it before
     every tool call); None for any other command."""
-    name = Path(server.command).name.removesuffix(".exe")
-    args = list(server.args)
-    if name == "uv" and args[:2] == ["tool", "run"]:
-        args = args[2:]
-    elif name != "uvx":
+    source = _from_source(server)
+    if source is None:
         return None
-    for i, word in enumerate(args):
-        source = word.removeprefix("--from=") if word.startswith("--from=") else None
-        if word == "--from" and i + 1 < len(args):
-            source = args[i + 1]
-        if source is not None:
-            return source if source.startswith("git+") and not _COMMIT.search(source) else None
-    return None
+    return source if source.startswith("git+") and not _COMMIT.search(source) else None
