@@ -23,6 +23,7 @@ __all__ = [
     "STARTED",
     "Answer",
     "fetches",
+    "recorded_source",
     "script",
     "shared_script",
     "unwrap",
@@ -232,6 +233,15 @@ def wrap(
     else:
         body = shared_script(answer) if shared else script(answer)
     return shlex.join([SHELL, "-c", body, NAME, *argv])
+
+
+def recorded_source(words: list[str]) -> str | None:
+    """The install source `init --shared` recorded in a team's hook split into `words` (the
+    script's `u="SOURCE";`), else None."""
+    if len(words) > 4 and words[0] in (SHELL, "sh") and words[1] == "-c" and words[3] == NAME:
+        named = _NAMED.match(words[2])
+        return named.group(0)[3:-2] if named else None
+    return None
 
 
 def unwrap(words: list[str]) -> tuple[list[str], bool]:
