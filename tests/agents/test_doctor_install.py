@@ -74,9 +74,9 @@ def test_no_recorded_source_points_to_the_readme(
 
 
 def test_the_readme_the_lines_point_to_gives_the_install_line_first() -> None:
-    """"(see the offprompt README)": its Quick start holds the install line for a machine
-    without offprompt's checkout (a teammate's), `pipx install git+…`, its address marked as
-    one to fill in (the README names no public one)."""
+    """The README the lines point to ("see the offprompt README"): its Quick start holds the
+    install line for a machine without offprompt's checkout (a teammate's), `pipx install
+    git+…`, its address marked as one to fill in (the README names no public one)."""
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     quick = readme.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
 
