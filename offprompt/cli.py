@@ -400,7 +400,18 @@ class _AlsoOption(click.Option):
     default=".env",
     show_default=True,
     metavar="PATH",
-    help="The .env file to write, relative to this folder.",
+    help=(
+        "The .env file to write, relative to this folder. A file that is no dotenv file by"
+        " its name (.env, .env.*, *.env) gets one NAME's value as the whole file."
+    ),
+)
+@click.option(
+    "--whole",
+    is_flag=True,
+    help=(
+        "Write one NAME's value as the whole --file, as is (for a value no .env quoting"
+        " carries, or a key file)."
+    ),
 )
 @click.option("--reason", metavar="TEXT", help="Why the values are needed, shown on the page.")
 @click.option(
@@ -424,6 +435,7 @@ def collect(
     providers: tuple[str, ...],
     timeout: float | None,
     also: tuple[str, ...],
+    whole: bool,
 ) -> None:
     """Open the page for NAME... in your browser and write what you type to
     the .env file in this folder, as an agent's request would.
@@ -444,6 +456,7 @@ def collect(
         providers=_provider_pairs(providers),
         timeout=timeout,
         also=also,
+        whole=whole,
     )
     try:  # checked once, here: `run` takes the request as checked
         asked = terminal.check_usage(ask, Path.cwd())

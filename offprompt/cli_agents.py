@@ -4,6 +4,7 @@ glue only; cli.py adds them to the command group (`agents`, the doctor, is in cl
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -206,6 +207,36 @@ def _shared_user_entry(agent: Agent, machine: Machine, folder: Path, server: Ser
         )
 
 
+def _may_change(agent: Agent, machine: Machine, folder: Path, server: ServerCommand) -> bool:
+    """On a terminal, before init changes an agent's one user-level entry that other set-up
+    projects use to start another command: ask (issue 46). A script (stdin no terminal) goes
+    on, and `_shared_user_entry` says so after."""
+    if not sys.stdin.isatty():
+        return True
+    try:
+        declared = agent.declaration("user", machine, folder)
+    except ConfigError:
+        return True  # install says what is wrong with the file
+    if declared is None or declared.command is None or tuple(declared.command) == server.argv():
+        return True
+    others = cli_setups.others_using(machine, folder, agent)
+    if not others:
+        return True
+    more = f" and {len(others) - 1} more" if len(others) > 1 else ""
+    now = " ".join(declared.command)
+    click.echo(
+        f"{agent.name}: its one user-level entry starts `{now}` for"
+        f" {machine.shown(Path(others[0]))}{more} too, set up by offprompt before."
+    )
+    if click.confirm(f"{agent.name}: start `{server}` there instead: change it for them too?"):
+        return True
+    click.echo(
+        f"{agent.name}: left as it is (`{now}`); run this again and answer yes, or with --yes,"
+        " to change it"
+    )
+    return False
+
+
 def _shared_serves(
     agent: Agent, machine: Machine, folder: Path | None, no_guard: bool
 ) -> str | None:
@@ -263,6 +294,13 @@ Examples:
     " [--from SOURCE] offprompt serve` when run by uvx; with --shared,"
     " `offprompt serve` when that name on PATH is this offprompt]",
 )
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Do not ask before changing a user-level entry other set-up projects use (on a"
+    " terminal, init asks; a script's init goes on, saying so).",
+)
 def init(
     agent_names: Sequence[str],
     shared: bool,
@@ -271,6 +309,7 @@ def init(
     no_guard: bool,
     mask: bool,
     command: str | None,
+    yes: bool,
 ) -> None:
     """Declare the offprompt MCP server in your agents' configs.
 
@@ -335,6 +374,13 @@ def init(
                 f"{agent.name}: the project's shared files already declare offprompt and its"
                 f" guard ({served}); nothing added for you"
             )
+            continue
+        if (
+            here == "user"
+            and folder is not None
+            and not yes
+            and not _may_change(agent, machine, folder, server)
+        ):
             continue
         change = agent.install(here, machine, folder, server)
         changes.append(change)

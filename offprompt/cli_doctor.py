@@ -120,6 +120,10 @@ def _finding_lines(f: doctor.Finding) -> list[str]:
     check = f.check
     if check.ok is True:
         lines = [f"  runs: {check.version}" if check.version else f"  runs: {check.why}"]
+    elif check.ok is False and doctor.INSTALL in check.why:
+        # A team's file on a machine without offprompt: installing it is the mend (not init).
+        why, how = check.why.split(doctor.INSTALL, 1)
+        lines = [f"  does not run: {why}", f"  to mend:{doctor.INSTALL[1:]}{how}"]
     elif check.ok is False:
         lines = [f"  does not run: {check.why}", f"  {_MEND}"]
     else:

@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Final, Literal, TextIO
 
 from offprompt.collect.request import CollectRequest, check_names
@@ -47,6 +47,18 @@ class CommandLine:
     timeout: float | None = None
     also: tuple[str, ...] = ()
     """`--also` values as typed, `KIND[:OPTION]` (each destination's `cli_form`)."""
+    whole: bool = False
+    """`--whole`: the value is the whole file (a file sink), whatever the file's name."""
+
+
+def sink_kind(ask: CommandLine) -> str:
+    """The sink `--file` names: a dotenv file by its name (`.env`, `.env.*`, `*.env`) gets
+    dotenv lines; any other file, or `--whole`, the value whole (a file sink), since `offprompt
+    keys` and `status` report such a file by its file alone (DESIGN §12) and would name no key
+    in lines written there."""
+    from offprompt.sinks.dotenv_read import is_dotenv_name
+
+    return "file" if ask.whole or not is_dotenv_name(PurePosixPath(ask.file).name) else "dotenv"
 
 
 def also_entry(text: str) -> dict[str, object]:
@@ -73,7 +85,7 @@ def arguments(ask: CommandLine) -> dict[str, object]:
     args: dict[str, object] = {
         "secrets": secrets,
         "reason": DEFAULT_REASON if ask.reason is None else ask.reason,
-        "sink": {"kind": "dotenv", "path": ask.file},
+        "sink": {"kind": sink_kind(ask), "path": ask.file},
     }
     if ask.also:
         args["also"] = [also_entry(a) for a in ask.also]
@@ -156,6 +168,13 @@ def check_usage(ask: CommandLine, cwd: Path) -> CollectRequest:
     unknown = [n for n in (ask.providers or {}) if n not in ask.names]
     if unknown:
         raise UsageProblem(f"--provider names {_shown(unknown[0])}, which is not a NAME asked for")
+    if sink_kind(ask) == "file" and len(ask.names) > 1:
+        why = "--whole writes" if ask.whole else "it is no dotenv file by its name, so it gets"
+        raise UsageProblem(
+            f"--file {_shown(ask.file)}: {why} one value as the whole file, and"
+            f" {len(ask.names)} NAMEs were given; give one NAME per such file, or a dotenv file"
+            " (.env, .env.*, *.env) for several"
+        )
     args = arguments(ask)
     problems = list(schema.violations(request_schema(), args))
     if problems:

@@ -155,6 +155,8 @@ class ClaudeCode(JsonAgent):
             # Its hook schema: `timeout` in seconds; `onFailure: "block"` makes a hook that
             # could not start, timed out or exited other than 0 or 2 count as exit 2.
             hook=(("timeout", HOST_LIMIT), ("onFailure", "block")),
+            # A block also answers in JSON, so the model reads the reason, not the script.
+            answer="claude",
         )
 
     def unknown_events(self, machine: Machine, folder: Path | None) -> tuple[str, ...]:

@@ -22,11 +22,13 @@ from offprompt.agents.interface import Machine, ServerCommand
 __all__ = [
     "fetched_each_run",
     "from_override",
+    "from_source",
     "inside_project",
     "install_source",
     "not_portable",
     "portable",
     "resolve",
+    "shareable_source",
     "uvx_source",
 ]
 
@@ -242,6 +244,11 @@ def _interpreter(program: Path) -> Path | None:
 _SAFE_SOURCE = re.compile(r"[A-Za-z0-9._~:/?#\[\]@!&()*+,;=%-]+")
 
 
+def from_source(words: tuple[str, ...]) -> str | None:
+    """The `--from` source of a uvx (or `uv tool run`) command split into `words`, else None."""
+    return _from_source(ServerCommand(words[0], tuple(words[1:]))) if words else None
+
+
 def _from_source(server: ServerCommand) -> str | None:
     """The `--from` source of a uvx (or `uv tool run`) command, else None."""
     name = Path(server.command).name.removesuffix(".exe")
@@ -266,6 +273,12 @@ def install_source(server: ServerCommand, *, prefix: str = sys.prefix) -> str | 
     source = _from_source(server)
     if source is None and Path(server.command).name.removesuffix(".exe") != "uvx":
         source = uvx_source(Path(prefix))
+    return shareable_source(source)
+
+
+def shareable_source(source: str | None) -> str | None:
+    """`source` when a teammate can install from it (an address, not a path of some machine)
+    and it is safe to write into a script or a line; else None."""
     if source is None or _absolute(source) or source.startswith(("~", ".")):
         return None
     if "://" not in source.split("#", 1)[0] and not source.startswith("git+"):

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from offprompt.agents import files, guard_install
+from offprompt.agents import command as server_command
+from offprompt.agents import files, guard_install, hook_wrapper
 from offprompt.agents.interface import (
     SCOPES,
     SERVER_NAME,
@@ -37,6 +38,7 @@ from offprompt.configedit import jsonc
 from offprompt.errors import ConfigError
 
 __all__ = [
+    "INSTALL",
     "TIMEOUT",
     "AgentReport",
     "Check",
@@ -47,6 +49,8 @@ __all__ = [
 ]
 
 Protection = Literal["masked", "guarded", "nothing"]
+# Where a check's `why` goes on to say how a teammate installs offprompt (_with_install_line).
+INSTALL = "; install offprompt"
 FindingKind = Literal["server", "guard"]
 
 
@@ -140,6 +144,7 @@ def examine(
             for hook in hooks:
                 plan = _guard_plan(hook.command, scope, machine, folder)
                 pending.append(_Pending("guard", scope, hook.path, (hook.command,), plan, hook))
+        pending = _with_install_line(pending)
         found.append((agent, agent.presence(machine), pending, _unique(problems)))
     wanted = [p.plan for _, _, items, _ in found for p in items if isinstance(p.plan, Probe)]
     results = run_checks(wanted, machine, timeout=timeout)
@@ -192,6 +197,38 @@ def examine(
             )
         )
     return reports
+
+
+def _with_install_line(pending: list[_Pending]) -> list[_Pending]:
+    """A team's files (project scope) naming a program this machine lacks: the teammate has
+    not installed offprompt (issue 46), so the line says how, naming the source `init --shared`
+    recorded (the hook's, or a uvx `--from`), else offprompt's README (DESIGN §9)."""
+    shared = [p for p in pending if p.scope == "project" and p.command]
+    sources = (_source_of(p) for p in shared)
+    source = next((s for s in sources if s is not None), None)
+    how = (
+        f"{INSTALL}: `pipx install {source}`" if source else f"{INSTALL} (see the offprompt README)"
+    )
+    return [
+        dataclasses.replace(p, plan=Check(False, p.plan.why + how))
+        if p in shared and isinstance(p.plan, Check) and p.plan.why.endswith("is not on PATH")
+        else p
+        for p in pending
+    ]
+
+
+def _source_of(item: _Pending) -> str | None:
+    words = item.command or ()
+    if item.kind == "guard":
+        try:
+            split = shlex.split(words[0])
+        except ValueError:
+            return None
+        recorded = hook_wrapper.recorded_source(split)
+        if recorded is not None:
+            return server_command.shareable_source(recorded)
+        words = guard_install.guard_argv(words[0]) or ()
+    return server_command.shareable_source(server_command.from_source(tuple(words)))
 
 
 # --- running the commands ----------------------------------------------------------------------

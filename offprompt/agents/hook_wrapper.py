@@ -23,6 +23,7 @@ __all__ = [
     "STARTED",
     "Answer",
     "fetches",
+    "recorded_source",
     "script",
     "shared_script",
     "unwrap",
@@ -38,7 +39,7 @@ HOST_LIMIT = 30
 # How a host takes "blocked": exit 2 with the reason on stderr (Claude Code, Codex, Gemini CLI,
 # Windsurf), or also a deny on stdout (Cursor's `permission`, the Copilot runtime's
 # `permissionDecision`, as offprompt/guard/events.py answers).
-Answer = Literal["exit", "cursor", "copilot"]
+Answer = Literal["exit", "claude", "cursor", "copilot"]
 
 SHELL = "/bin/sh"
 # `$0` of the script: marks the command as offprompt's wrapper, so guard_argv can find it.
@@ -50,6 +51,18 @@ _MEND = (
     " hook out with offprompt remove."
 )
 
+# Claude Code (2.1.332) shows a hook's exit 2 to the model as `[<the whole command>]: <stderr>`,
+# this script first; with `{"decision":"block","reason":…}` on stdout too it shows the reason
+# alone (measured in real Claude Code; an answer it cannot read still blocks, as `[…]:
+# <stderr>`). So for "claude", a block also prints that answer, the reason as it is inside the
+# JSON string unless it holds a `"` (which could end the string) or a control character
+# (which JSON refuses): then stderr alone. A backslash cannot end the string: at worst an
+# escape Claude Code refuses, which blocks as before.
+_CLAUDE_SAID = (
+    'case $e in *[\\"]*|*[[:cntrl:]]*);;*)'
+    'printf "%s\\n" "{\\"decision\\":\\"block\\",\\"reason\\":\\"$e\\"}">&3;;esac;'
+)
+
 # Kept short: Claude Code shows the model the whole command beside a hook's reason. The guard
 # ("$@") runs with the host's stdout (fd 3) and its stderr kept in $e; the host's stderr is fd 4
 # (the shell's own words, such as "Killed", go nowhere). Exit 0 or 2 is the guard's verdict:
@@ -57,15 +70,21 @@ _MEND = (
 # stderr). Anything else: read the rest of the event (a host whose write fails may let the
 # call through), then block with the mend line.
 _OPEN = "exec 3>&1 4>&2 2>/dev/null;"
-_GUARD = (
-    'e=$("$@" 2>&1 >&3);s=$?;'
-    "[ $s = 2 ]&&e=${e:-offprompt guard: blocked.};"
-    'case $s in 0|2)[ "$e" ]&&printf "%s\\n" "$e">&4;exit $s;;esac;'
-    f'cat>/dev/null;m="{_MEND}";'
-)
-_RUN = _OPEN + _GUARD
+
+
+def _guard(answer: Answer) -> str:
+    said = f"[ $s = 2 ]&&{{ {_CLAUDE_SAID}}};" if answer == "claude" else ""
+    return (
+        'e=$("$@" 2>&1 >&3);s=$?;'
+        "[ $s = 2 ]&&e=${e:-offprompt guard: blocked.};"
+        f'case $s in 0|2){said}[ "$e" ]&&printf "%s\\n" "$e">&4;exit $s;;esac;'
+        f'cat>/dev/null;m="{_MEND}";'
+    )
+
+
 _DENY = {
     "exit": "",
+    "claude": 'printf "%s\\n" "{\\"decision\\":\\"block\\",\\"reason\\":\\"$m\\"}";',
     "cursor": (
         'printf "%s\\n" "{\\"permission\\":\\"deny\\",\\"user_message\\":\\"$m\\",'
         '\\"agent_message\\":\\"$m\\"}";'
@@ -112,6 +131,7 @@ _WHY = (
 # empty answer may count as a failure there, as offprompt/guard/events.py answers).
 _ALLOW = {
     "exit": "",
+    "claude": "",
     "cursor": 'printf "%s\\n" "{\\"permission\\":\\"allow\\"}";',
     "copilot": "",
 }
@@ -119,7 +139,7 @@ _ALLOW = {
 
 def script(answer: Answer) -> str:
     """The `sh` script for a host that takes `answer` as its blocking answer."""
-    return _RUN + _DENY[answer] + _END
+    return _OPEN + _guard(answer) + _DENY[answer] + _END
 
 
 # The same, where `init --shared` knew where offprompt was installed from (the script begins
@@ -140,7 +160,9 @@ def shared_script(answer: Answer, named: bool = False) -> str:
     line = _ABSENT_FROM if named else _ABSENT
     absent = _CHECK + f'[ $? = 1 ]&&{{ {_ALLOW[answer]}exit 0;}};{_WHY}m="{line}";'
     return (
-        f'{_OPEN}if command -v "$1">/dev/null;then {_GUARD}else {absent}fi;' + _DENY[answer] + _END
+        f'{_OPEN}if command -v "$1">/dev/null;then {_guard(answer)}else {absent}fi;'
+        + _DENY[answer]
+        + _END
     )
 
 
@@ -196,7 +218,9 @@ def _fetching_script(answer: Answer) -> str:
         # Decided in time: the guard's verdict, as the personal hook passes it on.
         # Its reason is the last line on stderr (uv may say what it fetched before it).
         'if [ -z "$t" ];then case $s in 0|2)cat "$d/o">&3;e=$(tail -n 1 "$d/e");'
-        '[ $s = 2 ]&&printf "%s\\n" "${e:-offprompt guard: blocked.}">&4;'
+        "[ $s = 2 ]&&e=${e:-offprompt guard: blocked.};"
+        + (f"[ $s = 2 ]&&{{ {_CLAUDE_SAID}}};" if answer == "claude" else "")
+        + '[ $s = 2 ]&&printf "%s\\n" "$e">&4;'
         'rm -rf "$d";exit $s;;esac;fi;'
         f'if [ -f "$d/{STARTED}" ];then k=$({_GREP} <"$d/i");c=$?;else c=;fi;'
         'if [ "$t" ];then : >"$d/q";[ -f "$d/s" ]&&rm -rf "$d";else rm -rf "$d";fi;'
@@ -212,7 +236,7 @@ def fetches(argv: tuple[str, ...]) -> bool:
     return name == "uvx" or (name == "uv" and argv[1:3] == ("tool", "run"))
 
 
-_ANSWERS: tuple[Answer, ...] = ("exit", "cursor", "copilot")
+_ANSWERS: tuple[Answer, ...] = ("exit", "claude", "cursor", "copilot")
 _SCRIPTS = {f(a) for a in _ANSWERS for f in (script, shared_script, _fetching_script)} | {
     shared_script(a, named=True) for a in _ANSWERS
 }
@@ -232,6 +256,15 @@ def wrap(
     else:
         body = shared_script(answer) if shared else script(answer)
     return shlex.join([SHELL, "-c", body, NAME, *argv])
+
+
+def recorded_source(words: list[str]) -> str | None:
+    """The install source `init --shared` recorded in a team's hook split into `words` (the
+    script's `u="SOURCE";`), else None."""
+    if len(words) > 4 and words[0] in (SHELL, "sh") and words[1] == "-c" and words[3] == NAME:
+        named = _NAMED.match(words[2])
+        return named.group(0)[3:-2] if named else None
+    return None
 
 
 def unwrap(words: list[str]) -> tuple[list[str], bool]:

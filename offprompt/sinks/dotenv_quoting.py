@@ -10,7 +10,10 @@ from offprompt.errors import UnsafeValue
 
 __all__ = ["FILE_SINK_HINT", "serialize_value", "unsafe_reason"]
 
-FILE_SINK_HINT = 'use a file sink (sink: {kind: "file"})'
+FILE_SINK_HINT = (
+    'use a file sink (sink: {kind: "file"}; from a terminal,'
+    " offprompt collect NAME --file PATH --whole)"
+)
 
 # python-dotenv's `${NAME}` / `${NAME:-default}` interpolation, applied by `dotenv_values()` to
 # every value whatever its quoting (variables.py, `_posix_variable`).

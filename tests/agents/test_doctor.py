@@ -191,14 +191,19 @@ def test_checks_run_at_the_same_time(script: Make, machine: Machine) -> None:
 
 
 @pytest.mark.parametrize(
-    ("program", "why"),
+    ("program", "why", "mend"),
     [
-        ("/nowhere/bin/offprompt", "/nowhere/bin/offprompt does not exist"),
-        ("offprompt-not-installed", "`offprompt-not-installed` is not on PATH"),
+        ("/nowhere/bin/offprompt", "/nowhere/bin/offprompt does not exist", MEND),
+        # A project's file naming a program this machine lacks: a teammate without offprompt.
+        (
+            "offprompt-not-installed",
+            "`offprompt-not-installed` is not on PATH",
+            "to mend: install offprompt (see the offprompt README)",
+        ),
     ],
 )
 def test_a_command_that_does_not_resolve_does_not_run(
-    run: Run, project: Path, program: str, why: str
+    run: Run, project: Path, program: str, why: str, mend: str
 ) -> None:
     """A missing absolute path or a word not on PATH: does not run, with how to mend; exit 1."""
     init(project, program, "cursor")
@@ -208,7 +213,7 @@ def test_a_command_that_does_not_resolve_does_not_run(
     assert 1 == result.exit_code
     lines = result.stdout.splitlines()
     at = lines.index(f"{PAD}declared in {project}/.cursor/mcp.json: {program} serve")
-    assert [f"{PAD}  does not run: {why}", f"{PAD}  {MEND}"] == lines[at + 1 : at + 3]
+    assert [f"{PAD}  does not run: {why}", f"{PAD}  {mend}"] == lines[at + 1 : at + 3]
 
 
 def test_a_file_that_is_not_executable_does_not_run(run: Run, project: Path, script: Make) -> None:

@@ -114,7 +114,7 @@ def test_the_updated_claude_code_hook_carries_its_time_limit_and_failure_mode(
     (entry,) = json.loads((project / name).read_text())["hooks"]["PreToolUse"]
     assert {
         "type": "command",
-        "command": hook_wrapper.wrap(SHARED, "exit", shared=True),
+        "command": hook_wrapper.wrap(SHARED, "claude", shared=True),
         "timeout": 30,
         "onFailure": "block",
     } == entry["hooks"][0]

@@ -27,7 +27,9 @@ USER_GUARD = hook_wrapper.wrap(USER_ARGV, "exit")
 CURSOR_GUARD = hook_wrapper.wrap(ARGV, "cursor", shared=True)
 COPILOT_GUARD = hook_wrapper.wrap(ARGV, "copilot", shared=True)
 # The time limit and failure mode each host takes in its hook entry.
-CLAUDE_HOOK = {"type": "command", "command": GUARD, "timeout": 30, "onFailure": "block"}
+# Claude Code's blocks also answer in JSON, so it shows the model the reason, not the script.
+CLAUDE_GUARD = hook_wrapper.wrap(ARGV, "claude", shared=True)
+CLAUDE_HOOK = {"type": "command", "command": CLAUDE_GUARD, "timeout": 30, "onFailure": "block"}
 CODEX_HOOK = {"type": "command", "command": GUARD, "timeout": 30}
 GEMINI_HOOK = {"type": "command", "command": GUARD, "timeout": 30000}
 CURSOR_ENTRY = {"command": CURSOR_GUARD, "failClosed": True, "timeout": 30}
@@ -168,7 +170,7 @@ def test_init_updates_a_stale_guard_command(
     assert [
         {
             "matcher": "*",
-            "hooks": [{**CLAUDE_HOOK, "command": hook_wrapper.wrap(MOVED, "exit", shared=True)}],
+            "hooks": [{**CLAUDE_HOOK, "command": hook_wrapper.wrap(MOVED, "claude", shared=True)}],
         }
     ] == settings["hooks"]["PreToolUse"]
     assert DENY == settings["permissions"]["deny"]

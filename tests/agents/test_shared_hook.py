@@ -132,7 +132,12 @@ ALLOW = {"cursor": b'{"permission":"allow"}\n'}
 
 
 def deny(agent: str, why: str) -> bytes:
-    """What the host reads on stdout beside exit 2 (Cursor's and Copilot's JSON deny)."""
+    """What the host reads on stdout beside exit 2 (Cursor's and Copilot's JSON deny, Claude
+    Code's JSON block, which it shows the model instead of the hook's whole command)."""
+    if agent == "claude-code":
+        return (
+            json.dumps({"decision": "block", "reason": why}, separators=(",", ":")).encode() + b"\n"
+        )
     if agent == "cursor":
         answer = {"permission": "deny", "user_message": why, "agent_message": why}
     elif agent == "vscode":

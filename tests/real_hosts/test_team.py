@@ -153,7 +153,8 @@ def test_claude_code_teammate_whose_source_cannot_be_fetched(
     listing, cat = model.outputs()
     print("RESULTS", json.dumps([listing, cat], indent=1))
     assert "README.md" in listing
-    assert cat.rstrip().endswith(fetched(source))
+    # The line alone, first: no wrapper script before it (the hook's JSON block).
+    assert f"PreToolUse:Bash hook error: {fetched(source)}" == cat.rstrip()
     assert_kept_out(world, out)
 
 

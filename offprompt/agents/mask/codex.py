@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from offprompt.agents import files
+from offprompt.agents import files, gitignore
 from offprompt.agents.machine import Machine
 from offprompt.agents.mask import codex_override
 from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
@@ -89,7 +89,16 @@ class CodexMask(HostMask):
         rels = [Path(p).relative_to(here).as_posix() for p in written()]
         try:
             network = self.network_on(project, machine)
-            self.turn_on(project, rels, network, shown)
+            # The denial is this person's (issue 46): git must not offer it for a commit. A
+            # config the team tracks is theirs: no exclude line would hold, so it is said.
+            team = bool(gitignore.tracked(project, [path]))
+            excluded = None if team else gitignore.ensure_ignored(project, path, shown)
+            try:
+                self.turn_on(project, rels, network, shown)
+            except (ConfigError, OSError):
+                if excluded is not None:
+                    gitignore.release(project, path, shown)
+                raise
         except (ConfigError, OSError) as e:
             return Said(False, (f"codex: failed: the mask: {e}",))
         lines = [
@@ -101,6 +110,16 @@ class CodexMask(HostMask):
             " (-s/--sandbox, -c sandbox_mode=… or --dangerously-bypass-approvals-and-sandbox"
             " on Codex's command line replaces it)"
         ]
+        if excluded is not None:
+            lines.append(
+                f"codex: git now ignores {shown} (a line in {machine.shown(excluded)}): the"
+                " denial is yours, not your team's"
+            )
+        if team:
+            lines.append(
+                f"codex: note: git tracks {shown}, so the denial is a change to your team's file:"
+                " it is yours alone, do not commit it"
+            )
         legacy = self.overridden(machine)
         if legacy:
             lines.append(f"codex: note: {_ignored(legacy)}")
@@ -111,6 +130,8 @@ class CodexMask(HostMask):
         shown = place.machine.shown(path)
         try:
             done = self.turn_off(place.project, shown)
+            if done and not path.exists():
+                gitignore.release(place.project, path, shown)
         except (ConfigError, OSError) as e:
             return Said(False, (f"codex: failed: the mask: {e}",))
         return Said(True, (f"codex: took the denial out of {shown}",) if done else ())
