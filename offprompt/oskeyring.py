@@ -280,13 +280,13 @@ def saved_names(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
 
 def record_saved(names: Iterable[str], env: Mapping[str, str] | None = None) -> None:
     """Add `names` to the saved list (names only), replaced whole, readable by the owner only."""
+    from offprompt.disk import walk
+
     path = _names_path(env)
     merged = sorted({*saved_names(env), *names})
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{NAMES_FILE}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump({"names": merged}, f)
+    tmp = path.with_name(f".{NAMES_FILE}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    walk.write_new(tmp, json.dumps({"names": merged}).encode("utf-8"))
     os.replace(tmp, path)
 
 

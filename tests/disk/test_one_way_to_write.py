@@ -31,6 +31,11 @@ ELSEWHERE = {
     ("offprompt/sinks/destinations/__init__.py", "write_bytes"),
     # The developers' generator of tools/listing.json (`python -m offprompt.tools.listing`).
     ("offprompt/tools/listing.py", "write_text"),
+    # The developers' generator of the guard's pattern table (`python -m offprompt.rx_write`).
+    ("offprompt/rx_write.py", "write_text"),
+    # The keyring's list of saved names in offprompt's state dir, replaced after its temp file
+    # was written by disk.walk.write_new.
+    ("offprompt/oskeyring.py", "os.replace"),
 }
 
 
