@@ -5,13 +5,14 @@ scripted model and the guard hook NOT installed, so the sandbox stands alone: th
 entry `init --mask` puts in the profile's filesystem table keeps a record made before Codex
 started, and one made while a command of its was running, from every command.
 
-Measured besides (Codex 0.171): the same entry for a folder not there when a command starts
-does not reach into that command once the folder is made (later commands are denied), which is
-why init makes the folder (0700) before any Codex reads the profile.
+Measured besides, last: the same entry for a folder not there when a command starts does not
+reach into that command once the folder is made (later commands are denied), which is why init
+makes the folder (0700) before any Codex reads the profile.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -44,13 +45,15 @@ def _init(world: World, env: dict[str, str]) -> None:
 
 
 def _record_later(world: World, folder: str) -> threading.Thread:
-    """A record made once Codex is running a command (the model has had its first turn)."""
+    """A record made once Codex is running a command (the model has had its first turn); the
+    folder too when it is not there."""
 
     def make() -> None:
         deadline = time.monotonic() + 120
         while not world.model.conversation() and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(1.5)  # well inside the first command's sleep
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         with open(f"{folder}/{LATE}", "x") as f:
             f.write(f"late {world.canary}\n")
 
@@ -95,3 +98,35 @@ def test_init_mask_denies_the_undo_records_to_codex(make_world: MakeWorld, canar
     assert [] == [r for r in refused if "Permission denied" not in r]
     assert canary.encode() not in world.model.raw()
     assert canary not in printed
+
+
+def test_a_command_started_before_the_folder_existed_reads_into_it(
+    make_world: MakeWorld, canary: str
+) -> None:
+    """Why init makes the records' folder: with the profile's entry in place but the folder
+    gone when Codex starts, the command running when the folder and a record are made reads
+    the record; the next command is denied it."""
+    model = ToolScript("openai", [])
+    world = make_world("openai", model=model)
+    (world.project / "README.md").write_text(f"# app\n{README}\n")
+    env = configure(world, "project", "")
+    _init(world, env)
+    folder = world.state / RECORDS
+    folder.rmdir()
+    table = f"[permissions.{PROFILE}.filesystem]\n"
+    text = config(world).read_text()
+    config(world).write_text(text.replace(table, table + '":slash_tmp" = "read"\n', 1))
+    where = str(folder)
+    model.calls[:] = [
+        ("exec_command", {"cmd": f"sleep 5; cat {where}/{LATE}"}),
+        ("exec_command", {"cmd": f"cat {where}/{LATE}"}),
+    ]
+    later = _record_later(world, where)
+
+    codex_exec(world, env)
+
+    later.join(5)
+    running, after = results(model, 2)
+    assert f"late {canary}" in running
+    assert "Permission denied" in after
+    assert canary not in after
