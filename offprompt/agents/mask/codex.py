@@ -19,7 +19,9 @@ custom profile ignores `[sandbox_workspace_write] network_access`, so a person w
 keeps it through `[permissions.offprompt.network] enabled = true`; a sandbox chosen on Codex's
 command line replaces the profile (codex_override.py says what else does). Entries under
 `:workspace_roots` are relative to the folder Codex is started in, not to the config's project. The
-app the agent runs cannot read the file either: denied, not masked.
+app the agent runs cannot read the file either: denied, not masked. The undo records of masked
+writes live in the state dir, outside every workspace root: an absolute entry in the profile's
+`filesystem` table denies that folder (tests/real_hosts/test_codex_mask_undo.py).
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from typing import Any, ClassVar
 from offprompt.agents import files, gitignore
 from offprompt.agents.machine import Machine
 from offprompt.agents.mask import codex_override
+from offprompt.agents.mask.claude_folders import undo_folder
 from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
 from offprompt.configedit import tomltable
+from offprompt.disk import undo
 from offprompt.errors import ConfigError
 from offprompt.guard.protected import DOTENV_NAMES, LOCAL_PATTERN
 
@@ -88,13 +92,16 @@ class CodexMask(HostMask):
         here = os.path.realpath(project)
         rels = [Path(p).relative_to(here).as_posix() for p in written()]
         try:
+            # Made now (0700): measured in 0.171, a command started while the folder was not
+            # there can read what is made in it later; one started after it exists cannot.
+            records = undo_folder(place.record, make=True)
             network = self.network_on(project, machine)
             # The denial is this person's (issue 46): git must not offer it for a commit. A
             # config the team tracks is theirs: no exclude line would hold, so it is said.
             team = bool(gitignore.tracked(project, [path]))
             excluded = None if team else gitignore.ensure_ignored(project, path, shown)
             try:
-                self.turn_on(project, rels, network, shown)
+                self.turn_on(project, rels, network, shown, (records,))
             except (ConfigError, OSError):
                 if excluded is not None:
                     gitignore.release(project, path, shown)
@@ -103,8 +110,9 @@ class CodexMask(HostMask):
             return Said(False, (f"codex: failed: the mask: {e}",))
         lines = [
             f"codex: denied, not masked (Codex 0.171 masks no file): .env, the other usual"
-            f" dotenv names (in every folder, {GLOB_DEPTH} deep), offprompt's staging copies"
-            f" and every file offprompt writes here are unreadable to the"
+            f" dotenv names (in every folder, {GLOB_DEPTH} deep), offprompt's staging copies,"
+            f" its undo records ({records}) and every file offprompt writes here are unreadable"
+            f" to the"
             f" commands its sandbox runs, your app's included, through a permissions profile"
             f" in {shown}, once you trust this project in Codex and start it in this folder"
             " (-s/--sandbox, -c sandbox_mode=… or --dangerously-bypass-approvals-and-sandbox"
@@ -134,6 +142,10 @@ class CodexMask(HostMask):
                 gitignore.release(place.project, path, shown)
         except (ConfigError, OSError) as e:
             return Said(False, (f"codex: failed: the mask: {e}",))
+        if done:
+            # The folder init made, when no record is left in it (as Claude Code's last mask
+            # does; the next masked write makes it again, 0700, where the denial still holds).
+            undo.remove_records_if_empty(place.record.parent)
         return Said(True, (f"codex: took the denial out of {shown}",) if done else ())
 
     def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> str | None:
@@ -148,7 +160,7 @@ class CodexMask(HostMask):
             return None  # a config without our profile, valid or not, is not ours to judge
         rel = Path(os.path.realpath(file)).relative_to(place.project).as_posix()
         before = self.denied(place.project) or ()
-        self.add(place.project, rel, place.machine)
+        self.add(place.project, rel, place.machine, undo_folder(place.record))
         if covered(rel, before):
             return None
         # Codex reads its profile when it starts (measured: an entry added later is not in
@@ -171,6 +183,10 @@ class CodexMask(HostMask):
         if legacy:
             return MaskState(self.kind, False, f"not denied: {_ignored(legacy)}")
         shown = place.machine.shown(self.project_config(place.project))
+        records = undo_folder(place.record)
+        if records not in self.outside(place.project):
+            why = f"{shown} does not deny {records} (run `offprompt init --mask` again)"
+            return MaskState(self.kind, False, f"not denied: {why}")
         count = len([n for n in names if n not in GLOBS])
         return MaskState(
             self.kind,
@@ -199,10 +215,28 @@ class CodexMask(HostMask):
             return ()
         return tuple(sorted(k for k, v in roots.items() if v == "deny"))
 
-    def turn_on(self, project: Path, written: Iterable[str], network: bool, shown: str) -> None:
+    def outside(self, project: Path) -> tuple[str, ...]:
+        """The absolute folders our profile denies (the undo records'), () when none or no
+        profile of ours. ConfigError when the file cannot be read."""
+        path = self.project_config(project)
+        text = files.read_text(path, str(path))
+        data = files.toml_object(text or "", str(path))
+        if data.get("default_permissions") != PROFILE:
+            return ()
+        return tuple(sorted(_outside_in(data)))
+
+    def turn_on(
+        self,
+        project: Path,
+        written: Iterable[str],
+        network: bool,
+        shown: str,
+        outside: Iterable[str] = (),
+    ) -> None:
         """Deny the usual dotenv names and `written` (paths relative to the project,
-        `/`-separated) to Codex's commands, keeping what the profile denied already.
-        ConfigError, nothing changed, when the project chose another profile."""
+        `/`-separated), and the absolute folders `outside`, to Codex's commands, keeping what
+        the profile denied already. ConfigError, nothing changed, when the project chose
+        another profile."""
         path = self.project_config(project)
 
         def transform(text: str | None) -> files.Edit:
@@ -218,15 +252,17 @@ class CodexMask(HostMask):
                 )
             eol = "\r\n" if "\r\n" in base else "\n"
             names = {*DOTENV_NAMES, *GLOBS, *written, *_denied_in(data)}
+            folders = {*outside, *_outside_in(data)}
             new = tomltable.remove_table(base, ("permissions", PROFILE))
             if chosen is None:
                 new = _TOP + eol + (eol if new.strip() else "") + new
             # One blank line above the profile, which remove_table takes back out with it.
             if new.strip():
                 new += eol if new.endswith(eol) else eol * 2
-            new += _block(names, network, eol)
+            new += _block(names, folders, network, eol)
             got = files.toml_object(new, shown)
-            if got.get("default_permissions") != PROFILE or set(_denied_in(got)) != names:
+            mine = set(_denied_in(got)), set(_outside_in(got))
+            if got.get("default_permissions") != PROFILE or mine != (names, folders):
                 raise ConfigError(f"offprompt could not edit {shown} safely; nothing was changed.")
             return files.Edit(text, "unchanged") if new == text else files.Edit(new, "updated")
 
@@ -258,16 +294,18 @@ class CodexMask(HostMask):
                 return True
         return False
 
-    def add(self, project: Path, rel: str, machine: Machine) -> bool:
-        """After a write of `rel` in a project Codex denies files in: deny it too. False when
-        the project has no profile of ours (nothing to keep). ConfigError."""
+    def add(self, project: Path, rel: str, machine: Machine, records: str) -> bool:
+        """After a write of `rel` in a project Codex denies files in: deny it too, and the
+        undo records' folder `records`. False when the project has no profile of ours
+        (nothing to keep). ConfigError."""
         have = self.denied(project)
         if have is None:
             return False
-        # A profile an older offprompt wrote gains the globs too (GLOBS).
-        if rel not in have or not set(GLOBS) <= set(have):
+        # A profile an older offprompt wrote gains the globs (GLOBS) and the records' folder.
+        if rel not in have or not set(GLOBS) <= set(have) or records not in self.outside(project):
             path = self.project_config(project)
-            self.turn_on(project, [rel], self.network_on(project, machine), str(path))
+            network = self.network_on(project, machine)
+            self.turn_on(project, [rel], network, str(path), (records,))
         return True
 
     def turn_off(self, project: Path, shown: str) -> bool:
@@ -331,7 +369,7 @@ def _quoted(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _block(names: Iterable[str], network: bool, eol: str) -> str:
+def _block(names: Iterable[str], folders: Iterable[str], network: bool, eol: str) -> str:
     lines = [
         f"[permissions.{PROFILE}]",
         f"description = {_quoted(_DESCRIPTION)}",
@@ -339,6 +377,8 @@ def _block(names: Iterable[str], network: bool, eol: str) -> str:
         "",
         f"[permissions.{PROFILE}.filesystem]",
         f"glob_scan_max_depth = {GLOB_DEPTH}",
+        # Absolute paths, outside every workspace root (the undo records' folder).
+        *(f'{_quoted(f)} = "deny"' for f in sorted(set(folders))),
         "",
         f'[permissions.{PROFILE}.filesystem."{_ROOTS}"]',
         *(f'{_quoted(n)} = "deny"' for n in sorted(set(names))),
@@ -352,6 +392,14 @@ def _ours(data: dict[str, Any]) -> dict[str, Any] | None:
     perms = data.get("permissions")
     mine = perms.get(PROFILE) if isinstance(perms, dict) else None
     return mine if isinstance(mine, dict) else None
+
+
+def _outside_in(data: dict[str, Any]) -> list[str]:
+    """The absolute paths our profile's filesystem table denies."""
+    fs = (_ours(data) or {}).get("filesystem")
+    if not isinstance(fs, dict):
+        return []
+    return [k for k, v in fs.items() if v == "deny" and os.path.isabs(k)]
 
 
 def _denied_in(data: dict[str, Any]) -> list[str]:

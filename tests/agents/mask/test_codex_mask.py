@@ -5,6 +5,7 @@ proven in real Codex by tests/real_hosts/test_codex_mask.py."""
 
 import asyncio
 import json
+import os
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -109,6 +110,33 @@ def test_a_profile_from_before_the_globs_gains_them_with_the_next_write(
     write(project, {"API_TOKEN": canary})
 
     assert set(EVERY_DEPTH) <= set(denied(project))
+
+
+def records_folder() -> str:
+    return str(Path(os.path.realpath(default_path().parent)) / ".offprompt-keep")
+
+
+def test_a_profile_from_before_the_records_folder_is_not_denied_until_the_next_write(
+    run: Run, project: Path, canary: str
+) -> None:
+    """init denies the state dir's undo records folder by its absolute path (made 0700); a
+    profile without that entry is reported as not denying, and the next write puts it back."""
+    assert 0 == init_mask(run, project).exit_code
+    folder = records_folder()
+    path = project / ".codex" / "config.toml"
+    entry = f'"{folder}" = "deny"\n'
+    assert entry in path.read_text()
+    assert 0o700 == os.stat(folder).st_mode & 0o777
+    path.write_text(path.read_text().replace(entry, ""))
+
+    result = run("agents", "--project", str(project), "--json")
+    (codex,) = [i for i in json.loads(result.stdout) if i["name"] == "codex"]
+    assert codex["protection_why"].startswith("not denied:")
+    assert folder in codex["protection_why"]
+
+    write(project, {"API_TOKEN": canary})
+
+    assert entry in path.read_text()
 
 
 def test_a_later_write_is_denied_too(run: Run, project: Path, canary: str) -> None:
