@@ -1,8 +1,8 @@
 """A teammate of a `--shared` project whose hook runs offprompt through `uvx --from SOURCE`, and
 whose uvx cannot fetch SOURCE (DESIGN §9 "Hooks fail closed"), under real Codex 0.171.0 (`codex
-exec`, which runs the call once a hook passes its limit) and real Claude Code 2.1.332 (`claude
--p`) with the scripted model: a SOURCE nobody listens on, and one that accepts and never answers.
-`ls` runs, `cat .env` is blocked with the line naming SOURCE, and the value reaches no request to
+exec`, which runs the call once a hook passes its limit) and real Claude Code (the pinned native
+build, `claude -p`) with the scripted model: a SOURCE nobody listens on, and one that accepts and
+never answers. `ls` runs (asked where the source fails at once), `cat .env` is blocked with the line naming SOURCE, and the value reaches no request to
 the model; the hook answers well before the host's limit."""
 
 from __future__ import annotations
@@ -106,6 +106,13 @@ def teammate_project(world: World, agent: str, source: str) -> dict[str, str]:
 SOURCES = ["fails-at-once", "never-answers"]
 
 
+def calls(kind: str, tool: str, ls: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
+    """The `ls` that must run, asked where the source fails at once: past the hook's deadline
+    (a source that never answers) it takes the same name check, and waiting out the deadline
+    for it too would add DEADLINE seconds to each run and prove nothing more."""
+    return [(tool, ls)] if kind == "fails-at-once" else []
+
+
 def source_for(kind: str, silent: int) -> str:
     port = closed_port() if kind == "fails-at-once" else silent
     return f"git+http://127.0.0.1:{port}/team/offprompt.git"
@@ -118,7 +125,10 @@ def test_codex_teammate_whose_source_cannot_be_fetched(
     """Codex: `ls` runs, `cat .env` is blocked naming SOURCE, each hook answered well within
     Codex's 30 s (past it Codex would have run `cat .env`)."""
     world, model = make(make_world, "openai")
-    model.calls = [("exec_command", {"cmd": "ls"}), ("exec_command", {"cmd": "cat .env"})]
+    model.calls = [
+        *calls(kind, "exec_command", {"cmd": "ls"}),
+        ("exec_command", {"cmd": "cat .env"}),
+    ]
     source = source_for(kind, silent)
     env = teammate_project(world, "codex", source)
 
@@ -126,12 +136,12 @@ def test_codex_teammate_whose_source_cannot_be_fetched(
     out = codex_run(world, env)
     took = time.monotonic() - start
 
-    listing, cat = model.outputs()
-    print("RESULTS", json.dumps([listing, cat], indent=1), f"{took:.1f}s")
-    assert "README.md" in listing
+    *listing, cat = model.outputs()
+    print("RESULTS", json.dumps([*listing, cat], indent=1), f"{took:.1f}s")
+    assert ["README.md" in text for text in listing] == [True] * (len(model.calls) - 1)
     assert fetched(source) in cat
     assert_kept_out(world, out)
-    assert took < 2 * (hook_wrapper.DEADLINE + 5) + 30
+    assert took < len(model.calls) * (hook_wrapper.DEADLINE + 5) + 30
 
 
 @pytest.mark.parametrize("kind", SOURCES)
@@ -142,7 +152,7 @@ def test_claude_code_teammate_whose_source_cannot_be_fetched(
     timeout), and the value reaches no request to the model."""
     world, model = make(make_world, "anthropic")
     model.calls = [
-        ("Bash", {"command": "ls", "description": "List"}),
+        *calls(kind, "Bash", {"command": "ls", "description": "List"}),
         ("Bash", {"command": "cat .env", "description": "Show the env file"}),
     ]
     source = source_for(kind, silent)
@@ -150,9 +160,9 @@ def test_claude_code_teammate_whose_source_cannot_be_fetched(
 
     out = claude_run(world, env)
 
-    listing, cat = model.outputs()
-    print("RESULTS", json.dumps([listing, cat], indent=1))
-    assert "README.md" in listing
+    *listing, cat = model.outputs()
+    print("RESULTS", json.dumps([*listing, cat], indent=1))
+    assert ["README.md" in text for text in listing] == [True] * (len(model.calls) - 1)
     # The line alone, first: no wrapper script before it (the hook's JSON block).
     assert f"PreToolUse:Bash hook error: {fetched(source)}" == cat.rstrip()
     assert_kept_out(world, out)
