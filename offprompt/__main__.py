@@ -12,7 +12,7 @@ import sys
 def main() -> None:
     if sys.argv[1:] == ["serve"]:
         from offprompt.mcp.stdio import run
-        from offprompt.server_app import make_app
+        from offprompt.tools.app import make_app
 
         raise SystemExit(run(make_app))
     if sys.argv[1:] == ["guard"]:

@@ -238,12 +238,6 @@ CORE_AND_DOORS = (
     "offprompt.mcp",
     "offprompt.terminal",
     "offprompt.cli",
-    "offprompt.cli_agents",
-    "offprompt.cli_doctor",
-    "offprompt.cli_mask",
-    "offprompt.cli_remove",
-    "offprompt.cli_setups",
-    "offprompt.server_app",
 )
 # The sinks' modules that write: the disk, the folder lock, and each kind's write.
 SINK_WRITERS = (
@@ -267,7 +261,7 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
     ),
     (
         "offprompt.terminal",
-        ("offprompt.mcp", "offprompt.tools", "offprompt.server_app"),
+        ("offprompt.mcp", "offprompt.tools", "offprompt.tools.app"),
         "the terminal door does not borrow the MCP door",
     ),
     (
@@ -478,14 +472,7 @@ def test_a_page_write_through_the_sinks_is_caught(source: str) -> None:
 THIRD_PARTY = {
     "aiohttp": ("offprompt.page", "offprompt.tunnel", "offprompt.write.provider"),
     "cryptography": ("offprompt.crypto",),
-    "click": (
-        "offprompt.cli",
-        "offprompt.cli_agents",
-        "offprompt.cli_base",
-        "offprompt.cli_doctor",
-        "offprompt.cli_mask",
-        "offprompt.cli_remove",
-    ),
+    "click": ("offprompt.cli",),
     "dotenv": ("offprompt.sinks",),
     "platformdirs": ("offprompt.statedir", "offprompt.tunnel"),
     # The optional `keyring` extra and what it brings on Linux: the OS's keyring only.

@@ -1,6 +1,6 @@
 """`offprompt agents` is the doctor (DESIGN §9): for each place offprompt is declared, whether the
 command it names runs here, what the agent still waits for from the person, and what keeps the
-values from the model there. Facts only; cli_doctor.py prints them.
+values from the model there. Facts only; cli/doctor.py prints them.
 
 Commands are checked by running them with `--version` (the server's `… serve` and the guard's
 `… guard` with their last word swapped), all at once, each killed after its time limit.

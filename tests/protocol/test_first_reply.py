@@ -36,7 +36,7 @@ ALLOWED = {
     "offprompt.mcp.server",
     "offprompt.mcp.stdio",
     "offprompt.mcp.declaration",
-    "offprompt.server_app",
+    "offprompt.tools.app",
     "offprompt.tools",
 }
 """Every offprompt module the first replies may load; `tools` is the package that reads the

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.server_app import INSTRUCTIONS
+from offprompt.tools.app import INSTRUCTIONS
 
 from .conftest import MakeWorld
 from .drive import DIALOG, Outcome, claude_argv, collect, server_ready, type_prompt

@@ -4,7 +4,7 @@ description, and Codex the instructions that say to call it first (DESIGN ยง3, ย
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.server_app import INSTRUCTIONS
+from offprompt.tools.app import INSTRUCTIONS
 
 from .conftest import MakeWorld
 from .drive import claude_argv

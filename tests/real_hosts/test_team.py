@@ -2,8 +2,9 @@
 whose uvx cannot fetch SOURCE (DESIGN §9 "Hooks fail closed"), under real Codex 0.171.0 (`codex
 exec`, which runs the call once a hook passes its limit) and real Claude Code (the pinned native
 build, `claude -p`) with the scripted model: a SOURCE nobody listens on, and one that accepts and
-never answers. `ls` runs (asked where the source fails at once), `cat .env` is blocked with the line naming SOURCE, and the value reaches no request to
-the model; the hook answers well before the host's limit."""
+never answers. `ls` runs (asked where the source fails at once), `cat .env` is blocked with the
+line naming SOURCE, and the value reaches no request to the model; the hook answers well before
+the host's limit."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ __all__ = ["MASK_RECORD", "HostMask", "MaskKind", "MaskPlace", "MaskState", "Sai
 MaskKind = Literal["masked", "denied"]
 
 # The files offprompt wrote in a project (absolute real path: the keys it wrote there, None for
-# a file sink's file, masked whole), read from the journal by whoever may read it (cli_mask).
+# a file sink's file, masked whole), read from the journal by whoever may read it (cli/mask.py).
 Written = Mapping[str, tuple[str, ...] | None]
 
 

@@ -1,6 +1,6 @@
 """`offprompt remove` (DESIGN §9 "Remove touches this project only"): what `init` added, taken out
 of this project, or of every project offprompt set up (`--everywhere`), keeping an agent's user
-config while another project relies on it (cli_setups). Glue only, like cli_agents.py.
+config while another project relies on it (setups.py). Glue only, like agents.py.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from pathlib import Path
 
 import click
 
-from offprompt import cli_mask, cli_setups
 from offprompt.agents import AGENTS, Agent, ConfigError, Machine, Scope, gitignore, guard_install
-from offprompt.cli_agents import (
+from offprompt.cli import mask as cli_mask
+from offprompt.cli import setups as cli_setups
+from offprompt.cli.agents import (
     _agent_option,
     _global_option,
     _line,
@@ -23,7 +24,7 @@ from offprompt.cli_agents import (
     _shared_option,
     project_option,
 )
-from offprompt.cli_base import fatal
+from offprompt.cli.base import fatal
 
 __all__ = ["remove"]
 

@@ -1,4 +1,4 @@
-"""`init --mask` and `remove --mask` (DESIGN §15): glue between cli_agents.py and each agent's
+"""`init --mask` and `remove --mask` (DESIGN §15): glue between agents.py here and each agent's
 mask (agents/mask/), which says what it did; this reads the journal the masks may not.
 """
 
@@ -12,7 +12,7 @@ import click
 
 from offprompt.agents import AGENTS, Agent, ConfigError, Machine, get
 from offprompt.agents.mask import MASK_RECORD, MaskPlace, Said, covers
-from offprompt.cli_base import fatal
+from offprompt.cli.base import fatal
 from offprompt.sinks import atomic
 from offprompt.write.journal import Journal, default_path
 

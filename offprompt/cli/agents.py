@@ -1,5 +1,5 @@
 """`offprompt init` and `remove`: the agents' configs (offprompt.agents) as click commands,
-glue only; cli.py adds them to the command group (`agents`, the doctor, is in cli_doctor.py).
+glue only; the package adds them to the command group (`agents`, the doctor, is in doctor.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Final
 
 import click
 
-from offprompt import cli_mask, cli_setups
 from offprompt.agents import (
     AGENTS,
     NAMES,
@@ -25,7 +24,9 @@ from offprompt.agents import (
     guard_install,
 )
 from offprompt.agents import command as server_command
-from offprompt.cli_base import fatal
+from offprompt.cli import mask as cli_mask
+from offprompt.cli import setups as cli_setups
+from offprompt.cli.base import fatal
 
 __all__ = ["init", "project_option"]
 

@@ -1,5 +1,5 @@
 """`offprompt agents`, the doctor: what offprompt.agents.doctor found about each agent, printed
-for a person or as JSON; cli.py adds it to the command group."""
+for a person or as JSON; the package adds it to the command group."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import click
 
 from offprompt.agents import AGENTS, NAMES, Machine, doctor, guard_install, guard_start
 from offprompt.agents.claude_code import SKILL_EVENT
-from offprompt.cli_agents import project_option
-from offprompt.cli_mask import record_path
+from offprompt.cli.agents import project_option
+from offprompt.cli.mask import record_path
 
 __all__ = ["agents"]
 

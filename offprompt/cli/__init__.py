@@ -1,5 +1,5 @@
 """The `offprompt` command line: click commands that glue the other modules together; the
-agents' commands are in cli_agents.py (init), cli_remove.py (remove) and cli_doctor.py (agents).
+agents' commands are in agents.py (init), remove.py (remove) and doctor.py (agents), beside it.
 
 Exit codes: 0 ok, 1 error (one `offprompt: …` sentence on stderr, from `fatal`), 2 usage (guard:
 blocked), 3 collect's request expired or cancelled, 4 status found a key missing; the top-level
@@ -17,8 +17,11 @@ from typing import NoReturn
 
 import click
 
-from offprompt import __version__, cli_agents, cli_doctor, cli_remove
-from offprompt.cli_base import CONTEXT, fatal
+from offprompt import __version__
+from offprompt.cli import agents as cli_agents
+from offprompt.cli import doctor as cli_doctor
+from offprompt.cli import remove as cli_remove
+from offprompt.cli.base import CONTEXT, fatal
 
 # A .env this large is not a .env (the sinks refuse the same size).
 _MAX_DOTENV_BYTES = 16 * 1024 * 1024
@@ -62,7 +65,7 @@ def serve() -> None:
 
 def _serve() -> int:
     from offprompt.mcp.stdio import run
-    from offprompt.server_app import make_app
+    from offprompt.tools.app import make_app
 
     return run(make_app)
 
