@@ -280,14 +280,12 @@ def saved_names(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
 
 def record_saved(names: Iterable[str], env: Mapping[str, str] | None = None) -> None:
     """Add `names` to the saved list (names only), replaced whole, readable by the owner only."""
-    from offprompt.disk import walk
+    from offprompt.disk import paths
 
     path = _names_path(env)
     merged = sorted({*saved_names(env), *names})
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{NAMES_FILE}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    walk.write_new(tmp, json.dumps({"names": merged}).encode("utf-8"))
-    os.replace(tmp, path)
+    paths.make_private_folders(path.parent)
+    paths.replace_file(path, json.dumps({"names": merged}).encode("utf-8"))
 
 
 def offered(names: Iterable[str], env: Mapping[str, str] | None = None) -> frozenset[str]:

@@ -119,7 +119,9 @@ def table_text() -> str:
 def main(argv: list[str]) -> int:
     text = table_text()
     if argv == ["--write"]:
-        _TABLE.write_text(text)
+        from offprompt.disk import paths
+
+        paths.replace_file(_TABLE, text.encode("utf-8"), mode=None)
         return 0
     if argv == ["--check"]:
         current = _TABLE.read_text() == text

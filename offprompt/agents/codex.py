@@ -234,7 +234,8 @@ class Codex(Agent):
             return files.Edit(new, "added" if current is None else "updated")
 
         try:
-            outcome = files.update(loc.path, shown, transform)
+            inside = project if scope != "user" else None
+            outcome = files.update(loc.path, shown, transform, project=inside)
         except ConfigError as e:
             return Change(self.name, scope, loc.path, "failed", str(e))
         return Change(self.name, scope, loc.path, outcome, describe(self, outcome, scope, shown))
@@ -265,7 +266,8 @@ class Codex(Agent):
 
         prune = project / ".codex" if scope == "project" and project is not None else None
         try:
-            outcome = files.update(loc.path, shown, transform, prune)
+            inside = project if scope != "user" else None
+            outcome = files.update(loc.path, shown, transform, prune, project=inside)
         except ConfigError as e:
             return Change(self.name, scope, loc.path, "failed", str(e))
         if outcome == "absent" and not loc.path.exists():

@@ -1,12 +1,14 @@
 """Reading and rewriting agents' config files: all or nothing, keeping the file's mode and owner.
 
 Not `sinks.atomic`: that one makes every file 0600 and is for secrets; a config file keeps the
-mode its owner gave it, and a symlinked config (dotfile managers) is written where it points.
+mode its owner gave it. A user's symlinked config (dotfile managers) is written where it points;
+a project's is never written through a link (disk.config walks to it by descriptors).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import time
@@ -19,7 +21,7 @@ from typing import Any
 from offprompt import disk
 from offprompt.agents.interface import ConfigChange
 from offprompt.configedit import jsonc
-from offprompt.disk import walk
+from offprompt.disk import config, paths, walk
 from offprompt.errors import ConfigError
 
 __all__ = ["MAX_BYTES", "Edit", "json_object", "read_text", "toml_object", "update"]
@@ -120,6 +122,7 @@ def update(
     *,
     lock: Path | None = None,
     new_mode: int = 0o666,
+    project: Path | None = None,
 ) -> ConfigChange:
     """Apply `transform` to the file's text (None when missing) and write the result atomically.
 
@@ -128,12 +131,14 @@ def update(
     transform deletes the file and it sat in `prune_dir` (an agent's own folder such as .cursor),
     that folder goes too if nothing else is left in it. `lock` is the lock folder the agent
     itself takes to rewrite the file (Claude Code's `~/.claude.json.lock`): held meanwhile, so
-    neither write is lost. A file created here gets `new_mode` (less the umask).
+    neither write is lost. A file created here gets `new_mode` (less the umask). `project`: the
+    project of a project's (or local scope's) config; a file below it is reached through no
+    link, at the file or a folder on the way (disk.config): a link there is refused.
     """
     if lock is None or not lock.parent.is_dir():
-        return _update(path, shown, transform, prune_dir, new_mode)
+        return _update(path, shown, transform, prune_dir, new_mode, project)
     with _locked(lock, shown):
-        return _update(path, shown, transform, prune_dir, new_mode)
+        return _update(path, shown, transform, prune_dir, new_mode, project)
 
 
 # proper-lockfile's rules, which Claude Code uses for ~/.claude.json: the lock is a folder made
@@ -147,7 +152,7 @@ def _locked(lock: Path, shown: str) -> Iterator[None]:
     deadline = time.monotonic() + _LOCK_WAIT_S
     while True:
         try:
-            os.mkdir(lock)
+            paths.make_lock_folder(lock)
             break
         except FileExistsError:
             try:
@@ -160,8 +165,7 @@ def _locked(lock: Path, shown: str) -> Iterator[None]:
                     " was changed."
                 ) from None
             if age > _LOCK_STALE_S:
-                with contextlib.suppress(OSError):
-                    os.rmdir(lock)
+                paths.remove_folder_if_empty(lock)
                 continue
             if time.monotonic() > deadline:
                 raise ConfigError(
@@ -177,8 +181,7 @@ def _locked(lock: Path, shown: str) -> Iterator[None]:
     try:
         yield
     finally:
-        with contextlib.suppress(OSError):
-            os.rmdir(lock)
+        paths.remove_folder_if_empty(lock)
 
 
 def _update(
@@ -187,17 +190,21 @@ def _update(
     transform: Callable[[str | None], Edit],
     prune_dir: Path | None,
     new_mode: int,
+    project: Path | None,
 ) -> ConfigChange:
     for _ in range(_ATTEMPTS):
-        target = _target(path, shown)
-        data = _read(target, shown)
+        place = _place(path, shown, project)
+        try:
+            data = config.read(place.root, place.parts, MAX_BYTES)
+        except (OSError, ValueError, walk.NotRegular, walk.TooLarge) as e:
+            raise _refused(e, shown, "read") from None
         edit = transform(None if data is None else _decode(data, shown))
         if edit.outcome in ("unchanged", "absent", "unsupported"):
             return edit.outcome
         if edit.text is None:
-            if _delete(target, data, shown, prune_dir if target == path else None):
+            if _delete(place, data, shown, 0 if place.linked else _levels(path, prune_dir)):
                 return edit.outcome
-        elif _replace(target, data, edit.text.encode("utf-8"), shown, new_mode):
+        elif _replace(place, data, edit.text.encode("utf-8"), shown, new_mode):
             return edit.outcome
     raise ConfigError(
         f"{shown} kept changing while offprompt edited it (is the agent running and saving it?);"
@@ -205,131 +212,94 @@ def _update(
     )
 
 
-def _owner_for_new(folder: Path) -> tuple[int, int] | None:
+@dataclass(frozen=True)
+class _Place:
+    """Where a config file's bytes are: `parts` below the real folder `root`, which a walk of
+    descriptors reaches without following any link (disk.config)."""
+
+    root: Path
+    parts: tuple[str, ...]
+    linked: bool  # a user's config reached through a symlink of its own (a dotfile manager's)
+
+
+def _place(path: Path, shown: str, project: Path | None) -> _Place:
+    """A project's config: every part below the project's real folder, the file too, as it is
+    named there, so a link in a cloned project (to ~/.bashrc, say) is refused, never followed.
+    A user's config: where the person's own links lead (a dotfile manager's), resolved once
+    here; the write then follows no link, so one swapped in meanwhile fails it."""
+    if project is not None:
+        with contextlib.suppress(ValueError):
+            return _Place(
+                Path(os.path.realpath(project)), walk.parts_of(path.relative_to(project)), False
+            )
+    target = _target(path, shown)
+    real = Path(os.path.realpath(target))
+    # Through a link, the folders above the file are not the ones `prune_dir` names: none goes.
+    return _Place(Path(real.anchor), real.parts[1:], real != Path(os.path.abspath(path)))
+
+
+def _levels(path: Path, prune_dir: Path | None) -> int:
+    """How many folders, from the file's own up to `prune_dir`, a delete may remove when empty."""
+    folder = path.parent
+    if prune_dir is None or not (folder == prune_dir or prune_dir in folder.parents):
+        return 0
+    return len(folder.relative_to(prune_dir).parts) + 1
+
+
+def _refused(e: Exception, shown: str, doing: str) -> ConfigError:
+    """The words for a config file the walk could not read, write or remove."""
+    if isinstance(e, walk.Changed) or (isinstance(e, OSError) and e.errno == errno.ELOOP):
+        return ConfigError(
+            f"{shown} is a symlink, or a folder on its way is one: offprompt writes a project's"
+            " config only as a file inside the project, never through a link, which could lead"
+            " outside it. Put the file itself there, then try again. Nothing was changed."
+        )
+    if isinstance(e, walk.NotRegular):
+        return ConfigError(f"{shown} is not a regular file; nothing was changed.")
+    if isinstance(e, walk.TooLarge):
+        return ConfigError(f"{shown} is larger than 32 MiB; nothing was changed.")
+    if isinstance(e, NotADirectoryError):
+        return ConfigError(f"A part of {shown} is a file, not a folder; nothing was changed.")
+    if isinstance(e, walk.NotCreated):
+        return ConfigError(
+            f"Could not create the folder for {shown} ({disk.reason(e)}); nothing was changed."
+        )
+    why = disk.reason(e) if isinstance(e, OSError) else "it is not a path offprompt walks"
+    return ConfigError(f"Could not {doing} {shown} ({why}); nothing was changed.")
+
+
+def _owner_for_new(place: _Place) -> tuple[int, int] | None:
     """Under sudo, new files and folders go to whoever owns the nearest existing folder."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
-    probe = folder
-    while True:
-        try:
-            st = os.stat(probe)
-            return st.st_uid, st.st_gid
-        except OSError:
-            if probe.parent == probe:
-                return None
-            probe = probe.parent
-
-
-def _make_parents(folder: Path, shown: str) -> list[Path]:
-    missing: list[Path] = []
-    probe = folder
-    while not probe.exists():
-        missing.append(probe)
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if not probe.is_dir():
-        raise ConfigError(f"A part of {shown} is a file, not a folder; nothing was changed.")
-    owner = _owner_for_new(probe)
-    created: list[Path] = []
-    for dir_ in reversed(missing):
-        try:
-            dir_.mkdir()
-        except FileExistsError:
-            continue
-        except OSError as e:
-            _remove_dirs(created)
-            raise ConfigError(
-                f"Could not create the folder for {shown} ({disk.reason(e)}); nothing was changed."
-            ) from None
-        created.append(dir_)
-        if owner is not None:
-            with contextlib.suppress(OSError):
-                os.chown(dir_, *owner)
-    return created
-
-
-def _remove_dirs(created: list[Path]) -> None:
-    for dir_ in reversed(created):
-        with contextlib.suppress(OSError):
-            dir_.rmdir()
+    return walk.owner(place.root, place.parts)
 
 
 def _replace(
-    target: Path, before: bytes | None, data: bytes, shown: str, new_mode: int = 0o666
+    place: _Place, before: bytes | None, data: bytes, shown: str, new_mode: int = 0o666
 ) -> bool:
-    """Write `data` to `target` through a temporary file; False if `target` changed meanwhile."""
-    created = _make_parents(target.parent, shown)
+    """Write `data` through a temporary file beside it (disk.config); False if the file changed
+    meanwhile. A new file gets the mode the agent would give it (0666 less the umask for most),
+    an existing one keeps its mode and owner exactly."""
     try:
-        st = os.stat(target) if before is not None else None
-    except OSError:
-        st = None
-    mode = stat.S_IMODE(st.st_mode) if st is not None else None
-    owner = (st.st_uid, st.st_gid) if st is not None else _owner_for_new(target.parent)
-    temp = target.parent / disk.config_temp_name(target.name)
-    try:
-        # A new file gets the mode the agent would give it (0666 minus the umask for most), an
-        # existing one's mode is kept exactly.
-        walk.write_new(temp, data, mode=new_mode, exact=mode, owner=owner)
-    except OSError as e:
-        _remove_dirs(created)
-        raise ConfigError(
-            f"Could not write {shown} ({disk.reason(e)}); nothing was changed."
-        ) from None
-    try:
-        if _peek(target) != before:
-            os.unlink(temp)
-            return False
-        os.replace(temp, target)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        _remove_dirs(created)
-        raise ConfigError(
-            f"Could not write {shown} ({disk.reason(e)}); nothing was changed."
-        ) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        _remove_dirs(created)
-        raise
-    disk.fsync_directory(target.parent)
-    return True
+        return config.replace(
+            place.root,
+            place.parts,
+            data,
+            before,
+            limit=MAX_BYTES,
+            new_mode=new_mode,
+            owner_for_new=_owner_for_new(place),
+        )
+    except (OSError, ValueError, walk.NotRegular, walk.TooLarge) as e:
+        raise _refused(e, shown, "write") from None
 
 
-def _delete(target: Path, before: bytes | None, shown: str, prune_dir: Path | None) -> bool:
-    """Remove a file offprompt emptied, and its folder if that is now empty; False if changed."""
-    if _peek(target) != before:
-        return False
+def _delete(place: _Place, before: bytes | None, shown: str, prune: int) -> bool:
+    """Remove a file offprompt emptied, and up to `prune` of its folders when now empty (those
+    like .cursor/ or .vscode/, or .github/hooks/ up to .github/, that only held our file, so
+    `remove` restores the project as `init` found it); False if the file changed."""
     try:
-        target.unlink()
-    except FileNotFoundError:
-        return True
-    except OSError as e:
-        raise ConfigError(
-            f"Could not remove {shown} ({disk.reason(e)}); nothing was changed."
-        ) from None
-    # Folders like .cursor/ or .vscode/ (or .github/hooks/ up to .github/) that only held our
-    # file go too, so `remove` restores the project as `init` found it. A folder with anything
-    # else in it stays.
-    folder = target.parent
-    if prune_dir is not None and (folder == prune_dir or prune_dir in folder.parents):
-        while True:
-            try:
-                folder.rmdir()
-            except OSError:
-                break
-            if folder == prune_dir:
-                break
-            folder = folder.parent
-    while not folder.is_dir():
-        folder = folder.parent
-    disk.fsync_directory(folder)
-    return True
-
-
-def _peek(target: Path) -> bytes | None:
-    try:
-        return target.read_bytes()
-    except FileNotFoundError:
-        return None
+        return config.remove(place.root, place.parts, before, limit=MAX_BYTES, prune=prune)
+    except (OSError, ValueError, walk.NotRegular, walk.TooLarge) as e:
+        raise _refused(e, shown, "remove") from None

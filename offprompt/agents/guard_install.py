@@ -77,11 +77,15 @@ def install_guard(
     if unknown:
         gf = dataclasses.replace(gf, events=tuple(e for e in gf.events if e not in unknown))
     try:
-        outcome = install_masked(gf, server) if masked and gf.deny else install(gf, server)
+        inside = project if scope != "user" else None
+        if masked and gf.deny:
+            outcome = install_masked(gf, server, project=inside)
+        else:
+            outcome = install(gf, server, project=inside)
         # Ours under an event this host does not know (an init before a downgrade) would make
         # it refuse to start: taken out.
         stale = dataclasses.replace(every, events=unknown, deny=False)
-        if unknown and remove(stale) == "removed" and outcome == "unchanged":
+        if unknown and remove(stale, project=inside) == "removed" and outcome == "unchanged":
             outcome = "updated"
     except ConfigError as e:
         return Change(agent.name, scope, gf.path, "failed", str(e))
@@ -104,7 +108,7 @@ def remove_guard(agent: Agent, scope: Scope, machine: Machine, project: Path | N
     if gf is None:
         return Change(agent.name, scope, None, "unsupported", _not_guarded(agent))
     try:
-        outcome = remove(gf, gf.prune)
+        outcome = remove(gf, gf.prune, project=project if scope != "user" else None)
     except ConfigError as e:
         return Change(agent.name, scope, gf.path, "failed", str(e))
     words = f"removed the guard from {gf.shown}" if outcome == "removed" else ""
@@ -254,11 +258,19 @@ def _cannot(shown: str, why: str) -> ConfigError:
     )
 
 
-def install(gf: GuardFile, server: ServerCommand, prune_dir: Path | None = None) -> ConfigChange:
+def install(
+    gf: GuardFile,
+    server: ServerCommand,
+    prune_dir: Path | None = None,
+    *,
+    project: Path | None = None,
+) -> ConfigChange:
     """Add the hook under each event (and deny rules), or bring its command up to date.
-    ConfigError."""
+    ConfigError. `project`: the project a project's settings file belongs to (files.update)."""
     entry = gf.entry(hook_command(server, gf.answer, shared=gf.shared))
-    return files.update(gf.path, gf.shown, lambda text: _installing(gf, text, entry), prune_dir)
+    return files.update(
+        gf.path, gf.shown, lambda text: _installing(gf, text, entry), prune_dir, project=project
+    )
 
 
 def _installing(gf: GuardFile, text: str | None, entry: dict[str, object]) -> files.Edit:
@@ -301,7 +313,9 @@ def _installing(gf: GuardFile, text: str | None, entry: dict[str, object]) -> fi
     return files.Edit(new, "added" if fresh else "updated")
 
 
-def install_masked(gf: GuardFile, server: ServerCommand) -> ConfigChange:
+def install_masked(
+    gf: GuardFile, server: ServerCommand, *, project: Path | None = None
+) -> ConfigChange:
     """`install` without deny rules, taking out the last copy of each that an earlier init
     added (the person's own copies stay). ConfigError."""
     entry = gf.entry(hook_command(server, gf.answer, shared=gf.shared))
@@ -327,10 +341,12 @@ def install_masked(gf: GuardFile, server: ServerCommand) -> ConfigChange:
             return files.Edit(new, "updated")
         return edit
 
-    return files.update(gf.path, gf.shown, transform)
+    return files.update(gf.path, gf.shown, transform, project=project)
 
 
-def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
+def remove(
+    gf: GuardFile, prune_dir: Path | None = None, *, project: Path | None = None
+) -> ConfigChange:
     """Take out the hooks and the last copy of each deny rule `install` added. ConfigError.
 
     A list left empty goes too, with the objects it leaves empty, unless install, run on the
@@ -389,7 +405,7 @@ def remove(gf: GuardFile, prune_dir: Path | None = None) -> ConfigChange:
                 continue
         return files.Edit(chosen, "removed")
 
-    return files.update(gf.path, gf.shown, transform, prune_dir)
+    return files.update(gf.path, gf.shown, transform, prune_dir, project=project)
 
 
 # What remove does with a list it emptied: drop it and the objects it leaves empty (what

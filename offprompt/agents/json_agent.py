@@ -121,6 +121,7 @@ class JsonAgent(Agent):
                 transform,
                 lock=self.lock_file(loc.path),
                 new_mode=self.new_mode(scope),
+                project=project if scope != "user" else None,
             )
         except ConfigError as e:
             return Change(self.name, scope, loc.path, "failed", str(e))
@@ -201,6 +202,7 @@ class JsonAgent(Agent):
                 transform,
                 self._prune_dir(scope, project),
                 lock=self.lock_file(loc.path),
+                project=project if scope != "user" else None,
             )
         except ConfigError as e:
             return Change(self.name, scope, loc.path, "failed", str(e))

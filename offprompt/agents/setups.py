@@ -17,6 +17,7 @@ from pathlib import Path
 
 from offprompt.agents import files
 from offprompt.agents.interface import Scope
+from offprompt.disk import paths
 from offprompt.errors import ConfigError
 
 __all__ = ["SETUPS", "Setup", "Setups"]
@@ -109,9 +110,8 @@ class Setups:
             if not data:
                 return files.Edit(None, "removed" if text is not None else "absent")
             new = json.dumps({"version": _VERSION, "projects": data}, indent=2) + "\n"
-            if not self.path.parent.exists():  # the state folder: 0700, as the journal makes it
-                self.path.parent.mkdir(mode=0o700, parents=True)
-                os.chmod(self.path.parent, 0o700)
+            # The state folder: 0700, as the journal makes it.
+            paths.make_private_folders(self.path.parent)
             return files.Edit(new, "unchanged" if new == text else "updated")
 
         # The last set-up gone: the list goes, and the state folder with it when nothing else

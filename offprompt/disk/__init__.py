@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Final
 
-__all__ = ["config_temp_name", "fsync_directory", "name_prefix", "reason"]
+__all__ = ["config_temp_name", "fsync_directory", "name_prefix", "reason", "remove_file"]
 
 _REASONS: Final = MappingProxyType(
     {
@@ -75,3 +75,14 @@ def fsync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def remove_file(path: str | os.PathLike[str]) -> bool:
+    """Remove the file `path` offprompt made (a link is removed, never followed); best effort:
+    False when it was not there or could not be removed. Here, not in disk.paths, so the
+    guard's hook, which removes its start marker, loads nothing more."""
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True

@@ -45,6 +45,7 @@ __all__ = [
     "padded",
     "pending",
     "record_name",
+    "remove_empty_keep",
     "remove_records_if_empty",
     "replace",
     "settle",
@@ -236,6 +237,21 @@ def evacuate_keep(root: Path, records: Folder) -> int:
             moved += 1
         keep.fsync()
     return moved
+
+
+def remove_empty_keep(root: Path) -> None:
+    """Remove the keep folder an earlier version made at the root of the real project folder
+    `root` when it holds nothing but its `.gitignore`; never through a link. Raises OSError or
+    ValueError when it could not be removed (it is left as it was)."""
+    with reach(root, ()) as top:
+        if top.lstat(KEEP_NAME) is None:
+            return
+        with reach(root, (KEEP_NAME,)) as inside:
+            if os.listdir(inside.fd) != [".gitignore"]:
+                return
+            os.unlink(".gitignore", dir_fd=inside.fd)
+        os.rmdir(KEEP_NAME, dir_fd=top.fd)
+        top.fsync()
 
 
 def settle(folder: Folder, name: str, records: Folder, record_file: str) -> None:

@@ -70,16 +70,14 @@ class NotRegular(Exception):
 class TooLarge(Exception):
     """The file is larger than the reader's limit.
 
-    Outside the error root on purpose: disk/ imports nothing of offprompt;
-    sinks.atomic and the CLI turn it into a WriteError or a message.
+    Outside the error root on purpose, as NotRegular is.
     """
 
 
 class NotCreated(OSError):
     """A missing folder on the way could not be made (the OS's errno and words).
 
-    Outside the error root on purpose: disk/ imports nothing of offprompt;
-    sinks.atomic and the CLI turn it into a WriteError or a message.
+    Outside the error root on purpose, as NotRegular is.
     """
 
 
@@ -87,8 +85,7 @@ class Changed(OSError):
     """A part of the path that was a folder when the path was checked is a link now (or was
     swapped for one): the walk stopped there, nothing was read or written beyond it.
 
-    Outside the error root on purpose: disk/ imports nothing of offprompt;
-    sinks.atomic and the CLI turn it into a WriteError or a message.
+    Outside the error root on purpose, as NotRegular is.
     """
 
 
@@ -317,10 +314,12 @@ def reach(
     *,
     create: bool = False,
     owner: tuple[int, int] | None = None,
+    folder_mode: int | None = 0o700,
 ) -> Folder:
     """Open the folder `parts` below the (real, resolved) folder `root`, each part relative to
-    the one before and never through a link. With `create`, missing folders are made mode 0700
-    exactly (`owner` applied when root) and listed in `Folder.created`.
+    the one before and never through a link. With `create`, missing folders are made exactly
+    `folder_mode` (None: 0777 less the umask, as an agent makes its config folder), `owner`
+    applied when root, and listed in `Folder.created`.
 
     Raises Changed when a part is a link (a folder swapped after the path was checked),
     NotADirectoryError when a part is a file, FileNotFoundError when one is missing (without
@@ -336,7 +335,7 @@ def reach(
             made = False
             if create:
                 try:
-                    os.mkdir(part, 0o700, dir_fd=chain[-1])
+                    os.mkdir(part, 0o777 if folder_mode is None else 0o700, dir_fd=chain[-1])
                     made = True
                 except FileExistsError:
                     pass
@@ -352,7 +351,8 @@ def reach(
             chain.append(fd)
             if made:
                 created.append(len(chain) - 2)
-                os.fchmod(fd, 0o700)  # mkdir's mode is masked by the umask; say it exactly
+                if folder_mode is not None:  # mkdir's mode is masked by the umask
+                    os.fchmod(fd, folder_mode)
                 _fchown(fd, owner)
     except BaseException:
         with Folder(chain, names, created) as partial:

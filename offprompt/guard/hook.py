@@ -159,10 +159,9 @@ def _started(env: Mapping[str, str]) -> None:
     failure must; a marker left means uvx never got offprompt to run ("not installed")."""
     marker = env.get("OFFPROMPT_HOOK_STARTED")
     if marker and os.path.basename(marker) == "offprompt-started":
-        try:
-            os.unlink(marker)
-        except OSError:
-            pass
+        from offprompt.disk import remove_file  # os alone: the hook loads nothing more
+
+        remove_file(marker)
 
 
 def _read_event() -> bytes:

@@ -206,16 +206,7 @@ def drop_keep(root: Path) -> None:
     `.gitignore` (a copy still there is moved out by `keep_in_place`). Best effort; never
     through a link."""
     try:
-        with walk.reach(root, ()) as top:
-            keep = top.lstat(walk.KEEP_NAME)
-            if keep is None:
-                return
-            with walk.reach(root, (walk.KEEP_NAME,)) as inside:
-                if os.listdir(inside.fd) != [".gitignore"]:
-                    return
-                os.unlink(".gitignore", dir_fd=inside.fd)
-            os.rmdir(walk.KEEP_NAME, dir_fd=top.fd)
-            top.fsync()
+        undo.remove_empty_keep(root)
     except (OSError, ValueError):
         log.get().info("left the keep folder in place (it could not be removed)")
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from offprompt.disk import paths
 from offprompt.tools import LISTING, schemas
 
 REGENERATE = "python -m offprompt.tools.listing"
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if args:
         sys.stderr.write(f"usage: {REGENERATE} [--check]\n")
         return 2
-    path.write_text(text, encoding="utf-8")
+    paths.replace_file(path, text.encode("utf-8"), mode=None)
     return 0
 
 

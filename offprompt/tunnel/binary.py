@@ -12,18 +12,19 @@ import hashlib
 import hmac
 import os
 import platform
+import secrets
 import shutil
 import sys
 import tarfile
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
+from offprompt.disk import paths, remove_file
 from offprompt.errors import NoBinary
 
 __all__ = [
@@ -172,7 +173,7 @@ def fetch(pin: Pin, *, base: str, dest: Path) -> Path:
     url = urllib.parse.urljoin(base if base.endswith("/") else base + "/", pin.asset)
     if urllib.parse.urlsplit(url).scheme not in ("https", "http"):
         raise NoBinary("OFFPROMPT_CLOUDFLARED_BASE must be an http(s) URL")
-    dest.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    paths.make_private_folders(dest.parent)
     download = _temp(dest.parent)
     try:
         digest = _download(url, download)
@@ -186,28 +187,32 @@ def fetch(pin: Pin, *, base: str, dest: Path) -> Path:
         else:
             _install(download, dest)
     finally:
-        download.unlink(missing_ok=True)
+        remove_file(download)
     return dest
 
 
 def _temp(folder: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=".download-", dir=folder)
-    os.close(fd)
-    return Path(name)
+    """A fresh name in `folder` for a download or an extracted program (made by disk.paths)."""
+    return folder / f".download-{secrets.token_hex(8)}"
 
 
 def _download(url: str, to: Path) -> str:
     digest = hashlib.sha256()
     size = 0
     request = urllib.request.Request(url, headers={"User-Agent": "offprompt"})  # noqa: S310
+
+    def chunks(answer: IO[bytes]) -> Iterator[bytes]:
+        nonlocal size
+        while chunk := answer.read(_CHUNK):
+            size += len(chunk)
+            if size > MAX_DOWNLOAD:
+                raise NoBinary("the cloudflared download is larger than any release")
+            digest.update(chunk)
+            yield chunk
+
     try:
-        with urllib.request.urlopen(request, timeout=30) as answer, to.open("wb") as out:  # noqa: S310
-            while chunk := answer.read(_CHUNK):
-                size += len(chunk)
-                if size > MAX_DOWNLOAD:
-                    raise NoBinary("the cloudflared download is larger than any release")
-                digest.update(chunk)
-                out.write(chunk)
+        with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310
+            paths.fill_new(to, chunks(answer))
     except (urllib.error.URLError, OSError, ValueError) as exc:
         host = urllib.parse.urlsplit(url).hostname or url
         raise NoBinary(f"cloudflared could not be downloaded from {host}: {_why(exc)}") from None
@@ -241,29 +246,22 @@ def _extract(archive: Path, folder: Path) -> Path:
             source = tar.extractfile(member)
             if source is None:
                 raise NoBinary("the cloudflared archive holds no plain `cloudflared` file")
-            with source, out.open("wb") as sink:
-                _copy(source, sink)
+            with source:
+                paths.fill_new(out, iter(lambda: source.read(_CHUNK), b""))
     except (tarfile.TarError, OSError, EOFError) as exc:
-        out.unlink(missing_ok=True)
+        remove_file(out)
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is damaged"
         raise NoBinary(f"the cloudflared archive could not be read ({why.lower()})") from None
     except BaseException:
-        out.unlink(missing_ok=True)
+        remove_file(out)
         raise
     return out
 
 
-def _copy(source: IO[bytes], sink: IO[bytes]) -> None:
-    while chunk := source.read(_CHUNK):
-        sink.write(chunk)
-
-
 def _install(path: Path, dest: Path) -> None:
     try:
-        path.chmod(0o700)
-        os.replace(path, dest)
+        paths.install_executable(path, dest)
     except OSError as exc:
-        path.unlink(missing_ok=True)
         raise NoBinary(
             f"cloudflared could not be saved in {dest.parent} ({exc.strerror})"
         ) from None

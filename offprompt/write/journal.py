@@ -208,9 +208,9 @@ class Journal:
 
     def append(self, entry: JournalEntry) -> None:
         """Add one line and fsync it; the file is 0600 and new folders 0700. Raises OSError."""
-        from offprompt.disk import walk
+        from offprompt.disk import paths, walk
 
-        _make_private_dirs(self.path.parent)
+        paths.make_private_folders(self.path.parent)
         # One write() per line with O_APPEND, so two servers appending at once (one per agent
         # session) add whole lines rather than overwrite or split each other's; a journal made
         # earlier with looser bits (by hand, or an older version) is tightened to 0600.
@@ -271,20 +271,3 @@ class Journal:
         except FileNotFoundError:
             return False
         return (st.st_dev, st.st_ino) in self.file_sink_ids()
-
-
-def _make_private_dirs(folder: Path) -> None:
-    """Create missing folders as 0700; folders that exist already are left as they are."""
-    missing: list[Path] = []
-    while not folder.exists():
-        missing.append(folder)
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    for path in reversed(missing):
-        try:
-            path.mkdir(mode=0o700)
-        except FileExistsError:
-            continue
-        # mkdir's mode passes through the umask; make it exactly 0700 (ours, nobody else's).
-        os.chmod(path, 0o700)

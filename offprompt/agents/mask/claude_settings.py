@@ -377,7 +377,7 @@ class Mask:
                         ) from None
             return files.Edit(text, "unchanged") if new == base else files.Edit(new, "updated")
 
-        files.update(local, shown, transform, new_mode=0o600)
+        files.update(local, shown, transform, new_mode=0o600, project=local.parent.parent)
         return dict(before)
 
     @staticmethod
@@ -408,7 +408,7 @@ class Mask:
 
         # Claude Code's folder goes too when the file was all it held, as the guard's remove
         # prunes it: the mask alone (`init --mask --no-guard`) would otherwise leave it empty.
-        files.update(local, shown, transform, local.parent)
+        files.update(local, shown, transform, local.parent, project=local.parent.parent)
 
     # -- what init, remove and the writes call ---------------------------------------------------
 

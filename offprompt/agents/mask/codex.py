@@ -266,7 +266,7 @@ class CodexMask(HostMask):
                 raise ConfigError(f"offprompt could not edit {shown} safely; nothing was changed.")
             return files.Edit(text, "unchanged") if new == text else files.Edit(new, "updated")
 
-        files.update(path, shown, transform)
+        files.update(path, shown, transform, project=project)
 
     def overridden(self, machine: Machine) -> list[str]:
         """What in this machine's managed files makes every Codex here leave our profile."""
@@ -326,7 +326,7 @@ class CodexMask(HostMask):
             removed[0] = True
             return files.Edit(new if new.strip() else None, "removed")
 
-        files.update(path, shown, transform, path.parent)
+        files.update(path, shown, transform, path.parent, project=project)
         return removed[0]
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from offprompt.disk import paths, walk
 from offprompt.errors import NotLinked, RefusedRequest
 from offprompt.sinks.destinations import (
     aws,
@@ -246,8 +246,8 @@ def _config_folder(dest: Destination[Any], link: Link) -> Iterator[Path | None]:
     if dest.pinned_config(link) is None:
         yield None
         return
-    with tempfile.TemporaryDirectory(prefix="offprompt-config-") as folder:
-        yield Path(folder)
+    with paths.private_temp_folder("offprompt-config-") as folder:
+        yield folder
 
 
 def pinned_args(dest: Destination[Any], link: Link, folder: Path) -> tuple[str, ...]:
@@ -259,7 +259,7 @@ def pinned_args(dest: Destination[Any], link: Link, folder: Path) -> tuple[str, 
         return ()
     name, data = pinned
     path = folder / name
-    path.write_bytes(data)
+    walk.write_new(path, data)
     return (dest.config_option, str(path))
 
 
