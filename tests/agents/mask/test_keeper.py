@@ -11,15 +11,24 @@ import os
 import re
 import sys
 import tomllib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
 
 from offprompt.agents.codex import Codex
 from offprompt.agents.machine import Machine
-from offprompt.agents.mask import MASK_RECORD, MaskPlace
+from offprompt.agents.mask import (
+    MASK_RECORD,
+    HostMask,
+    MaskKind,
+    MaskPlace,
+    MaskState,
+    Said,
+    Written,
+)
 from offprompt.agents.mask.claude_code import ClaudeCodeMask
-from offprompt.agents.mask.keeper import machine_of
+from offprompt.agents.mask.keeper import Keeper, machine_of
 from offprompt.collect.parts import Parts
 from offprompt.collect.settings import Settings
 from offprompt.disk import undo
@@ -93,6 +102,38 @@ def test_the_machine_of_an_environment_is_its_home() -> None:
     assert (Path("/somewhere/else"), "/c") == (here.home, here.environ["CODEX_HOME"])
     assert Path.home() == machine_of({"HOME": "relative"}, "linux").home
     assert Path.home() == machine_of({}, "linux").home
+
+
+class _SaysMasked(HostMask):
+    """A new host's mask that does not say where to look first: only its check."""
+
+    agent = "zed"
+    kind: MaskKind = "denied"
+
+    def install(
+        self, place: MaskPlace, written: Callable[[], Written], no_guard: bool = False
+    ) -> Said:
+        return Said(True, ())
+
+    def remove(self, place: MaskPlace) -> Said:
+        return Said(True, ())
+
+    def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> str:
+        return "kept"
+
+    def check(self, place: MaskPlace) -> MaskState | None:
+        return MaskState(self.kind, True, "denied by the test")
+
+
+def test_a_host_that_names_no_file_to_look_at_is_asked_all_the_same(
+    tmp_path: Path, project: Path
+) -> None:
+    """A host's mask without `might_cover` may mask any project (fail closed): its file is
+    written in place and its mask kept."""
+    keeper = Keeper([_SaysMasked()])
+    record = tmp_path / "state" / MASK_RECORD
+    assert keeper.covers(record, project, {})
+    assert "kept" == keeper(record, project, project / ".env", ("K",), False, {})
 
 
 # A host's files, as the masks name them: its project config, its settings, the variables that
