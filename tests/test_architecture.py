@@ -4,7 +4,7 @@ and no module past ~500 lines. Read from the source, so a new import that breaks
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +23,9 @@ class Edge:
     type_only: bool = False
     """Under `if TYPE_CHECKING:`: never imported at run time, but a dependency all the same
     (a circle of annotations is a circle of the design)."""
+    implicit: bool = False
+    """Not named by the import but run by it: the `__init__` of a package a dotted import passes
+    through (`import a.b.c` runs `a.b` first)."""
 
 
 def _modules() -> dict[str, Path]:
@@ -38,14 +41,16 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _owner(name: str) -> str | None:
-    """The offprompt module an import of `name` loads (a package's submodule, else the package)."""
-    while name and name not in MODULES:
+def _owner(name: str, known: Collection[str]) -> str | None:
+    """The module an import of `name` loads (a package's submodule, else the package)."""
+    while name and name not in known:
         name = name.rpartition(".")[0]
     return name or None
 
 
-def _targets(module: str, node: ast.Import | ast.ImportFrom, is_package: bool) -> Iterator[str]:
+def _targets(
+    module: str, node: ast.Import | ast.ImportFrom, is_package: bool, known: Collection[str]
+) -> Iterator[str]:
     if isinstance(node, ast.Import):
         for alias in node.names:
             yield alias.name
@@ -60,7 +65,7 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom, is_package: bool) -
         prefix = node.module or ""
     for alias in node.names:
         candidate = f"{prefix}.{alias.name}"
-        yield candidate if candidate in MODULES else prefix
+        yield candidate if candidate in known else prefix
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -70,16 +75,33 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _edges() -> list[Edge]:
+def _passed_through(source: str, target: str, packages: Collection[str]) -> list[str]:
+    """The packages whose `__init__` an import of `target` from `source` runs before it: each
+    package above `target`, less those above `source` (loaded before `source` itself ran)."""
+    above = target.split(".")[:-1]
+    mine = source.split(".")
+    return [
+        name
+        for i in range(1, len(above) + 1)
+        if (name := ".".join(above[:i])) in packages and above[:i] != mine[:i]
+    ]
+
+
+def read_edges(sources: Mapping[str, str], packages: Collection[str]) -> list[Edge]:
+    """The import arrows of the modules in `sources` (module name: its code; `packages` are the
+    names whose code is a package's `__init__`): at the top, inside functions and under
+    TYPE_CHECKING, and to each package `__init__` a dotted import runs on its way."""
     edges: list[Edge] = []
-    for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        is_package = path.name == "__init__.py"
+    for module, source in sources.items():
+        tree = ast.parse(source)
+        is_package = module in packages
+        root = module.split(".")[0]
 
         def walk(
             node: ast.AST,
             module: str = module,
             is_package: bool = is_package,
+            root: str = root,
             type_only: bool = False,
         ) -> None:
             for child in ast.iter_child_nodes(node):
@@ -87,10 +109,17 @@ def _edges() -> list[Edge]:
                     walk(child, type_only=True)  # annotations only: never imported at run time
                     continue
                 if isinstance(child, ast.Import | ast.ImportFrom):
-                    for name in _targets(module, child, is_package):
-                        target = _owner(name) if name.startswith("offprompt") else name
-                        if target and target != module:
-                            edges.append(Edge(module, target, child.lineno, type_only))
+                    for name in _targets(module, child, is_package, sources):
+                        ours = name == root or name.startswith(root + ".")
+                        target = _owner(name, sources) if ours else name
+                        if not target or target == module:
+                            continue
+                        edges.append(Edge(module, target, child.lineno, type_only))
+                        edges.extend(
+                            Edge(module, package, child.lineno, type_only, implicit=True)
+                            for package in _passed_through(module, target, packages)
+                            if package != module
+                        )
                     continue
                 walk(child, type_only=type_only)  # an import inside a function all the same
 
@@ -98,7 +127,10 @@ def _edges() -> list[Edge]:
     return edges
 
 
-ALL_EDGES = _edges()
+ALL_EDGES = read_edges(
+    {m: p.read_text(encoding="utf-8") for m, p in MODULES.items()},
+    {m for m, p in MODULES.items() if p.name == "__init__.py"},
+)
 EDGES = [e for e in ALL_EDGES if not e.type_only]
 """What runs: the rules of the table below hold for these; circles are looked for in all."""
 
@@ -210,6 +242,40 @@ def test_type_only_imports_are_read() -> None:
     """An import under `if TYPE_CHECKING:` is among the arrows circles are looked for in."""
     assert any(e.type_only for e in ALL_EDGES)
     assert all(not e.type_only for e in EDGES)
+
+
+# A made-up package: `p` registers `p.host`, whose declaration takes a name from `p.kit`'s
+# module `p.kit.part`; importing that runs `p.kit`'s `__init__` first, and it imports `p` back
+# inside a function. No import names `p.kit` alone, yet the circle is there at run time.
+MADE_UP = {
+    "p": "from p.host import HOST\n",
+    "p.host": "from p.kit.part import PART\nfrom p.other import X\nHOST = PART\n",
+    "p.kit": "def hosts():\n    from p import HOST\n    return HOST\n",
+    "p.kit.part": "PART = 1\n",
+    "p.other": "X = 1\n",
+}
+
+
+def test_a_dotted_import_runs_the_packages_it_passes_through() -> None:
+    """`from p.kit.part import …` is an arrow to `p.kit` too (its `__init__` runs first), so a
+    circle closed through a package's `__init__` is found; the importer's own packages (`p`
+    for `p.host`) are loaded before it and add no arrow."""
+    edges = read_edges(MADE_UP, {"p", "p.kit"})
+    pairs = {(e.source, e.target, e.implicit) for e in edges}
+    assert ("p.host", "p.kit", True) in pairs
+    assert ("p.host", "p.kit.part", False) in pairs
+    assert not any(e.source == "p.host" and e.target == "p" for e in edges)
+    graph: dict[str, set[str]] = {m: set() for m in MADE_UP}
+    for e in edges:
+        graph[e.source].add(e.target)
+    assert [["p", "p.host", "p.kit"]] == cycles(graph)
+    named = {m: set() for m in MADE_UP} | {
+        s: {e.target for e in edges if e.source == s and not e.implicit} for s in MADE_UP
+    }
+    assert [] == cycles(named)  # what the reader saw before it read the packages passed through
+    # And in the code: Codex's declaration takes its mask from agents/mask/, running its __init__.
+    real = {(e.source, e.target) for e in ALL_EDGES if e.implicit}
+    assert ("offprompt.agents.codex", "offprompt.agents.mask") in real
 
 
 def test_no_import_circle() -> None:

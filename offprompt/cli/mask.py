@@ -11,13 +11,15 @@ from pathlib import Path
 import click
 
 from offprompt.agents import AGENTS, Agent, ConfigError, Machine, get
-from offprompt.agents.mask import MASK_RECORD, MaskPlace, Said, covers
+from offprompt.agents.mask import MASK_RECORD, MaskPlace, Said
+from offprompt.agents.mask.keeper import covers
 from offprompt.cli.base import fatal
 from offprompt.sinks import atomic
 from offprompt.write.journal import Journal, default_path
 
 __all__ = [
     "MASKABLE",
+    "MASKS",
     "check_machine",
     "record_path",
     "turn_off",
@@ -29,6 +31,7 @@ __all__ = [
 # The agents whose own sandbox offprompt can point at the values it writes (or, for a host that
 # can only deny them, deny them): those whose declaration names a mask.
 MASKABLE = tuple(a.name for a in AGENTS if a.mask is not None)
+MASKS = tuple(a.mask for a in AGENTS if a.mask is not None)
 
 
 def record_path(machine: Machine) -> Path:
@@ -92,7 +95,8 @@ def turn_off(agent: str, project: Path, machine: Machine) -> bool:
         return True
     place = MaskPlace(project, machine, record_path(machine))
     said = _said(mask.remove(place))
-    if said and not covers(place.record, project):
+    here = MaskPlace(Path(os.path.realpath(project)), machine, place.record)
+    if said and not covers(MASKS, here):
         atomic.drop_keep(Path(os.path.realpath(project)))
     return said
 

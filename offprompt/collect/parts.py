@@ -1,6 +1,7 @@
 """The collaborators of one collect core, built once and passed in (tests pass fakes).
 
-Building them imports aiohttp (the page server): do it on the first call that needs them.
+Building them imports aiohttp (the page server) and every agent's declaration (the mask keeper):
+do it on the first call that needs them.
 """
 
 from __future__ import annotations
@@ -10,15 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
+    from offprompt.agents.mask.keeper import Keeper
     from offprompt.collect.settings import Settings
     from offprompt.page.loopback import PageServer
     from offprompt.store import RequestStore
     from offprompt.tunnel import Tunnel
     from offprompt.write.submit import Submitter
 
-__all__ = ["BrowserOpener", "Opener", "Parts", "keep_mask"]
+__all__ = ["BrowserOpener", "Opener", "Parts", "mask_keeper"]
 
 
 class Opener(Protocol):
@@ -39,34 +39,13 @@ class BrowserOpener:
         return await browser.open_url(url, env=self._env)
 
 
-class KeepMask:
-    """The Submitter's mask keeper (write.steps.MaskKeeper): `agents.mask`, when the project may
-    be masked (the record beside the journal exists, or Codex's project config does). The
-    agents are imported only then, so an unmasked project's write never loads them."""
+def mask_keeper() -> Keeper:
+    """Every host's mask, kept after each write (write.steps.MaskKeeper): the write room
+    imports no agent, so the process's Submitter is handed this."""
+    from offprompt.agents import AGENTS
+    from offprompt.agents.mask.keeper import Keeper
 
-    def covers(self, record: Path, project: Path) -> bool:
-        if not _maybe_masked(record, project):
-            return False
-        from offprompt.agents import mask
-
-        return mask.covers(record, project)
-
-    def __call__(
-        self, record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
-    ) -> str | None:
-        if not _maybe_masked(record, project):
-            return None
-        from offprompt.agents import mask
-
-        return mask.keep(record, project, file, names, whole)
-
-
-def _maybe_masked(record: Path, project: Path) -> bool:
-    codex = project / ".codex" / "config.toml"  # agents.codex.project_config
-    return record.exists() or codex.is_file()
-
-
-keep_mask = KeepMask()
+    return Keeper(agent.mask for agent in AGENTS if agent.mask is not None)
 
 
 @dataclass(frozen=True)
@@ -94,9 +73,8 @@ class Parts:
         from offprompt.write.submit import Submitter
 
         store = RequestStore()
-        submitter = Submitter(
-            store, Journal(settings.journal_path), env=settings.env, mask=keep_mask
-        )
+        journal = Journal(settings.journal_path)
+        submitter = Submitter(store, journal, env=settings.env, mask=mask_keeper())
         return cls(
             store=store,
             submitter=submitter,

@@ -62,18 +62,26 @@ class DestinationSender(Protocol):
 
 
 class MaskKeeper(Protocol):
-    """Brings a masked project's mask (DESIGN §15) up to date after a write."""
+    """Brings a masked project's mask (DESIGN §15) up to date after a write; `agents.mask.keeper`.
+    `record` is the mask's record beside the journal; `env` the environment the write was
+    handed, whose HOME and agents' folders are where the hosts' settings are looked for."""
 
-    def covers(self, record: Path, project: Path) -> bool:
+    def covers(self, record: Path, project: Path, env: Mapping[str, str]) -> bool:
         """Whether `project` is masked on some host (its files are then written in place)."""
         ...
 
     def __call__(
-        self, record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
+        self,
+        record: Path,
+        project: Path,
+        file: Path,
+        names: tuple[str, ...],
+        whole: bool,
+        env: Mapping[str, str],
     ) -> str | None:
         """After `names` were written to `file` (`whole`: a file sink's, the value is the file):
-        None when done or the project is not masked, else what to tell the person. `record` is
-        the mask's record beside the journal. Never raises for a mask it cannot keep."""
+        None when done or the project is not masked, else what to tell the person. Never
+        raises for a mask it cannot keep."""
         ...
 
 

@@ -40,6 +40,7 @@ from offprompt.spec import (
 from offprompt.statedir import MASK_RECORD
 from offprompt.store import RequestRecord, RequestStore
 from offprompt.write.journal import JournalEntry
+from offprompt.write.mask_step import MaskStep
 from offprompt.write.steps import DestinationSender, JournalStep, MaskKeeper, ProviderChecker
 
 OnChecked = Callable[[Mapping[str, Verdict]], None]
@@ -52,10 +53,6 @@ MAX_VALUE_BYTES: Final = 16 * 1024
 REQUIRED: Final = "Required"
 TOO_LONG: Final = "Too long: at most 16 KiB"
 NOT_TEXT: Final = "Not valid text: it holds a lone UTF-16 surrogate"
-MASK_FAILED: Final = (
-    "The values are written, but the mask could not be brought up to date for them ({why}):"
-    " until `offprompt init --mask` runs again, the agent's sandboxed commands may read them."
-)  # when the mask keeper itself failed (it reports its own problems)
 
 # A field holding only these is empty (Required, or generated), on the page and here alike.
 _BLANKS: Final = " \t\r\n"
@@ -145,21 +142,22 @@ class Submitter:
         sender: DestinationSender | None = None,
         mask: MaskKeeper | None = None,
     ) -> None:
-        """`env`: the environment the `also` programs run with (PATH, their tokens) and the
-        provider checks read (`OFFPROMPT_CHECK`, `OFFPROMPT_CHECK_BASE`); default the process
-        environment when they run.
+        """`env`: the environment the `also` programs run with (PATH, their tokens), the
+        provider checks read (`OFFPROMPT_CHECK`, `OFFPROMPT_CHECK_BASE`) and the mask is kept
+        in (HOME, the agents' folders); default the process environment when they run.
 
         The steps: `checker` asks the providers (default `write.provider`), `sender` sends to
         the `also` destinations (default `sinks.destinations`), both loaded when first needed;
         `mask` keeps a masked project's mask after each write. It has no default here, since
         the mask belongs to the agents: without one (the page's and the store's tests), no
-        mask is kept. The process's own Submitter gets it from `collect.parts.Parts.build`."""
+        mask is kept. The process's own Submitter gets the agents' (agents/mask/keeper.py) from
+        `collect.parts.Parts.build`."""
         self._store = store
         self._journal = journal
         self._env = env
         self._checker = checker
         self._sender = sender
-        self._mask = mask
+        self._mask = MaskStep(mask, journal.path.parent / MASK_RECORD, env)
 
     async def submit(
         self,
@@ -294,37 +292,12 @@ class Submitter:
                 # request is too; it must not stay claimed, nor be offered for a second write.
                 self._store.complete(request, outcome)
                 raise
-        problem = await asyncio.to_thread(self._keep_mask, request, outcome)
+        problem = await asyncio.to_thread(self._mask.keep, request, outcome)
         if problem is not None:
             outcome = replace(outcome, mask_problem=problem)
         self._store.complete(request, outcome)
         await self._record(request, outcome)
         return outcome
-
-    def _masked(self, request: RequestRecord) -> bool:
-        """Whether the project is masked, so its file is written in place (DESIGN §15); when
-        the keeper cannot tell, yes: a write in place is all or nothing too."""
-        if self._mask is None or request.sink.kind == "none":
-            return False
-        try:
-            return self._mask.covers(self._journal.path.parent / MASK_RECORD, request.project)
-        except Exception as exc:
-            _log.warning("request %s: masked? (%s)", request.id, type(exc).__name__)
-            return True
-
-    def _keep_mask(self, request: RequestRecord, outcome: WriteOutcome) -> str | None:
-        """In a masked project (DESIGN §15), the written file's mask entry made exact: None when
-        done or not masked (the keeper's to say; a `none` sink wrote no file), else what the
-        result tells the person."""
-        if self._mask is None or not outcome.file:
-            return None
-        record, file = self._journal.path.parent / MASK_RECORD, request.project / outcome.file
-        whole = request.sink.kind == "file"
-        try:
-            return self._mask(record, request.project, file, outcome.names, whole)
-        except Exception as exc:  # the file is written: say the mask is not, by its class only
-            _log.error("request %s: the mask keeper failed (%s)", request.id, type(exc).__name__)
-            return MASK_FAILED.format(why=type(exc).__name__)
 
     async def _write(
         self, request: RequestRecord, prepared: Prepared
@@ -337,7 +310,7 @@ class Submitter:
         # written. A write cut short by the exit leaves the file as it was (atomic.replace).
         if request.sink.kind == "dotenv":
             await run_off_loop(self._refuse_file_sink, request)
-        in_place = await run_off_loop(self._masked, request)
+        in_place = await run_off_loop(self._mask.in_place, request)
         result = await run_off_loop(
             sinks.write,
             request.project,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from offprompt.collect.parts import Parts, keep_mask
+from offprompt.collect.parts import Parts, mask_keeper
 from offprompt.spec import SecretSpec, SinkSpec
 
 from .harness import settings
@@ -34,6 +34,7 @@ async def test_the_process_submitter_keeps_the_mask(
 def test_an_unmasked_project_is_left_alone(tmp_path: Path, project: Path) -> None:
     """No record and no Codex project config: nothing to keep, and nothing created."""
     record = tmp_path / "state" / "mask.json"
-    assert keep_mask(record, project, project / ".env", ("API_KEY",), False) is None
+    keep = mask_keeper()
+    assert keep(record, project, project / ".env", ("API_KEY",), False, {}) is None
     assert not record.exists()
     assert not (project / ".codex").exists()

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
 from offprompt.write.journal import Journal
@@ -477,6 +477,6 @@ async def _write(world: World, values: dict[str, str]) -> None:
     store = RequestStore()
     secrets = tuple(SecretSpec(n) for n in values)
     request = store.create(secrets, SinkSpec(), world.project, "the app", ttl=60)
-    await Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask).submit(
+    await Submitter(store, Journal(world.state / "journal.jsonl"), mask=mask_keeper()).submit(
         request, values
     )

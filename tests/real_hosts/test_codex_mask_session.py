@@ -11,7 +11,7 @@ import json
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
 from offprompt.write.journal import Journal
@@ -35,7 +35,7 @@ async def _write(world: World, project_dir: str, values: dict[str, str]) -> None
     project = world.project / project_dir
     request = store.create(secrets, SinkSpec(), project, "the app", ttl=60)
     journal = Journal(world.state / "journal.jsonl")
-    await Submitter(store, journal, mask=keep_mask).submit(request, values)
+    await Submitter(store, journal, mask=mask_keeper()).submit(request, values)
 
 
 def guarded(world: World, web: str) -> dict[str, str]:

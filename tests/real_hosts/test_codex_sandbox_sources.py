@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestStore
 from offprompt.write.journal import Journal
@@ -401,7 +401,9 @@ def write_file_sink(world: World, path: str, value: str) -> WriteOutcome:
             (SecretSpec("CERT"),), SinkSpec("file", path), world.project, "the app", ttl=60
         )
         journal = Journal(world.state / "journal.jsonl")
-        box.append(await Submitter(store, journal, mask=keep_mask).submit(request, {"CERT": value}))
+        box.append(
+            await Submitter(store, journal, mask=mask_keeper()).submit(request, {"CERT": value})
+        )
 
     thread = threading.Thread(target=lambda: asyncio.run(go()))
     thread.start()

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.disk.walk import KEEP_NAME
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
@@ -75,7 +75,7 @@ async def _write(world: World, values: dict[str, str], path: str = ".env") -> No
     store = RequestStore()
     secrets = tuple(SecretSpec(n) for n in values)
     request = store.create(secrets, SinkSpec(path=path), world.project, "the app", ttl=60)
-    await Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask).submit(
+    await Submitter(store, Journal(world.state / "journal.jsonl"), mask=mask_keeper()).submit(
         request, values
     )
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from helpers import tool_or_skip
 
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.errors import WriteError
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
@@ -73,7 +73,9 @@ async def _write(project: Path, state: Path, values: dict[str, str], sink: SinkS
     store = RequestStore()
     secrets = tuple(SecretSpec(n) for n in values)
     request = store.create(secrets, sink, project, "the app", ttl=60)
-    await Submitter(store, Journal(state / "journal.jsonl"), mask=keep_mask).submit(request, values)
+    await Submitter(store, Journal(state / "journal.jsonl"), mask=mask_keeper()).submit(
+        request, values
+    )
 
 
 def test_a_session_started_above_a_masked_subfolder_gets_no_value(
@@ -262,7 +264,7 @@ def test_a_hard_link_to_a_masked_file_is_blocked_under_its_other_name(
     assert_kept_out(world, model, out)
     store = RequestStore()
     request = store.create((SecretSpec(KEY),), SinkSpec(), world.project, "the app", ttl=60)
-    submit = Submitter(store, Journal(world.state / "journal.jsonl"), mask=keep_mask)
+    submit = Submitter(store, Journal(world.state / "journal.jsonl"), mask=mask_keeper())
     with pytest.raises(WriteError, match=re.escape("find . -samefile")):
         asyncio.run(submit.submit(request, {KEY: f"sk-proj-{canary}-2"}))
 

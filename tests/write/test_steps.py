@@ -48,26 +48,40 @@ class TroubledMask:
     """A masked project whose mask cannot be brought up to date."""
 
     def __init__(self) -> None:
-        self.kept: list[tuple[Path, Path, Path, tuple[str, ...], bool]] = []
+        self.kept: list[tuple[Path, Path, Path, tuple[str, ...], bool, Mapping[str, str]]] = []
+        self.asked: list[Mapping[str, str]] = []
 
     def __call__(
-        self, record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
+        self,
+        record: Path,
+        project: Path,
+        file: Path,
+        names: tuple[str, ...],
+        whole: bool,
+        env: Mapping[str, str],
     ) -> str | None:
-        self.kept.append((record, project, file, names, whole))
+        self.kept.append((record, project, file, names, whole, env))
         return "The values are written, but the mask could not be brought up to date"
 
-    def covers(self, record: Path, project: Path) -> bool:
+    def covers(self, record: Path, project: Path, env: Mapping[str, str]) -> bool:
+        self.asked.append(env)
         return True
 
 
 class BrokenMask:
     """A keeper that fails outright, both when asked whether the project is masked and after."""
 
-    def covers(self, record: Path, project: Path) -> bool:
+    def covers(self, record: Path, project: Path, env: Mapping[str, str]) -> bool:
         raise RuntimeError(f"a keeper that fails outright, in {project}")
 
     def __call__(
-        self, record: Path, project: Path, file: Path, names: tuple[str, ...], whole: bool
+        self,
+        record: Path,
+        project: Path,
+        file: Path,
+        names: tuple[str, ...],
+        whole: bool,
+        env: Mapping[str, str],
     ) -> str | None:
         raise RuntimeError(f"a keeper that fails outright, in {file}")
 
@@ -192,20 +206,23 @@ async def test_a_checker_that_is_off_is_never_asked(tmp_path: Path, project: Pat
 async def test_a_mask_problem_is_reported_and_the_write_stands(
     tmp_path: Path, project: Path, canary: str, sink: SinkSpec, file: str, whole: bool
 ) -> None:
-    """The keeper is asked about the file just written, with the record beside the journal;
-    its problem goes into the outcome, the write stays and the request is closed and journaled."""
+    """The keeper is asked about the file just written, with the record beside the journal and
+    the environment the write was handed; its problem goes into the outcome, the write stays
+    and the request is closed and journaled."""
     store = RequestStore()
     journal = Journal(tmp_path / "state" / "journal.jsonl")
     mask = TroubledMask()
     req = make(store, project, sink=sink)
-    outcome = await Submitter(store, journal, mask=mask).submit(req, {"API_KEY": canary})
+    env = {"HOME": str(tmp_path / "another-home"), "OFFPROMPT_CHECK": "off"}
+    outcome = await Submitter(store, journal, env, mask=mask).submit(req, {"API_KEY": canary})
     assert outcome.mask_problem is not None
     assert "mask could not" in outcome.mask_problem
     assert canary in (project / file).read_text()
     assert ("written", outcome) == (req.status, req.outcome)
     assert 1 == len(journal_lines(journal))
     record = tmp_path / "state" / "mask.json"
-    assert [(record, project, project / file, ("API_KEY",), whole)] == mask.kept
+    assert [(record, project, project / file, ("API_KEY",), whole, env)] == mask.kept
+    assert [env] == mask.asked
 
 
 async def test_a_keeper_that_fails_outright_is_a_mask_problem_not_a_stuck_request(

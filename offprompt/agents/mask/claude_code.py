@@ -95,6 +95,10 @@ class ClaudeCodeMask(HostMask):
             )
         return Said(True, ("claude-code: no mask for this project",))
 
+    def might_cover(self, place: MaskPlace) -> bool:
+        # What init added for each project is in the record (mask.json): no record, no mask.
+        return place.record.exists()
+
     def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> None:
         claude_settings.keep_entry(place.record, place.project, file, names, whole)
 

@@ -148,6 +148,11 @@ class CodexMask(HostMask):
             undo.remove_records_if_empty(place.record.parent)
         return Said(True, (f"codex: took the denial out of {shown}",) if done else ())
 
+    def might_cover(self, place: MaskPlace) -> bool:
+        # The profile lives in the project's config (a teammate's copy of a committed one too,
+        # with no record of init's): no such file, no denial.
+        return self.project_config(place.project).is_file()
+
     def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> str | None:
         """The denial made to cover a file just written, where init put it; a sentence for the
         result when that denial is new, so not in force in a Codex already running."""

@@ -85,6 +85,12 @@ class HostMask(ABC):
         result when the mask is brought up to date but not yet in force (Codex's, until it
         restarts), else None."""
 
+    def might_cover(self, place: MaskPlace) -> bool:
+        """Whether the project may have a mask here, by a look at one file of the host's own
+        (nothing parsed): False only where it surely has none, so the keeper (keeper.py) asks
+        nothing more of this host for a write there. Yes unless the host says otherwise."""
+        return True
+
     def covers(self, place: MaskPlace) -> bool:
         """Whether the project has a mask here (its files are then written in place)."""
         return self.check(place) is not None

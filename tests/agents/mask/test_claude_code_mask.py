@@ -19,7 +19,7 @@ from dotenv import dotenv_values
 from helpers import tool_or_skip
 
 from offprompt.agents.mask.claude_entry import extract
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.disk.walk import KEEP_NAME
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestRecord, RequestStore
@@ -87,7 +87,7 @@ async def _write(
     request = store.create(
         tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
     )
-    submitter = Submitter(store, Journal(default_path()), mask=keep_mask)
+    submitter = Submitter(store, Journal(default_path()), mask=mask_keeper())
     return request, await submitter.submit(request, values)
 
 

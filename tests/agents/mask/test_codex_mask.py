@@ -15,7 +15,7 @@ from cli_helpers import COMMAND, snapshot
 from click.testing import Result
 
 from offprompt.agents.mask.codex import covered
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.guard.protected import DOTENV_NAMES
 from offprompt.spec import SecretSpec, SinkSpec, WriteOutcome
 from offprompt.store import RequestStore
@@ -58,7 +58,7 @@ def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -
         request = store.create(
             tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
         )
-        submitter = Submitter(store, Journal(default_path()), mask=keep_mask)
+        submitter = Submitter(store, Journal(default_path()), mask=mask_keeper())
         return await submitter.submit(request, values)
 
     return asyncio.run(go())
@@ -259,7 +259,7 @@ def test_a_write_beside_a_broken_codex_config_that_is_not_ours_says_nothing(
     async def go() -> object:
         store = RequestStore()
         request = store.create((SecretSpec("APP_TOKEN"),), SinkSpec(), project, "r", ttl=60)
-        return await Submitter(store, Journal(default_path()), mask=keep_mask).submit(
+        return await Submitter(store, Journal(default_path()), mask=mask_keeper()).submit(
             request, {"APP_TOKEN": canary}
         )
 

@@ -20,12 +20,13 @@ from offprompt.agents.mask import (
     MaskState,
     Said,
     Written,
-    keep,
-    masks,
 )
+from offprompt.agents.mask.keeper import keep
 from offprompt.agents.zed import Zed
+from offprompt.collect.parts import mask_keeper
 
 MASKED = [a for a in agents.AGENTS if a.mask is not None]
+MASKS = [_a.mask for _a in MASKED if _a.mask is not None]
 
 
 def test_the_agents_with_a_mask_are_the_hosts_that_have_one() -> None:
@@ -33,7 +34,7 @@ def test_the_agents_with_a_mask_are_the_hosts_that_have_one() -> None:
     assert {"claude-code": "masked", "codex": "denied"} == {
         a.name: a.mask.kind for a in MASKED if a.mask is not None
     }
-    assert [a.mask for a in MASKED] == list(masks())
+    assert [a.mask for a in MASKED] == list(mask_keeper().masks)
     assert all(a.mask.agent == a.name for a in MASKED if a.mask is not None)
 
 
@@ -105,7 +106,7 @@ def test_keep_leaves_a_project_without_a_mask_alone(
     (project / ".env").write_text(f"APP_TOKEN={canary}\n")
     before = snapshot(home, project)
     _mask_of(agent).keep(place, project / ".env", ("APP_TOKEN",), False)
-    assert None is keep(place.record, project, project / ".env", ("APP_TOKEN",), False)
+    assert None is keep(MASKS, place, project / ".env", ("APP_TOKEN",), False)
     assert before == snapshot(home, project)
 
 
@@ -135,6 +136,9 @@ class _FakeMask(HostMask):
 
     def remove(self, place: MaskPlace) -> Said:
         return Said(True, ())
+
+    def might_cover(self, place: MaskPlace) -> bool:
+        return self.state is not None
 
     def keep(self, place: MaskPlace, file: Path, names: Iterable[str], whole: bool) -> None:
         return None

@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import COMMAND
 from click.testing import Result
 
-from offprompt.collect.parts import keep_mask
+from offprompt.collect.parts import mask_keeper
 from offprompt.disk.walk import KEEP_NAME
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
@@ -36,7 +36,7 @@ def write(project: Path, values: dict[str, str], sink: SinkSpec | None = None) -
         request = store.create(
             tuple(SecretSpec(n) for n in values), sink or SinkSpec(), project, "the app", ttl=60
         )
-        outcome = await Submitter(store, Journal(default_path()), mask=keep_mask).submit(
+        outcome = await Submitter(store, Journal(default_path()), mask=mask_keeper()).submit(
             request, values
         )
         assert outcome.mask_problem is None, outcome.mask_problem
