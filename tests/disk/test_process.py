@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import signal
 import sys
 import threading
 import time
@@ -52,6 +53,32 @@ def test_a_sleeper_is_killed_at_the_limit_with_its_grandchild(tmp_path: Path) ->
     assert (None, True, False) == (ended.code, ended.stopped, ended.too_long)
     assert 0.5 <= took < 0.5 + process.GRACE + 1.5
     assert (b"working\n", b"stuck\n") == (ended.out, ended.err)
+    assert _gone(int(pid_file.read_text()))
+
+
+def test_an_interruption_kills_the_program_with_what_it_started(tmp_path: Path) -> None:
+    """An exception raised into the wait (Ctrl-C: KeyboardInterrupt) goes on up, and the
+    program and the child it started are killed first, not left running."""
+    pid_file = tmp_path / "grandchild"
+
+    def interrupt(signum: int, frame: object) -> None:
+        if pid_file.exists() and pid_file.read_text().strip():  # once the child is running
+            raise KeyboardInterrupt
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+
+    before = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.2)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            process.run(
+                [SH, "-c", f"sleep 60 & echo $! > {pid_file}; wait"],
+                env={"PATH": "/usr/bin:/bin"},
+                timeout=30,
+            )
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
     assert _gone(int(pid_file.read_text()))
 
 

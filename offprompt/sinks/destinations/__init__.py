@@ -3,7 +3,9 @@ values after the local write, each on its stdin.
 
 One module per kind implements `interface.Destination` and says everything about it; `KINDS`
 registers them, and the `also` schema, its parse, the CLI's `--also`, the page and the send
-all read it. `linked` reads the project's files, `runner` runs the programs.
+all read it. `linked` reads the project's files, `runner` runs the programs (through the one
+runner, disk.process) and reduces what they print to a line; a kind that runs no program
+(the keyring) does its work in its own `send`, and nothing here treats it apart.
 """
 
 from __future__ import annotations
