@@ -97,7 +97,7 @@ class Sent:
     sent: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
     done: str = ""
-    """What results say after `sent …` when all went (a store: whether the secret was new)."""
+    """What results say after the labels when all went (a store: whether the secret was new)."""
     said: str = "sent"
     """The word results put before the labels (`saved` for a kind that keeps them itself)."""
 
