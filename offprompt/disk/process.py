@@ -147,8 +147,9 @@ def run(
         exited = proc.poll()
         _kill(proc)
         if exited is not None:
-            # It ended in time; something it left running (in a session of its own, out of
-            # reach of the kill) still holds its output open. Its exit status is the answer.
+            # It ended in time; something it left running still held its output open (killed
+            # now with its group, or out of reach in a session of its own). Its exit status is
+            # the answer.
             return Ended(exited, b"".join(out), b"".join(err))
         # What it printed before it hung says why: read what is left, briefly.
         if _exchange(proc, b"", time.monotonic() + GRACE, most, out, err) == "too long":
@@ -165,7 +166,7 @@ def run(
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     """Kill the program's whole group (it leads it), and the program itself whatever came of
-    that; reaped by the caller's wait."""
+    that, and reap it."""
     import contextlib
     import signal
 
