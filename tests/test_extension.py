@@ -262,6 +262,29 @@ def test_a_kind_linked_by_the_environment_that_runs_no_program_sends_itself(
     assert note.kept == {"A_KEY": "a1"}
 
 
+def test_a_kind_that_runs_no_program_is_shown_in_its_own_words(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page shows a kind that runs no program by its label, the names it keeps, and its own
+    note on where (the default one here): no command line, no "not installed"."""
+    monkeypatch.setitem(destinations.KINDS, "note", _NoteDestination())
+    env = {"PATH": "", "NOTE_BOOK": "blue"}
+    planned = destinations.plan(project, [_NoteSpec()], ["A_KEY"], env=env)
+
+    async def page() -> str:
+        store = RequestStore()
+        request = store.create(
+            [SecretSpec("A_KEY")], SinkSpec(), project, "r", ttl=60, also=planned
+        )
+        return render.render_form(request, None, csp_nonce="n", expires_in=60)
+
+    body = asyncio.run(page())
+    assert 'id="also-0" checked> Note as <strong dir="ltr">note it in blue</strong>' in body
+    assert "offprompt does this itself, in <strong>book blue</strong>: no program runs." in body
+    assert "Runs <code" not in body
+    assert "not installed" not in body
+
+
 def _string_constants(path: Path) -> set[str]:
     """Every string constant of a module, docstrings and f-string parts included."""
     tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -4,11 +4,8 @@ once, each stopped with everything it started when it has not answered within it
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
 import signal
-import subprocess
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,6 +14,7 @@ from pathlib import Path
 from offprompt import disk
 from offprompt.agents.command import shebang
 from offprompt.agents.interface import Machine
+from offprompt.disk import process
 
 __all__ = ["TIMEOUT", "Check", "Probe", "run_checks"]
 
@@ -72,16 +70,9 @@ def run_checks(
 def _run(argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], timeout: float) -> Check:
     shown = shlex.join(argv)
     try:
-        # Its own session, so a timeout kills whatever it started too (uvx starts a Python).
-        proc = subprocess.Popen(  # noqa: S603 - the program a config names, checked by _resolve
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-        )
+        # The one runner: its own session, so a timeout kills whatever it started too (uvx
+        # starts a Python); stdin closed.
+        ended = process.run(argv, env=env, cwd=cwd, timeout=timeout)
     except OSError as e:
         missing = _missing_interpreter(argv[0]) if isinstance(e, FileNotFoundError) else None
         if missing is not None:
@@ -89,17 +80,14 @@ def _run(argv: tuple[str, ...], cwd: Path, env: Mapping[str, str], timeout: floa
                 False, f"`{shown}` could not start: its interpreter {missing} is gone", argv
             )
         return Check(False, f"`{shown}` could not start ({disk.reason(e)})", argv)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        answered = proc.poll() is not None  # it exited; something it left holds the pipes
-        _kill_group(proc)
-        out, err = _drain(proc)
-        if not answered:
-            return Check(False, f"`{shown}` did not answer within {timeout:g} s", argv)
-    if proc.returncode != 0:
+    if ended.stopped:
+        return Check(False, f"`{shown}` did not answer within {timeout:g} s", argv)
+    if ended.code is None:
+        return Check(False, f"`{shown}` printed more than {process.MOST} bytes", argv)
+    out, err = ended.out, ended.err
+    if ended.code != 0:
         said = _last_line(err) or _last_line(out)
-        why = f"`{shown}` exited with {_exit_status(proc.returncode)}"
+        why = f"`{shown}` exited with {_exit_status(ended.code)}"
         return Check(False, f"{why}: {said}" if said else why, argv)
     version = _first_line(out) or _first_line(err)
     return Check(True, f"answers `{shown}`", argv, version)
@@ -110,27 +98,6 @@ def _missing_interpreter(program: str) -> str | None:
     script belonged to was deleted or rebuilt), else None."""
     word = shebang(program)
     return word if word is not None and not Path(word).exists() else None
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        proc.kill()
-
-
-def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
-    try:
-        return proc.communicate(timeout=1)
-    except subprocess.TimeoutExpired:
-        # A process outside the group still holds the pipes: stop reading, keep nothing.
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                with contextlib.suppress(OSError):
-                    pipe.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=1)
-        return b"", b""
 
 
 def _exit_status(code: int) -> str:

@@ -1,9 +1,9 @@
-"""The one way offprompt runs git (DESIGN §2): the binary found on PATH by an absolute path, no
-shell, none of this process's GIT_* variables, no stdin unless given, a time limit and bounded
-output, always.
+"""The one way offprompt runs git (DESIGN §2): the binary found on PATH by an absolute path, none
+of this process's GIT_* variables, run through the one runner (disk.process: no shell, no stdin
+unless given, a time limit and bounded output, always).
 
-Light enough for the guard's hook: it imports only `os` and `errno` at first, and the
-subprocess machinery when git is run. What git's answer means stays with each caller.
+Light enough for the guard's hook: it imports only `os`, `errno` and the runner at first, and
+the subprocess machinery when git is run. What git's answer means stays with each caller.
 """
 
 from __future__ import annotations
@@ -12,11 +12,7 @@ import errno
 import os
 from collections.abc import Sequence
 
-# No subprocess at import: the guard imports this module only when it asks git, and others may
-# import it for its types.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import subprocess
+from offprompt.disk import process
 
 __all__ = [
     "MOST",
@@ -41,8 +37,6 @@ repository (a huge blob, a config of many megabytes) cannot fill this process's 
 # so no caller's argv changes. core.fsmonitor names a program a repository can configure; none of
 # offprompt's questions needs it, and a crafted project must not get one run by asking.
 _PROTECTIONS = "'core.fsmonitor=false'"
-_CHUNK = 32768
-_PIPE_BUF = 4096  # a write of at most this much to a pipe poll calls writable does not block
 
 
 class GitError(Exception):
@@ -114,18 +108,10 @@ class Answer:
 
 
 def find() -> str | None:
-    """git's absolute path, as PATH names it (shutil.which's look, without its import), or None.
-
-    An empty or relative PATH entry is skipped: it would name a folder of wherever offprompt
-    runs, and a project can hold a program called `git`.
-    """
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        if not os.path.isabs(folder):
-            continue
-        path = os.path.join(folder, "git")
-        if os.access(path, os.X_OK) and not os.path.isdir(path):
-            return path
-    return None
+    """git's absolute path, as PATH names it, or None (an empty or relative PATH entry is
+    skipped: it would name a folder of wherever offprompt runs, and a project can hold a program
+    called `git`)."""
+    return process.find(("git",), os.environ)
 
 
 def run(
@@ -137,7 +123,8 @@ def run(
     most: int = MOST,
     keep_locale: bool = False,
 ) -> Answer:
-    """Run `git ARGS` in `cwd` and wait for it, at most `timeout` seconds.
+    """Run `git ARGS` in `cwd` and wait for it, at most `timeout` seconds (disk.process: no
+    shell, its own process group, killed with what it started at the limit).
 
     Its environment is this process's without any GIT_* variable (GIT_DIR, GIT_WORK_TREE,
     GIT_CONFIG_PARAMETERS... would make git answer about another repository, or configure it),
@@ -148,92 +135,17 @@ def run(
     git = find()
     if git is None:
         raise NotFound()
-    import subprocess
-    import time
-
     argv = [git, *args]
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_CONFIG_PARAMETERS"] = _PROTECTIONS
     if not keep_locale:
         env["LC_ALL"] = "C"
-    deadline = time.monotonic() + timeout
     try:
-        proc = subprocess.Popen(  # noqa: S603 - git by its absolute path, no shell
-            argv,
-            bufsize=0,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except OSError as e:
+        ended = process.run(argv, env=env, cwd=cwd, stdin=input, timeout=timeout, most=most)
+    except OSError as e:  # could not start, or a pipe that failed under us: no answer either
         raise NotStarted(e) from None
-    try:
-        outputs = _exchange(proc, input or b"", deadline, most)
-        if outputs is None:
-            raise TimedOut(argv, timeout)
-        try:
-            returncode = proc.wait(max(deadline - time.monotonic(), 0))
-        except subprocess.TimeoutExpired:
-            raise TimedOut(argv, timeout) from None
-    except OSError as e:  # a pipe that failed under us: no answer either
-        raise NotStarted(e) from None
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            proc.wait()
-        for pipe in (proc.stdin, proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
-    return Answer(returncode, *outputs)
-
-
-def _exchange(
-    proc: subprocess.Popen[bytes], data: bytes, deadline: float, most: int
-) -> tuple[bytes, bytes] | None:
-    """Feed `data` to git and read its two outputs at once (a pipe left full would stall it),
-    each up to `most` bytes, until both end: subprocess.communicate with bounds. None when the
-    deadline passes first; TooLong past `most`."""
-    import selectors
-    import time
-
-    if proc.stdout is None or proc.stderr is None:  # not the case: both are opened as pipes
-        raise ValueError("git's output is not piped")
-    out, err = proc.stdout.fileno(), proc.stderr.fileno()
-    read: dict[int, list[bytes]] = {out: [], err: []}
-    size = dict.fromkeys(read, 0)
-    stdin = proc.stdin
-    offset = 0
-    with selectors.DefaultSelector() as selector:
-        for fd in read:
-            selector.register(fd, selectors.EVENT_READ)
-        if stdin is not None:
-            if data:
-                selector.register(stdin.fileno(), selectors.EVENT_WRITE)
-            else:
-                stdin.close()
-        while selector.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            for key, _ in selector.select(left):
-                fd = key.fd
-                if fd in read:
-                    chunk = os.read(fd, min(_CHUNK, most + 1 - size[fd]))
-                    if not chunk:
-                        selector.unregister(fd)
-                        continue
-                    read[fd].append(chunk)
-                    size[fd] += len(chunk)
-                    if size[fd] > most:
-                        raise TooLong(most)
-                elif stdin is not None:
-                    try:
-                        offset += os.write(fd, data[offset : offset + _PIPE_BUF])
-                    except BrokenPipeError:  # git stopped reading: what it prints still counts
-                        offset = len(data)
-                    if offset >= len(data):
-                        selector.unregister(fd)
-                        stdin.close()
-    return b"".join(read[out]), b"".join(read[err])
+    if ended.too_long:
+        raise TooLong(most)
+    if ended.code is None:
+        raise TimedOut(argv, timeout)
+    return Answer(ended.code, ended.out, ended.err)

@@ -158,8 +158,8 @@ def _also(request: RequestRecord) -> str:
             if missing
             else ""
         )
-        if planned.in_process:
-            rows.append(_saved_row(i, planned))
+        if not planned.runs_program:
+            rows.append(_no_program_row(i, planned))
             continue
         rows.append(
             f'<li class="also-item" data-kind="{esc(planned.kind)}">'
@@ -178,17 +178,17 @@ def _also(request: RequestRecord) -> str:
     )
 
 
-def _saved_row(i: int, planned: "Planned") -> str:
-    """The keyring's row (DESIGN §13.2): the store and the exact service / name it saves as."""
+def _no_program_row(i: int, planned: "Planned") -> str:
+    """The row of a kind that runs no program (the keyring, DESIGN §13.2): what it is called,
+    the exact names it keeps the values as, and its own note on where (the target in bold)."""
+    before, marked, after = planned.page_note.partition("{target}")
+    target = f"<strong>{esc(visible(planned.link.target))}</strong>" if marked else ""
     return (
         f'<li class="also-item" data-kind="{esc(planned.kind)}">'
         f'<label class="check"><input type="checkbox" form="collect" name="also.{i}" '
-        f'value="1" id="also-{i}" checked> Save in your keyring as '
+        f'value="1" id="also-{i}" checked> {esc(planned.label)} as '
         f'<strong dir="ltr">{esc(visible(planned.command))}</strong></label>'
-        f'<p class="also-command">In this computer\'s <strong>'
-        f"{esc(visible(planned.link.target))}</strong>, under service offprompt, replacing what"
-        " is saved there under those names. Later requests in any project can fill them from"
-        " there.</p></li>"
+        f'<p class="also-command">{esc(before)}{target}{esc(after)}</p></li>'
     )
 
 

@@ -387,8 +387,8 @@ SLOW_IMPORTS = ("typing", "dataclasses", "inspect", "pathlib", "secrets", "shuti
 
 def test_running_git_loads_no_slow_module(repo: Path) -> None:
     """A fresh interpreter that imports the runner and runs git once has loaded none of the slow
-    modules, and of offprompt only the disk package and its runner (the package's root loads
-    the error tree only when asked for it)."""
+    modules, and of offprompt only the disk package, its git runner and the one process runner
+    under it (the package's root loads the error tree only when asked for it)."""
     script = (
         "import sys\n"
         "from offprompt.disk import git\n"
@@ -400,6 +400,5 @@ def test_running_git_loads_no_slow_module(repo: Path) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
 
-    assert ["[]", "['offprompt', 'offprompt.disk', 'offprompt.disk.git']"] == (
-        done.stdout.splitlines()
-    )
+    loaded = "['offprompt', 'offprompt.disk', 'offprompt.disk.git', 'offprompt.disk.process']"
+    assert ["[]", loaded] == (done.stdout.splitlines())

@@ -3,7 +3,9 @@ values after the local write, each on its stdin.
 
 One module per kind implements `interface.Destination` and says everything about it; `KINDS`
 registers them, and the `also` schema, its parse, the CLI's `--also`, the page and the send
-all read it. `linked` reads the project's files, `runner` runs the programs.
+all read it. `linked` reads the project's files, `runner` runs the programs (through the one
+runner, disk.process) and reduces what they print to a line; a kind that runs no program
+(the keyring) does its work in its own `send`, and nothing here treats it apart.
 """
 
 from __future__ import annotations
@@ -149,7 +151,8 @@ def parse(raw: Sequence[Mapping[str, Any]]) -> tuple[DestinationSpec, ...]:
 @dataclass(frozen=True)
 class Planned:
     """One destination as the page shows it before the submit: its link, the command line,
-    and the program's path on PATH (None: missing, said on the page before the submit)."""
+    and the program's path on PATH (None: missing, said on the page before the submit, or a
+    kind that runs none)."""
 
     spec: DestinationSpec
     link: Link
@@ -166,9 +169,16 @@ class Planned:
         return destination_for(self.kind).label
 
     @property
-    def in_process(self) -> bool:
-        """offprompt saves the values itself (the keyring): no program runs."""
-        return destination_for(self.kind).in_process
+    def runs_program(self) -> bool:
+        """A program is run to send (else the kind's own `send` does the work, `page_note`
+        says where)."""
+        return bool(destination_for(self.kind).programs)
+
+    @property
+    def page_note(self) -> str:
+        """For a kind that runs no program: what the page says under its row (`{target}`
+        stands for the link's target)."""
+        return destination_for(self.kind).page_note
 
     @property
     def missing(self) -> str | None:
@@ -195,7 +205,7 @@ def plan(
             link = dest.link(project, spec, env)
         except NotLinked as e:
             raise NotLinked(f"also[{i}] ({spec.kind}): {e}") from None
-        program = "offprompt" if dest.in_process else runner.find_program(dest.programs, env)
+        program = runner.find_program(dest.programs, env)
         out.append(Planned(spec, link, dest.describe(link, spec, names), program))
     return tuple(out)
 
@@ -289,12 +299,6 @@ def _send_one(
         return result("failed", f"the link changed since the page opened: {e}")
     if now != planned.link:
         return result("failed", "the project's link changed since the page opened; not sent")
-    if dest.in_process:
-        saved, failed = dest.save(now, planned.spec, values)
-        if failed:
-            kept = f" (saved {', '.join(saved)})" if saved else ""
-            return result("failed", "; ".join(failed) + kept)
-        return result("sent", f"saved {', '.join(saved)}")
     program = runner.find_program(dest.programs, env)
     if program is None and dest.programs:
         return result("skipped", planned.missing or "the program is not installed")
@@ -333,6 +337,6 @@ def _send_one(
         done = dest.send(now, planned.spec, sendable, run)
     problems.extend(done.problems)
     if problems:
-        went = f" (sent {', '.join(done.sent)})" if done.sent else ""
+        went = f" ({done.said} {', '.join(done.sent)})" if done.sent else ""
         return result("failed", "; ".join(problems) + went)
-    return result("sent", f"sent {', '.join(done.sent)}{done.done}")
+    return result("sent", f"{done.said} {', '.join(done.sent)}{done.done}")

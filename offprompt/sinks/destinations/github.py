@@ -7,7 +7,6 @@ stdin when `--body` is absent and stdin is not a terminal, and drops line breaks
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +88,7 @@ class GithubDestination(Destination[GithubSpec]):
     def link(self, project: Path, spec: GithubSpec, env: Mapping[str, str]) -> Link:
         try:
             remote = linked.first_remote(project)
-        except (OSError, ValueError, subprocess.SubprocessError) as e:
+        except (OSError, ValueError) as e:
             raise NotLinked(
                 f"the project is not linked to GitHub: git could not list its remotes ({e})."
             ) from None

@@ -23,7 +23,9 @@ files are read, and the send reads the same mapping again to check nothing moved
 
 The send: a kind whose runs do not depend on one another lists them in `calls`; a kind that
 must ask first and decide (a store: is there a secret at the path already?) overrides `send`,
-which gets each run's answer through the `run` it is handed (that `run` keeps the limit).
+which gets each run's answer through the `run` it is handed (that `run` keeps the limit). A kind
+that runs no program (`programs == ()`, the keyring) overrides `send` and does the work there;
+nothing outside its module treats it apart.
 """
 
 from __future__ import annotations
@@ -95,7 +97,9 @@ class Sent:
     sent: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
     done: str = ""
-    """What results say after `sent …` when all went (a store: whether the secret was new)."""
+    """What results say after the labels when all went (a store: whether the secret was new)."""
+    said: str = "sent"
+    """The word results put before the labels (`saved` for a kind that keeps them itself)."""
 
 
 class Destination(ABC, Generic[S]):
@@ -120,8 +124,9 @@ class Destination(ABC, Generic[S]):
     """Lines the program signs off with that say nothing about what happened."""
     config_option: ClassVar[str] = "--config"
     """How the program is pointed at a config file (`pinned_config`)."""
-    in_process: ClassVar[bool] = False
-    """True: offprompt itself saves the values (`save`), no program is looked for or run."""
+    page_note: ClassVar[str] = "offprompt does this itself, in {target}: no program runs."
+    """For a kind that runs no program: what the page says under its row, `{target}` standing
+    for the link's target (a kind that runs one is shown by its command line)."""
 
     def properties(self) -> dict[str, Any]:
         """The JSON Schema of each field its `also` entry takes besides `kind` (DESIGN §13),
@@ -166,10 +171,6 @@ class Destination(ABC, Generic[S]):
             else:
                 problems.append(f"{call.label}: {ran.detail}")
         return Sent(tuple(sent), tuple(problems))
-
-    def save(self, link: Link, spec: S, values: Mapping[str, str]) -> tuple[list[str], list[str]]:
-        """An `in_process` kind's send of `values`: (what was saved, each problem), value-free."""
-        raise NotImplementedError(f"{self.kind} runs a program")
 
     def unsafe(self, name: str, value: str) -> str | None:
         """Why the program would not receive `value` exactly, else None. Never quotes it; a

@@ -1,5 +1,6 @@
-"""Running a destination's program: no shell, the values on stdin only, a time limit, and its
-output reduced to one line with every value taken out.
+"""Running a destination's program through the one runner (disk.process: no shell, the values
+on stdin only, a time limit, bounded output), and its output reduced to one line with every
+value taken out.
 
 The values never go into argv, the environment or a file; what the program prints is read into
 memory only, and only its scrubbed last line leaves this module.
@@ -7,17 +8,14 @@ memory only, and only its scrubbed last line leaves this module.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import signal
-import subprocess
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from offprompt.disk import process
 from offprompt.echo import echoes
 
 __all__ = ["TIMEOUT_SECONDS", "Ran", "child_env", "find_program", "last_line", "run"]
@@ -41,7 +39,7 @@ class Ran:
     `out` and `err` are what it printed, unscrubbed and in memory only, for a destination that
     reads the program's answer (a store's current secret, the words of its error): never shown,
     logged or returned past the destination's module. `code` is its exit status (None: not run,
-    or stopped at the limit); `stopped` says it was stopped at the limit."""
+    or stopped: at the limit, `stopped`, or for printing more than 4 MiB)."""
 
     ok: bool
     detail: str
@@ -53,15 +51,9 @@ class Ran:
 
 def find_program(names: Sequence[str], env: Mapping[str, str]) -> str | None:
     """The absolute path of the first of `names` on `env`'s PATH, else None."""
-    # Only absolute folders: an empty entry or `.` would be the project, where the agent can
-    # put a program of its own named `gh` or `fly`.
-    folders = env.get("PATH", os.defpath).split(os.pathsep)
-    path = os.pathsep.join(f for f in folders if os.path.isabs(f))
-    for name in names:
-        found = shutil.which(name, path=path)
-        if found is not None:
-            return os.path.abspath(found)
-    return None
+    # Only absolute folders (disk.process.find): an empty entry or `.` would be the project,
+    # where the agent can put a program of its own named `gh` or `fly`.
+    return process.find(names, env)
 
 
 def child_env(env: Mapping[str, str], drop: Collection[str]) -> dict[str, str]:
@@ -84,50 +76,29 @@ def run(
     noise: Sequence[re.Pattern[str]] = (),
     limit: float | None = None,
 ) -> Ran:
-    """Run `program args` in `cwd` with `stdin` as its whole input; blocking, at most `timeout`
-    seconds (then its process group is killed). `values` are taken out of what it printed; the
+    """Run `program args` in `cwd` with `stdin` as its whole input, through the one runner
+    (disk.process); blocking, at most `timeout` seconds (then its process group is killed), at
+    most 4 MiB on each output (then too). `values` are taken out of what it printed; the
     detail is the last line of stderr on failure (of stdout on success), the other stream's
     when that one is blank; lines matching `noise` (a program's own sign-off) do not count.
     `limit` is the limit a stop is reported against (the destination's whole one, of which
     `timeout` is what is left), `timeout` when None."""
     try:
-        proc = subprocess.Popen(  # noqa: S603 - argv from fixed parts and the project's files
-            [program, *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env),
-            close_fds=True,
-            start_new_session=True,  # its own group, so a timeout kills its children too
-        )
+        ended = process.run([program, *args], env=env, cwd=cwd, stdin=stdin, timeout=timeout)
     except OSError as e:
         return Ran(False, f"could not start ({(e.strerror or type(e).__name__).lower()})")
-    try:
-        out, err = proc.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        if proc.poll() is not None:
-            # It ended in time; something it left running (in a session of its own, out of
-            # reach of the kill) still holds its output open. Its exit status is the answer.
-            _close(proc)
-            code = proc.returncode
-            return Ran(code == 0, "" if code == 0 else f"exit status {code}", code)
-        _kill(proc)
-        try:
-            out, err = proc.communicate(timeout=2)
-        except subprocess.TimeoutExpired:
-            _close(proc)
-            proc.wait()
-            out, err = b"", b""
+    out, err = ended.out, ended.err
+    code = ended.code
+    if code is None:
         line = last_line(err, values, noise) or last_line(out, values, noise)
         said = timeout if limit is None else limit
-        detail = f"stopped after {said:g} s" + (f": {line}" if line else "")
-        return Ran(False, detail, stopped=True, out=out, err=err)
-    except BaseException:
-        _kill(proc)
-        proc.wait()
-        raise
-    code = proc.returncode
+        why = (
+            f"stopped: it printed more than {process.MOST // (1024 * 1024)} MiB"
+            if ended.too_long
+            else f"stopped after {said:g} s"
+        )
+        detail = why + (f": {line}" if line else "")
+        return Ran(False, detail, stopped=ended.stopped, out=out, err=err)
     if code == 0:
         line = last_line(out, values, noise) or last_line(err, values, noise)
         return Ran(True, line, code, out=out, err=err)
@@ -135,20 +106,6 @@ def run(
     line = last_line(err, values, noise) or last_line(out, values, noise)
     why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     return Ran(False, f"{line} ({why})" if line else why, code, out=out, err=err)
-
-
-def _close(proc: subprocess.Popen[bytes]) -> None:
-    """Stop reading a program's output that something else keeps open."""
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
 
 
 def last_line(output: bytes, values: Collection[str], noise: Sequence[re.Pattern[str]] = ()) -> str:
