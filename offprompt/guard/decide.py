@@ -11,7 +11,7 @@ import os
 from _collections_abc import Mapping
 
 from offprompt import hosts, rx
-from offprompt.guard import bash, commands, implied, search
+from offprompt.guard import bash, commands, implied
 from offprompt.guard.check import Check
 from offprompt.guard.protected import Protected
 
@@ -126,6 +126,8 @@ def _listing(check: Check, tool_input: Mapping[str, object]) -> str | None:
 @_command_first
 def _search(check: Check, tool_input: Mapping[str, object]) -> str | None:
     """A search tool given a folder: every file it would open under it (search.py)."""
+    from offprompt.guard import search  # a search's module, for the calls that run one
+
     return search.tool(check, tool_input)
 
 
@@ -150,6 +152,8 @@ def _grep(check: Check, tool_input: Mapping[str, object]) -> str | None:
             hit = check.path(value, glob=key == "glob" or any(c in value for c in "*?["))
             if hit is not None:
                 return hit
+    from offprompt.guard import search  # a search's module, for the calls that run one
+
     paths = [p for p in _strings(tool_input.get("path", tool_input.get("paths"))) if p] or [""]
     glob = tool_input.get("glob")
     base = check.cwd
