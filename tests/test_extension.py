@@ -394,6 +394,17 @@ FACTS = textwrap.dedent(
         "tools": {"demo_shell": "shell", "demo_edit": "write", "demo_notes": None},
         "before_tool": ("DemoBeforeTool",),
         "guard_files": ("/.demo/hooks.json",),
+        "dialect": {
+            "claims": lambda event: "demo_action" in event,
+            "normalise": lambda event: {
+                "hook_event_name": "DemoBeforeTool",
+                "tool_name": "demo_shell",
+                "tool_input": {"command": event["demo_action"]},
+                "cwd": event.get("demo_cwd"),
+            },
+            "deny": lambda why: '{"demo": "deny"}',
+            "allow": '{"demo": "allow"}',
+        },
     }
     """
 )
@@ -469,6 +480,29 @@ def test_a_new_host_s_guard_files_are_kept_from_every_host_s_writes(
     either (a hook taken out is the guard taken away)."""
     write = {"tool_name": "Write", "tool_input": {"file_path": "sub/.demo/hooks.json"}}
     assert "sub/.demo/hooks.json" == _guard(project, write)
+
+
+def test_a_new_host_s_dialect_is_read_and_answered_by_the_guard(
+    demo_host: Mapping[str, Any],
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    canary: str,
+) -> None:
+    """The hook reads an event its dialect claims, blocks `cat .env` in it and answers in the
+    host's words on stdout; a call it lets through gets the host's allow."""
+    from offprompt.guard import hook
+
+    (project / ".env").write_text(f"A={canary}\n")
+    env = {"HOME": str(project / "home"), "OFFPROMPT_STATE_DIR": str(project / "state")}
+    event = {"demo_action": "cat .env", "demo_cwd": str(project)}
+    assert 2 == hook.main(json.dumps(event).encode(), env, deadline=None)
+    blocked = capsys.readouterr()
+    assert '{"demo": "deny"}\n' == blocked.out
+    event["demo_action"] = "ls"
+    assert 0 == hook.main(json.dumps(event).encode(), env, deadline=None)
+    let = capsys.readouterr()
+    assert '{"demo": "allow"}\n' == let.out
+    assert canary not in blocked.out + blocked.err + let.out + let.err
 
 
 def test_every_agent_is_a_host() -> None:
