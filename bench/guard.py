@@ -18,7 +18,7 @@ so a machine that slows down slows both alike), the ratio of a call let through 
 (the median over those pairs), and the bounds (DESIGN §14: 50 ms per call; issue 45: a call let
 through within 1.5x the floor). Beside them, the least any guard in Python can cost: an
 interpreter with no site (`-I -S`) importing only `os` and the C halves of `re` and `json`
-(`_sre`, `_json`), which the guard needs (offprompt/rx.py, offprompt/guard/jsonread.py).
+(`_sre`, `_json`), which the guard needs (offprompt/rx.py, offprompt/jsonread.py).
 Then the same calls let through as a host runs the hook: `bash -c` with the command init writes
 (the fail-closed `sh` wrapper of DESIGN §9) beside `bash -c` with the bare command.
 Then the worst inputs (DESIGN §14: bounded, <= 1 s, for any input up to the host's limit): one

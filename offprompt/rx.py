@@ -50,7 +50,8 @@ MULTILINE = 8
 DOTALL = 16
 ASCII = 256
 
-# The guard's modules (and the bash lexer they share), whose patterns the table holds.
+# The guard's modules (the bash lexer they share, and the hosts' facts they read), whose
+# patterns the table holds.
 MODULES = (
     "offprompt.bashlex",
     "offprompt.guard.bash",
@@ -58,7 +59,6 @@ MODULES = (
     "offprompt.guard.commands",
     "offprompt.guard.decide",
     "offprompt.guard.disk",
-    "offprompt.guard.events",
     "offprompt.guard.expand",
     "offprompt.guard.grep",
     "offprompt.guard.hook",
@@ -68,6 +68,7 @@ MODULES = (
     "offprompt.guard.protected",
     "offprompt.guard.search",
     "offprompt.guard.words",
+    "offprompt.hosts.claude_code",
 )
 
 _USABLE = _rx_table.MAGIC == _sre.MAGIC and _rx_table.VERSION == sys.version_info[:2]

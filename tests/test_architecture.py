@@ -314,6 +314,8 @@ SINK_WRITERS = (
     "offprompt.sinks.file_sink",
     "offprompt.sinks.none_sink",
 )
+# What the guard's let-through path may not load (tests/guard/test_hook_imports.py).
+GUARD_SLOW = ("re", "json", "enum", "functools", "collections", "fnmatch", "typing", "dataclasses")
 FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
     (
         "offprompt.tools",
@@ -396,6 +398,12 @@ FORBIDDEN: list[tuple[str, tuple[str, ...], str]] = [
         "the protocol layer never touches files, values or the page (the base modules aside)",
     ),
     (
+        "offprompt.hosts",
+        ("offprompt", *GUARD_SLOW),
+        "the hosts' facts are read by the guard on every tool call: they import the guard's"
+        " regular expressions and JSON reader alone, and nothing slow",
+    ),
+    (
         "offprompt.disk",
         ("offprompt",),
         "the one way to touch a disk imports nothing of offprompt: every room may stand on it",
@@ -428,6 +436,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "offprompt.crypto": ("offprompt.crypto",),
     "offprompt.mcp": ("offprompt.mcp", *BASE),
     "offprompt.registry": ("offprompt.registry",),
+    "offprompt.hosts": ("offprompt.hosts", "offprompt.rx", "offprompt.jsonread"),
 }
 
 

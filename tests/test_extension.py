@@ -404,21 +404,166 @@ def test_a_new_agent_host_is_one_module(
             sys.modules.pop(name, None)
 
 
-# The names hosts give themselves at the MCP handshake (`clientInfo.name`), which the page shows
-# by product name, and the hook dialects the guard reads and answers in (it may not import the
-# agents): the same words, another namespace. A host's mask is part of the host (agents/mask/).
+# Host facts --------------------------------------------------------------------------------
+
+# The throwaway host's facts, as a host module of offprompt/hosts/ holds them.
+FACTS = textwrap.dedent(
+    """
+    HOST = {
+        "name": "demo-host",
+        "title": "Demo Host",
+        "clients": {"demo-mcp-client": "Demo Host"},
+        "declines_http": frozenset({"demo-mcp-client"}),
+        "tools": {"demo_shell": "shell", "demo_edit": "write", "demo_notes": None},
+        "before_tool": ("DemoBeforeTool",),
+        "guard_files": ("/.demo/hooks.json",),
+        "dialect": {
+            "claims": lambda event: "demo_action" in event,
+            "normalise": lambda event: {
+                "hook_event_name": "DemoBeforeTool",
+                "tool_name": "demo_shell",
+                "tool_input": {"command": event["demo_action"]},
+                "cwd": event.get("demo_cwd"),
+            },
+            "deny": lambda why: '{"demo": "deny"}',
+            "allow": '{"demo": "allow"}',
+        },
+    }
+    """
+)
+
+
+@pytest.fixture
+def demo_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mapping[str, Any]]:
+    """The throwaway host's facts module, registered by one line: `hosts.HOSTS` plus it."""
+    from offprompt import hosts
+
+    package = tmp_path / "pkg" / "exthostfacts"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "facts.py").write_text(FACTS)
+    monkeypatch.syspath_prepend(str(tmp_path / "pkg"))
+    facts = importlib.import_module("exthostfacts.facts").HOST
+    monkeypatch.setattr(hosts, "HOSTS", (*hosts.HOSTS, facts))
+    yield facts
+    for name in ("exthostfacts.facts", "exthostfacts"):
+        sys.modules.pop(name, None)
+
+
+def test_a_new_host_s_client_name_is_shown_on_the_page(demo_host: Mapping[str, Any]) -> None:
+    """The page shows the host's product name for the client name its module gives."""
+    from offprompt.page.clients import display_name
+
+    assert "Demo Host" == display_name("demo-mcp-client")
+
+
+def test_a_new_host_s_refusal_of_a_plain_link_reaches_the_collect_core(
+    demo_host: Mapping[str, Any],
+) -> None:
+    """A client its module says declines a non-https URL elicitation unseen is not sent one
+    (the ladder goes on to the browser), and is sent an https one."""
+    from types import SimpleNamespace
+
+    from offprompt.collect.core import Collector
+
+    client: Any = SimpleNamespace(name="demo-mcp-client", url_elicitation=True)
+    elicitable: Any = Collector._elicitable
+    assert not elicitable(None, client, "http://127.0.0.1:1/r/x")
+    assert elicitable(None, client, "https://x.example/r/x")
+    other: Any = SimpleNamespace(name="other-client", url_elicitation=True)
+    assert elicitable(None, other, "http://127.0.0.1:1/r/x")
+
+
+def _guard(project: Path, event: dict[str, object]) -> str | None:
+    from offprompt.guard.decide import decide
+    from offprompt.guard.protected import Protected
+
+    return decide({"cwd": str(project), **event}, Protected(), str(project / "home"))
+
+
+def test_a_new_host_s_tools_and_events_reach_the_guard(
+    demo_host: Mapping[str, Any], project: Path
+) -> None:
+    """Its own event before a tool is read; its shell tool blocks `cat .env`, its write tool a
+    write to the file holding its guard, and its tool said to read no file is let through."""
+    (project / ".env").write_text("A=1\n")
+    before = {"hook_event_name": "DemoBeforeTool"}
+    shell = {**before, "tool_name": "demo_shell", "tool_input": {"command": "cat .env"}}
+    assert ".env" == _guard(project, shell)
+    edit = {**before, "tool_name": "demo_edit", "tool_input": {"path": ".demo/hooks.json"}}
+    assert ".demo/hooks.json" == _guard(project, edit)
+    notes = {**before, "tool_name": "demo_notes", "tool_input": {"text": "see .env"}}
+    assert None is _guard(project, notes)
+
+
+def test_a_new_host_s_guard_files_are_kept_from_every_host_s_writes(
+    demo_host: Mapping[str, Any], project: Path
+) -> None:
+    """The file its module says holds its guard cannot be written by another host's write tool
+    either (a hook taken out is the guard taken away)."""
+    write = {"tool_name": "Write", "tool_input": {"file_path": "sub/.demo/hooks.json"}}
+    assert "sub/.demo/hooks.json" == _guard(project, write)
+
+
+def test_a_new_host_s_dialect_is_read_and_answered_by_the_guard(
+    demo_host: Mapping[str, Any],
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    canary: str,
+) -> None:
+    """The hook reads an event its dialect claims, blocks `cat .env` in it and answers in the
+    host's words on stdout; a call it lets through gets the host's allow."""
+    from offprompt.guard import hook
+
+    (project / ".env").write_text(f"A={canary}\n")
+    env = {"HOME": str(project / "home"), "OFFPROMPT_STATE_DIR": str(project / "state")}
+    event = {"demo_action": "cat .env", "demo_cwd": str(project)}
+    assert 2 == hook.main(json.dumps(event).encode(), env, deadline=None)
+    blocked = capsys.readouterr()
+    assert '{"demo": "deny"}\n' == blocked.out
+    event["demo_action"] = "ls"
+    assert 0 == hook.main(json.dumps(event).encode(), env, deadline=None)
+    let = capsys.readouterr()
+    assert '{"demo": "allow"}\n' == let.out
+    assert canary not in blocked.out + blocked.err + let.out + let.err
+
+
+def test_every_agent_is_a_host() -> None:
+    """Each agent `init` sets up has its facts in offprompt/hosts/, and takes its name and
+    title from there (one source)."""
+    from offprompt import hosts
+    from offprompt.agents import AGENTS
+
+    facts = {h["name"]: h for h in hosts.HOSTS}
+    assert [(a.name, a.title) for a in AGENTS] == [(a.name, facts[a.name]["title"]) for a in AGENTS]
+
+
+def test_every_host_s_tools_are_read_by_a_reader_the_guard_has() -> None:
+    """Each tool a host names has a kind of reader the guard has (or None), and no two hosts
+    read one tool name two ways."""
+    from offprompt import hosts
+    from offprompt.guard.decide import READERS
+
+    kinds: dict[str, str | None] = {}
+    for host in hosts.HOSTS:
+        for tool, kind in host.get("tools", {}).items():
+            assert kind is None or kind in READERS, (host["name"], tool)
+            assert kinds.setdefault(tool, kind) == kind, (host["name"], tool)
+
+
+# The answers of the guard's shell wrapper (Claude Code's, Cursor's, the Copilot runtime's), the
+# shell twin of the hosts' dialects; and the registry's providers, one of which is Google's
+# Gemini API, not the host. A host's facts are its own (offprompt/hosts/), its setup its agent's
+# and its mask's (offprompt/agents/).
 NOT_A_HOST = (
-    "offprompt/page/clients.py",
-    "offprompt/page/written.py",
-    "offprompt/guard/events.py",
     "offprompt/agents/hook_wrapper.py",
     "offprompt/registry/",
 )
 
 
 def test_no_module_but_its_own_names_an_agent_host() -> None:
-    """An agent's name is a string only in its own module (and its mask's): everything else
-    reads `agents.AGENTS`."""
+    """An agent's name is a string only in its own facts module (and its agent's and its
+    mask's): everything else reads `hosts.HOSTS` or `agents.AGENTS`."""
     from offprompt.agents import AGENTS
 
     own = {a.name: type(a).__module__ for a in AGENTS}
@@ -431,6 +576,11 @@ def test_no_module_but_its_own_names_an_agent_host() -> None:
         found += [
             (module, name)
             for name in sorted(_string_constants(path) & set(own))
-            if module not in (own[name], own[name].replace(".agents.", ".agents.mask."))
+            if module
+            not in (
+                own[name],
+                own[name].replace(".agents.", ".agents.mask."),
+                own[name].replace(".agents.", ".hosts."),
+            )
         ]
     assert [] == found

@@ -38,6 +38,7 @@ from offprompt.agents.mask import claude_switches
 from offprompt.agents.mask.claude_code import ClaudeCodeMask
 from offprompt.agents.mask.interface import HostMask
 from offprompt.agents.version_check import Probe, run_checks
+from offprompt.hosts import claude_code as facts
 
 # The personal settings file Claude Code keeps in the project (never meant to be committed).
 LOCAL_SETTINGS = ".claude/settings.local.json"
@@ -108,9 +109,9 @@ class ClaudeCode(JsonAgent):
     No timeout: Claude Code waits for MCP tool calls far longer than offprompt's 300 s.
     """
 
-    name = "claude-code"
+    name = facts.HOST["name"]
     version_events = (SKILL_EVENT,)
-    title = "Claude Code"
+    title = facts.HOST["title"]
     section = "mcpServers"
     project_file = ".mcp.json"
     project_note = "Claude Code asks you to approve it the next time it starts in this project"

@@ -43,6 +43,7 @@ from offprompt.agents.mask.codex import CodexMask
 from offprompt.agents.mask.interface import HostMask
 from offprompt.configedit import jsonc, tomltable
 from offprompt.errors import ConfigError
+from offprompt.hosts import codex as facts
 
 # Codex gives a stdio server only HOME, LANG, LC_ALL, LOGNAME, PATH, SHELL, TERM and USER
 # (reference/hosts-observed.md). Without these offprompt would think a Linux desktop is headless
@@ -125,8 +126,8 @@ class Codex(Agent):
     the intended settings, or nothing is written.
     """
 
-    name = "codex"
-    title = "Codex"
+    name = facts.HOST["name"]
+    title = facts.HOST["title"]
     # Codex masks no file: its mask denies them (agents/mask/codex.py).
     mask: ClassVar[HostMask | None] = _MASK
     project_note = "Codex reads it once you trust this project"

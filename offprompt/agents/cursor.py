@@ -21,6 +21,7 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
+from offprompt.hosts import cursor as facts
 
 # Cursor's hook events before its agent runs a shell command, reads a file for the model, or
 # calls an MCP tool (cursor.com/docs/hooks). `.cursorignore` keeps files from Cursor's own reads
@@ -34,8 +35,8 @@ GUARD_ENTRY = (("command", None), ("failClosed", True), ("timeout", HOST_LIMIT))
 class Cursor(JsonAgent):
     """Entry: `{"command": …, "args": [...]}`; Cursor takes a server with a command as stdio."""
 
-    name = "cursor"
-    title = "Cursor"
+    name = facts.HOST["name"]
+    title = facts.HOST["title"]
     guard_note = "Cursor runs a project's hooks in a workspace you trust"
     guard_note_project_only = True
     section = "mcpServers"

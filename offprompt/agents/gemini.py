@@ -27,6 +27,7 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent, at_least
+from offprompt.hosts import gemini as facts
 
 # Gemini's `timeout` is per tool call, in milliseconds: longer than offprompt's 300 s wait for the
 # person, with room for the page to open. A longer one the person set is kept.
@@ -36,8 +37,8 @@ TIMEOUT_MS = 600_000
 class Gemini(JsonAgent):
     """Entry: `{"command": …, "args": [...], "timeout": 600000}`."""
 
-    name = "gemini"
-    title = "Gemini CLI"
+    name = facts.HOST["name"]
+    title = facts.HOST["title"]
     guard_note = "Gemini CLI runs a project's hooks only once you trust the folder"
     guard_note_project_only = True
     section = "mcpServers"

@@ -38,7 +38,7 @@ HOST_LIMIT = 30
 
 # How a host takes "blocked": exit 2 with the reason on stderr (Claude Code, Codex, Gemini CLI,
 # Windsurf), or also a deny on stdout (Cursor's `permission`, the Copilot runtime's
-# `permissionDecision`, as offprompt/guard/events.py answers).
+# `permissionDecision`, as their hosts' dialects in offprompt/hosts/ answer).
 Answer = Literal["exit", "claude", "cursor", "copilot"]
 
 SHELL = "/bin/sh"
@@ -128,7 +128,7 @@ _WHY = (
     ' spell the name of a .env file";;esac;'
 )
 # How a host takes "let through" from a hook: exit 0, and for Cursor also its `allow` (an
-# empty answer may count as a failure there, as offprompt/guard/events.py answers).
+# empty answer may count as a failure there, as their hosts' dialects in offprompt/hosts/ answer).
 _ALLOW = {
     "exit": "",
     "claude": "",

@@ -22,6 +22,7 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
+from offprompt.hosts import vscode as facts
 
 # The Copilot hook format (`"version": 1`, `preToolUse`, `bash`), which both of VS Code's agent
 # harnesses read from `.github/hooks/*.json`: its own Local one maps it to its `PreToolUse`
@@ -36,8 +37,8 @@ GUARD_ENTRY = (("type", "command"), ("bash", None), ("timeoutSec", HOST_LIMIT))
 class VsCode(JsonAgent):
     """Entry: `{"type": "stdio", "command": …, "args": [...]}` (VS Code's documented shape)."""
 
-    name = "vscode"
-    title = "VS Code"
+    name = facts.HOST["name"]
+    title = facts.HOST["title"]
     guard_note = "VS Code runs workspace hooks with chat.useHooks on, in a trusted workspace"
     guard_note_project_only = True
     section = "servers"

@@ -19,6 +19,7 @@ from offprompt.agents.interface import (
     guard_file_for,
 )
 from offprompt.agents.json_agent import JsonAgent
+from offprompt.hosts import windsurf as facts
 
 # Cascade's hooks before it reads or writes a file, runs a command or calls an MCP tool: exit 2
 # blocks and Cascade shows the model stderr; any other exit lets the action go on.
@@ -30,8 +31,8 @@ GUARD_ENTRY = (("command", None), ("show_output", True))
 class Windsurf(JsonAgent):
     """Entry: `{"command": …, "args": [...]}`."""
 
-    name = "windsurf"
-    title = "Windsurf"
+    name = facts.HOST["name"]
+    title = facts.HOST["title"]
     section = "mcpServers"
     project_file = None
     no_project_reason = (

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from offprompt.agents.interface import Machine, Presence, ServerCommand, found_by
 from offprompt.agents.json_agent import JsonAgent, at_least
+from offprompt.hosts import zed as facts
 
 # Zed's per-server `timeout` is for tool calls, in seconds (default 60): offprompt waits up to
 # 300 s for the person. A longer one the person set is kept.
@@ -26,8 +27,8 @@ class Zed(JsonAgent):
     written for both. (The older nested `"command": {"path": …}` shape is not written.)
     """
 
-    name = "zed"
-    title = "Zed"
+    name = facts.HOST["name"]
+    title = facts.HOST["title"]
     # Zed's `private_files` (default `**/.env*`, which settings can only extend) keeps those
     # files from its agent's read tool; its terminal tool has no hook and no such rule.
     unguarded = (

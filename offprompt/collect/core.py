@@ -12,8 +12,9 @@ import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
+from offprompt import hosts
 from offprompt.collect.confirm import Codes
 from offprompt.collect.settings import REMOTE_TTL, Settings
 from offprompt.collect.steps import Ask, AskCode, Client, Refused, Report, Step, Wait
@@ -34,12 +35,10 @@ if TYPE_CHECKING:
     from offprompt.spec import DialogAnswer
     from offprompt.store import RequestRecord, RequestStore
 
-__all__ = ["STATE_TTL", "UNSEEN_HTTP_CLIENTS", "Collector"]
+__all__ = ["STATE_TTL", "Collector"]
 
 log = logging.getLogger("offprompt")
 
-# Codex declines every non-https URL elicitation in 1-2 ms without showing it (DESIGN §4).
-UNSEEN_HTTP_CLIENTS: Final = frozenset({"codex-mcp-client"})
 STATE_TTL = 3600.0
 """How long a 2026-07-28 requestState for an `Ask` lives."""
 
@@ -271,7 +270,11 @@ class Collector:
         """Step 1 applies: the client declared URL elicitation and would show this link."""
         if not client.url_elicitation:
             return False
-        return url.startswith("https://") or client.name not in UNSEEN_HTTP_CLIENTS
+        # A client that declines a non-https link without showing it (Codex's, DESIGN §4):
+        # its host says so (`offprompt.hosts`).
+        return url.startswith("https://") or not any(
+            client.name in h.get("declines_http", ()) for h in hosts.HOSTS
+        )
 
     async def _ladder(
         self, request: RequestRecord, client: Client, answer: DialogAnswer | None

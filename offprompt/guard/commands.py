@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from offprompt import bashlex, rx
-from offprompt.guard import bash, expand, grep, implied, programs, search
+from offprompt.guard import bash, expand, implied, programs
 from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
 
 __all__ = ["SHELLS", "base", "script"]
@@ -247,6 +247,9 @@ def _command(
             if hit is not None or not given:
                 return hit
             args = given  # `bash -c 'cat "$0"' .env`: the words after the code are its $0, $1…
+    if program in _GREPS or program == "git":
+        # Loaded for a search alone: most commands run none (DESIGN §14: fast on every call).
+        from offprompt.guard import grep, search
     if program in _GREPS:
         args = programs.directories_recurse(args)
         parsed = grep.parse(args)

@@ -1,7 +1,8 @@
-"""What the hook decides (DESIGN §14): does one tool event (Claude Code's and Codex's
-`PreToolUse`, Gemini CLI's `BeforeTool`, the others once events.py has mapped them) read, print,
-copy, overwrite or send a protected file? TOOLS says, per tool name, which reader reads that
-tool's input; a tool not in it takes DEFAULT. Adding a tool is one row.
+"""What the hook decides (DESIGN §14): does one tool event (a host's event before a tool, in
+Claude Code's shape once the hook has read its host's dialect) read, print, copy, overwrite or
+send a protected file? Each host names its tools (`offprompt.hosts`), each with the kind of
+reader that reads its input (READERS); a tool no host names takes DEFAULT. Adding a way of
+reading is one reader here; adding a tool is one row in its host's module.
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from __future__ import annotations
 import os
 from _collections_abc import Mapping
 
-from offprompt import rx
-from offprompt.guard import bash, commands, implied, search
+from offprompt import hosts, rx
+from offprompt.guard import bash, commands, implied
 from offprompt.guard.check import Check
 from offprompt.guard.protected import Protected
 
@@ -23,12 +24,8 @@ if TYPE_CHECKING:
     # Reads one tool's input: the protected file it would expose, or None.
     Reader: TypeAlias = Callable[[Check, Mapping[str, object]], str | None]
 
-__all__ = ["DEFAULT", "NAME_TOOLS", "TOOLS", "decide", "reader"]
+__all__ = ["DEFAULT", "NAME_TOOLS", "READERS", "decide", "reader", "tools"]
 
-# The events that come before a tool runs: Claude Code's and Codex's, Gemini CLI's, and Claude
-# Code's (2.1.332) before a skill's shell command, which carries Bash's name and input and never
-# passes through PreToolUse (measured: without it a skill's `!` command read .env to the model).
-_BEFORE_TOOL = ("PreToolUse", "BeforeTool", "PreSkillShellCommand")
 _PATCH_HEADER = rx.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$")
 
 
@@ -95,32 +92,28 @@ def _patch(check: Check, tool_input: Mapping[str, object]) -> str | None:
     return None
 
 
-# The files that hold the guard and the mask (DESIGN §14, §15), in any folder: the hosts'
-# settings and hooks. The user's own (`~/.claude`, `$CLAUDE_CONFIG_DIR`, `$CODEX_HOME`) end so.
-_GUARD_FILES = (
-    "/.claude/settings.json",
-    "/.claude/settings.local.json",
-    "/.codex/config.toml",
-    "/.codex/hooks.json",
-)
-_CONFIG_DIRS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME")
 # The hook's own install: this package, wherever it was installed.
 _INSTALL = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _holds_guard(check: Check, name: str) -> str | None:
     """`name`, when it is a file that holds the guard or the mask: a write there could take
-    both away (a hook removed, the sandbox turned off, the guard's code patched)."""
+    both away (a hook removed, the sandbox turned off, the guard's code patched). The hosts
+    name theirs (`guard_files`, in any folder; `config_names` in the user folder their
+    `config_dirs` variables name); the guard's own code is this install."""
     if not name:
         return None
     path = os.path.normpath(os.path.join(check.cwd, os.path.expanduser(name)))
     real = os.path.realpath(path)
-    homes = [os.environ.get(v) for v in _CONFIG_DIRS]
+    ends = tuple(e for h in hosts.HOSTS for e in h.get("guard_files", ()))
+    homes = [os.environ.get(v) for h in hosts.HOSTS for v in h.get("config_dirs", ())]
+    # Any host's names in any of those folders: one folder may serve two hosts.
+    names = frozenset(n for h in hosts.HOSTS for n in h.get("config_names", ()))
     for p in dict.fromkeys((path, real)):
-        if p.endswith(_GUARD_FILES) or p.startswith(_INSTALL + os.sep):
+        if p.endswith(ends) or p.startswith(_INSTALL + os.sep):
             return name
         if any(h and os.path.dirname(p) == os.path.normpath(h) for h in homes):
-            if os.path.basename(p) in ("settings.json", "config.toml", "hooks.json"):
+            if os.path.basename(p) in names:
                 return name
     return None
 
@@ -133,6 +126,8 @@ def _listing(check: Check, tool_input: Mapping[str, object]) -> str | None:
 @_command_first
 def _search(check: Check, tool_input: Mapping[str, object]) -> str | None:
     """A search tool given a folder: every file it would open under it (search.py)."""
+    from offprompt.guard import search  # a search's module, for the calls that run one
+
     return search.tool(check, tool_input)
 
 
@@ -157,6 +152,8 @@ def _grep(check: Check, tool_input: Mapping[str, object]) -> str | None:
             hit = check.path(value, glob=key == "glob" or any(c in value for c in "*?["))
             if hit is not None:
                 return hit
+    from offprompt.guard import search  # a search's module, for the calls that run one
+
     paths = [p for p in _strings(tool_input.get("path", tool_input.get("paths"))) if p] or [""]
     glob = tool_input.get("glob")
     base = check.cwd
@@ -252,7 +249,7 @@ def _code(check: Check, text: str) -> str | None:
 
 # --- the table ---------------------------------------------------------------------------------
 
-# The row of every tool not in TOOLS: another MCP server's (`mcp__fs__read_file`, Cursor's and
+# The row of every tool no host names: another MCP server's (`mcp__fs__read_file`, Cursor's and
 # Windsurf's `mcp:NAME`), a host's tool not named here.
 DEFAULT: Reader = _any_name
 
@@ -267,53 +264,45 @@ _OWN_TOOLS = {
     for name in ("collect_secret", "await_secret", "cancel_secret", "secret_status")
 }
 
-# Tool name → the reader of its input (None: let through unread). Events.py maps the Copilot
-# runtime's, Cursor's and Windsurf's tools to these names first.
-TOOLS: dict[str, Reader | None] = {
-    # Claude Code (and the Copilot runtime's, mapped)
-    "Bash": _shell,
-    "Read": _file_tool,
-    "Edit": _write,
-    "Write": _write,
-    "MultiEdit": _write,
-    "NotebookEdit": _write,
-    "Grep": _grep,
-    "Glob": _listing,
-    "LS": _listing,
-    "WebFetch": _any_name,
-    "Task": _any_name,
-    # Tools that read no file: their text goes to the person or the web, not a program.
-    "TodoWrite": None,
-    "WebSearch": None,
-    "AskUserQuestion": None,
-    "ExitPlanMode": None,
-    "update_plan": None,
-    "web_search": None,
-    # Codex
-    "shell": _shell,
-    "local_shell": _shell,
-    "exec_command": _shell,
-    "unified_exec": _shell,
-    "apply_patch": _patch,
-    # Gemini CLI (grep_search: VS Code's too)
-    "run_shell_command": _shell,
-    "read_file": _any_name,
-    "read_many_files": _many_files,
-    "glob": _listing,
-    "list_directory": _listing,
-    "grep_search": _search,
-    # VS Code (file_search: a search for file names)
-    "run_in_terminal": _shell,
-    "file_search": _listing,
-    **_OWN_TOOLS,
+# The kinds of reader a host's tool names (`offprompt.hosts`: a host's `tools`).
+READERS: dict[str, Reader] = {
+    "shell": _shell,  # a command
+    "file": _file_tool,  # every string of its input a file's name
+    "write": _write,  # the one file it writes
+    "grep": _grep,  # Claude Code's Grep: a path, a glob, a folder searched
+    "search": _search,  # a folder searched
+    "listing": _listing,  # names listed, no file opened
+    "patch": _patch,  # Codex's apply_patch
+    "many": _many_files,  # Gemini CLI's read_many_files
+    "any": _any_name,  # any string of its input that names a protected file
 }
+
+# The table built from the hosts registered when it was built: (HOSTS, table).
+_BUILT: list[tuple[object, dict[str, Reader | None]]] = []
+
+
+def tools() -> dict[str, Reader | None]:
+    """Tool name → the reader of its input (None: let through unread): every host's tools
+    (the first host in `hosts.HOSTS` that names a tool says how it is read) and offprompt's
+    own. A kind no reader has is read by DEFAULT."""
+    if _BUILT and _BUILT[0][0] is hosts.HOSTS:
+        return _BUILT[0][1]
+    table: dict[str, Reader | None] = {}
+    for host in hosts.HOSTS:
+        for tool, kind in host.get("tools", {}).items():
+            if tool not in table:
+                table[tool] = None if kind is None else READERS.get(kind, DEFAULT)
+    table.update(_OWN_TOOLS)
+    _BUILT[:] = [(hosts.HOSTS, table)]
+    return table
 
 
 def reader(tool: str) -> Reader | None:
-    """The reader of `tool`'s input: its row in TOOLS, else a name search's (NAME_TOOLS),
+    """The reader of `tool`'s input: its row in `tools()`, else a name search's (NAME_TOOLS),
     else DEFAULT."""
-    if tool in TOOLS:
-        return TOOLS[tool]
+    table = tools()
+    if tool in table:
+        return table[tool]
     if _SERVER_SEPARATOR.split(tool)[-1] in NAME_TOOLS:
         return _names
     return DEFAULT
@@ -332,7 +321,8 @@ def decide(
     command run in a masked project's sandbox sees as stand-ins (masked.py): a name that
     leads only to them is left to the mask (DESIGN §14), any other still blocks.
     """
-    if event.get("hook_event_name", "PreToolUse") not in _BEFORE_TOOL:
+    before = event.get("hook_event_name", "PreToolUse")
+    if not any(before in h.get("before_tool", ()) for h in hosts.HOSTS):
         return None
     tool = event.get("tool_name")
     tool_input = event.get("tool_input")

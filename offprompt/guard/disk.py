@@ -9,14 +9,20 @@ from __future__ import annotations
 import os
 import sys
 
-from offprompt import rx
-from offprompt.guard import jsonread
+from offprompt import jsonread, rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-__all__ = ["dotenv_under", "included", "journal_files", "journal_path", "not_ignored"]
+__all__ = [
+    "dotenv_under",
+    "included",
+    "journal_files",
+    "journal_path",
+    "masked_projects",
+    "not_ignored",
+]
 
 # Folders a search of the project need not be looked into for dotenv files (searches skip them
 # anyway), and how many folders the look visits at most.
@@ -38,6 +44,23 @@ def journal_path(environ: Mapping[str, str]) -> str:
     from offprompt.statedir import journal_path as default_path
 
     return str(default_path(environ))
+
+
+# offprompt.statedir.MASK_RECORD: the masked projects' record, beside the journal (DESIGN §15).
+_MASK_RECORD = "mask.json"
+
+
+def masked_projects(environ: Mapping[str, str]) -> dict[str, object]:
+    """The record's `projects` (a masked project's real path → what offprompt wrote there),
+    or nothing when it cannot be read."""
+    path = os.path.join(os.path.dirname(journal_path(environ)), _MASK_RECORD)
+    try:
+        with open(path, "rb") as f:
+            record = jsonread.loads(f.read(1 << 20))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    projects = record.get("projects") if isinstance(record, dict) else None
+    return projects if isinstance(projects, dict) else {}
 
 
 def journal_files(environ: Mapping[str, str]) -> list[str]:

@@ -18,8 +18,8 @@ import _signal  # type: ignore[import-not-found]
 import os
 import sys
 
-from offprompt import rx
-from offprompt.guard import disk, events, jsonread, masked
+from offprompt import hosts, jsonread, rx
+from offprompt.guard import disk
 from offprompt.guard.check import UNCHECKED
 from offprompt.guard.decide import decide
 from offprompt.guard.protected import Protected
@@ -29,14 +29,19 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Mapping
 
+    from offprompt.hosts.host import Dialect
+
 __all__ = [
     "DEADLINE",
     "MAX_EVENT_BYTES",
     "TIMED_OUT",
     "UNCHECKED_REASON",
+    "answer",
     "crude",
+    "deny_json",
     "main",
     "reason",
+    "sandboxed_reads",
 ]
 
 # An event larger than this is not one tool call; read no more than this from stdin.
@@ -126,10 +131,75 @@ class _TooLarge(Exception):
     Never leaves this module: `main` catches it and blocks the call."""
 
 
+# --- the hosts' dialects and sandboxes ----------------------------------------------------------
+
+
+def _dialect(event: Mapping[str, object]) -> Dialect | None:
+    """The dialect of the first host (in `hosts.HOSTS`' order) that claims `event`, or None:
+    the event is in Claude Code's shape (`tool_name`, `tool_input`, `cwd`), which decide.py
+    reads, and is answered by the exit code alone (Claude Code, Codex, Gemini CLI, VS Code's
+    own hooks, Cursor's events that do not come before a tool)."""
+    for host in hosts.HOSTS:
+        spoken = host.get("dialect")
+        if spoken is not None and spoken["claims"](event):
+            return spoken
+    return None
+
+
+def deny_json(dialect: Dialect | None, why: str) -> str | None:
+    """The deny a host of `dialect` reads on stdout beside exit 2, or None (exit 2 is all).
+
+    Written without loading json (the hosts write it with json's C escaping): the deadline's
+    handler writes it too, whatever the guard was importing then."""
+    return None if dialect is None else dialect["deny"](why)
+
+
+def answer(dialect: Dialect | None, why: str | None) -> int:
+    """Exit 2 with `why` on stderr to block (exit 2 blocks even when stderr is gone), 0 to let
+    the call through; a host with a dialect also reads its answer on stdout (Cursor's hooks
+    are fail-closed, and an empty answer may count as a failure)."""
+    if why is not None:
+        out = deny_json(dialect, why)
+    else:
+        out = None if dialect is None else dialect["allow"]
+    # try/except rather than contextlib.suppress: contextlib costs the hook's start-up time.
+    try:
+        if out is not None:
+            sys.stdout.write(out + "\n")
+            sys.stdout.flush()
+        if why is not None:
+            sys.stderr.write(why + "\n")
+            sys.stderr.flush()
+    except Exception:  # noqa: S110 - a closed stdout or stderr: the exit code still answers
+        pass
+    return 0 if why is None else 2
+
+
+def sandboxed_reads(event: Mapping[str, object], environ: Mapping[str, str]) -> frozenset[str]:
+    """DESIGN §14's masked project: the files (absolute, real paths) this event's command sees
+    only as stand-ins, when a host says it runs in its sandbox in a session started in a
+    project `init --mask` masked (the record beside the journal, §15); else the empty set."""
+    for host in hosts.HOSTS:
+        sandbox = host.get("sandbox")
+        if sandbox is None:
+            continue
+        started = sandbox["started"](event, environ)
+        if started is None:
+            continue
+        projects = disk.masked_projects(environ)
+        if started not in projects or not sandbox["inside"](started, event, environ):
+            return frozenset()
+        # Loaded here alone: few calls are in a masked project.
+        from offprompt.guard import masked
+
+        return masked.files_covered(projects[started], sandbox["masked_files"](environ))
+    return frozenset()
+
+
 # --- the hook ----------------------------------------------------------------------------------
 
 
-def _arm(deadline: float, dialect: list[str]) -> bool:
+def _arm(deadline: float, dialect: list[Dialect | None]) -> bool:
     """Past `deadline` seconds, block in the host's dialect (`dialect[0]`, as far as known) and
     end the process at once, whatever the guard is doing (a read that never ends, a slow
     search). The alarm's handler runs between bytecodes, in regex matching too. False where
@@ -138,7 +208,7 @@ def _arm(deadline: float, dialect: list[str]) -> bool:
     def blocked(signum: int, frame: object) -> None:
         why = TIMED_OUT.format(deadline)
         try:
-            out = events.deny_json(dialect[0], why)
+            out = deny_json(dialect[0], why)
             if out is not None:
                 os.write(1, (out + "\n").encode())
             os.write(2, (why + "\n").encode())
@@ -191,7 +261,7 @@ def main(
         _started(env)
     raw = b""
     protected = Protected()
-    dialect = "claude"
+    dialect: Dialect | None = None  # Claude Code's shape, until the event says otherwise
     known = [dialect]
     armed = deadline is not None and stdin is None and _arm(deadline, known)
     try:
@@ -211,11 +281,12 @@ def main(
         event = jsonread.loads(text)
         if not isinstance(event, dict):
             raise ValueError("the event is not a JSON object")
-        dialect = known[0] = events.dialect(event)
-        event = events.normalise(dialect, event)
+        dialect = known[0] = _dialect(event)
+        event = dict(event) if dialect is None else dialect["normalise"](event)
         home = env.get("HOME") or os.path.expanduser("~")
-        # Claude Code's own events only: another host in the same project has no such sandbox.
-        mask = masked.sandboxed_reads(event, env) if dialect == "claude" else frozenset()
+        # Events in Claude Code's shape only: a host with a dialect of its own has no sandbox
+        # the mask leans on.
+        mask = sandboxed_reads(event, env) if dialect is None else frozenset()
         hit = decide(event, protected, home, mask)
     except _TooLarge:
         hit = UNCHECKED
@@ -226,4 +297,4 @@ def main(
             hit = ".env" if ".env" in text or "\\u00" in text.lower() else None
     if armed:
         _signal.setitimer(_signal.ITIMER_REAL, 0)
-    return events.answer(dialect, None if hit is None else reason(hit))
+    return answer(dialect, None if hit is None else reason(hit))

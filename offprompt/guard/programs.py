@@ -9,7 +9,7 @@ import itertools
 import os
 
 from offprompt import rx
-from offprompt.guard import disk, search
+from offprompt.guard import disk
 from offprompt.guard.bash import Word
 from offprompt.guard.check import UNCHECKED, Check
 from offprompt.guard.protected import is_dotenv
@@ -115,6 +115,8 @@ def _stash(check: Check, args: list[Word]) -> str | None:
     untracked = ("--include-untracked", "--only-untracked")
     if not every and not any(_flag(t, "u", untracked) for t in after):
         return None
+    from offprompt.guard import search  # a search's module, for the calls that run one
+
     roots = [os.path.normpath(check.dirs[-1])]
     found = [f for root in roots for f in search.under(check, root)]
     if found and not every and action != "show":
@@ -163,6 +165,8 @@ def _takes_in(
     """A protected file under one of the folders `sources` name, that no `excludes` pattern
     leaves out (matched as tar and rsync do, against any part of its path below the folder, or
     as zip does, against its whole path) and, given `names`, whose name matches one of them."""
+    from offprompt.guard import search  # a search's module, for the calls that run one
+
     roots = search.folders(check, sources)
     if roots is None:
         return UNCHECKED
@@ -289,6 +293,8 @@ def _found_paths(
     """A protected file under `starts` (folders as written) whose path as find prints it
     (the start, then the path below it) matches every `-path` pattern (cased or not: both
     sides lowered), and its name one of `names` when given."""
+    from offprompt.guard import search  # a search's module, for the calls that run one
+
     for start in starts:
         root = os.path.normpath(os.path.join(check.dirs[-1], os.path.expanduser(start.text)))
         if not os.path.isdir(root):

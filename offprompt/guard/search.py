@@ -15,12 +15,13 @@ from offprompt import rx
 from offprompt.guard import disk, expand
 from offprompt.guard.bash import Word
 from offprompt.guard.check import GLOB_LOOKS, UNCHECKED, Check, expand_glob
-from offprompt.guard.grep import GrepArgs
 from offprompt.guard.protected import in_staging, is_dotenv, is_staging
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from offprompt.guard.grep import GrepArgs
 
 __all__ = ["MAX_FILTERS", "SEARCH_LOOKS", "folders", "shell", "tool", "under"]
 

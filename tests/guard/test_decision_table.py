@@ -12,7 +12,7 @@ from offprompt.guard import decide, disk
 from offprompt.guard.check import Check
 from offprompt.guard.protected import Protected
 
-# One event's input per row of decide.TOOLS, and what the guard says of it in the project of
+# One event's input per row of decide.tools(), and what the guard says of it in the project of
 # test_guard.written_project (a written .env, the journal's config/service.json): the protected
 # file it would expose, or None. `{p}` is the project's folder.
 PATCH = "*** Begin Patch\n*** Update File: .env\n@@\n-A=1\n+A=2\n*** End Patch\n"
@@ -90,7 +90,7 @@ def _fill(value: object, project: Path) -> object:
 
 def test_every_row_of_the_table_has_an_event() -> None:
     """Each tool the table names has its event here, and each event here is a row's."""
-    assert sorted(decide.TOOLS) == sorted(ROWS)
+    assert sorted(decide.tools()) == sorted(ROWS)
 
 
 @pytest.mark.parametrize("tool", sorted(ROWS))
@@ -103,12 +103,12 @@ def test_a_row_decides_as_its_tool_should(project: Path, tool: str, canary: str)
     assert canary not in str(exposed)
 
 
-@pytest.mark.parametrize("tool", sorted(t for t, r in decide.TOOLS.items() if r is not None))
+@pytest.mark.parametrize("tool", sorted(t for t, r in decide.tools().items() if r is not None))
 def test_an_event_takes_the_row_of_its_tool(
     project: Path, tool: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The reader that reads an event's input is its tool's row, given the event's input."""
-    row = decide.TOOLS[tool]
+    row = decide.tools()[tool]
     assert row is not None
     seen: list[Mapping[str, object]] = []
 
@@ -116,7 +116,7 @@ def test_an_event_takes_the_row_of_its_tool(
         seen.append(tool_input)
         return row(check, tool_input)
 
-    monkeypatch.setitem(decide.TOOLS, tool, spy)
+    monkeypatch.setitem(decide.tools(), tool, spy)
     tool_input, expected = ROWS[tool]
 
     assert _fill(expected, project) == _decide(project, tool, tool_input)
@@ -131,7 +131,7 @@ def test_offprompt_s_own_tools_are_let_through_unread(
     shell's `command` (DESIGN §14: never blocked)."""
     monkeypatch.setattr(decide, "DEFAULT", _never)
 
-    assert decide.TOOLS[tool] is None
+    assert decide.tools()[tool] is None
     assert None is _decide(project, tool, {"command": "cat .env", "path": ".env"})
 
 
@@ -158,7 +158,7 @@ def test_an_unknown_tool_takes_the_default_row(
 ) -> None:
     """A tool the table does not name (a new host's, another MCP server's) is read by DEFAULT:
     a command as a shell's, else any string of its input that names a protected file."""
-    assert tool not in decide.TOOLS
+    assert tool not in decide.tools()
     assert decide.DEFAULT is decide.reader(tool)
     seen: list[str] = []
     default = decide.DEFAULT

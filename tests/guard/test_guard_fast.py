@@ -110,7 +110,13 @@ def test_a_call_let_through_loads_no_slow_module(
 def test_no_guard_module_loads_a_slow_module() -> None:
     """Every module of the guard, loaded in an interpreter without site: none of the slow
     modules comes with them (a pattern goes through rx, JSON through jsonread)."""
-    modules = [*rx.MODULES, "offprompt.rx", "offprompt.guard.jsonread", "offprompt.__main__"]
+    modules = [
+        *rx.MODULES,
+        "offprompt.rx",
+        "offprompt.jsonread",
+        "offprompt.hosts",
+        "offprompt.__main__",
+    ]
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
         f"for m in {modules!r}: __import__(m)\n"
@@ -124,9 +130,9 @@ def test_no_guard_module_loads_a_slow_module() -> None:
 
 def test_cursors_allow_is_what_json_writes() -> None:
     """The answer Cursor reads for a call let through, written out, is json's."""
-    from offprompt.guard import events
+    from offprompt.hosts import cursor
 
-    assert events._CURSOR_ALLOW == json.dumps({"permission": "allow"})
+    assert cursor.ALLOW == json.dumps({"permission": "allow"})
 
 
 @pytest.mark.parametrize(
@@ -140,12 +146,13 @@ def test_cursors_allow_is_what_json_writes() -> None:
 )
 def test_a_deny_is_what_json_writes(why: str) -> None:
     """Cursor's and Copilot's deny, written without json, is what json.dumps writes."""
-    from offprompt.guard import events
+    from offprompt.guard.hook import deny_json
+    from offprompt.hosts import cursor, vscode
 
-    assert events.deny_json("cursor", why) == json.dumps(
+    assert deny_json(cursor.HOST.get("dialect"), why) == json.dumps(
         {"permission": "deny", "user_message": why, "agent_message": why}
     )
-    assert events.deny_json("copilot", why) == json.dumps(
+    assert deny_json(vscode.HOST.get("dialect"), why) == json.dumps(
         {"permissionDecision": "deny", "permissionDecisionReason": why}
     )
-    assert events.deny_json("claude", why) is None
+    assert deny_json(None, why) is None

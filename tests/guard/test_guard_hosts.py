@@ -325,3 +325,23 @@ def test_a_skills_shell_command_reading_env_is_blocked(
 def test_a_skills_everyday_shell_command_passes(project: Path) -> None:
     done = run_guard(skill_shell(project, "ls -a"))
     assert (0, b"", b"") == (done.returncode, done.stdout, done.stderr)
+
+
+def test_an_event_with_two_hosts_marks_is_read_in_the_first_host_s_dialect(
+    project: Path, canary: str
+) -> None:
+    """The hosts' dialects are asked in HOSTS' order: Windsurf's mark before Cursor's, Cursor's
+    before the Copilot runtime's (VS Code's), as the guard read them when one module held
+    them all."""
+    both = cursor(project, "beforeShellExecution", {"command": "cat .env"})
+    windsurf = {
+        **both,
+        "agent_action_name": "pre_run_command",
+        "tool_info": {"command_line": "cat .env", "cwd": str(project)},
+    }
+    assert_blocked(run_guard(windsurf), ".env", canary)  # Windsurf's: exit 2, nothing on stdout
+    copilot = {**both, "toolName": "bash", "toolArgs": {"command": "cat .env"}}
+    done = run_guard(copilot)
+    assert 2 == done.returncode
+    assert "deny" == json.loads(done.stdout)["permission"]  # Cursor's answer, not Copilot's
+    assert canary not in (done.stdout + done.stderr).decode()

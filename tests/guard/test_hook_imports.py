@@ -23,17 +23,21 @@ HOOK_MODULES = [
     "offprompt.guard.commands",
     "offprompt.guard.decide",
     "offprompt.guard.disk",
-    "offprompt.guard.events",
     "offprompt.guard.expand",
-    "offprompt.guard.grep",
     "offprompt.guard.hook",
     "offprompt.guard.implied",
-    "offprompt.guard.jsonread",
-    "offprompt.guard.masked",
     "offprompt.guard.programs",
     "offprompt.guard.protected",
-    "offprompt.guard.search",
     "offprompt.guard.words",
+    "offprompt.hosts",
+    "offprompt.hosts.claude_code",
+    "offprompt.hosts.codex",
+    "offprompt.hosts.cursor",
+    "offprompt.hosts.gemini",
+    "offprompt.hosts.vscode",
+    "offprompt.hosts.windsurf",
+    "offprompt.hosts.zed",
+    "offprompt.jsonread",
     "offprompt.rx",
 ]
 
@@ -71,19 +75,24 @@ def loaded(event: dict[str, object], cwd: Path, home: Path) -> tuple[int, list[s
     return answer["code"], answer["new"]
 
 
+# A search's reading (grep's words, the folders it would open), loaded for a search alone.
+SEARCH_MODULES = ["offprompt.guard.grep", "offprompt.guard.search"]
+
+
 @pytest.mark.parametrize(
-    "tool_input",
+    ("tool_input", "searched"),
     [
-        {"command": "cat README.md"},
-        {"command": "git status && npm test"},
-        {"command": "grep -n KEY src/main.py | head -5"},
+        ({"command": "cat README.md"}, []),
+        ({"command": "git status && npm test"}, []),
+        ({"command": "grep -n KEY src/main.py | head -5"}, SEARCH_MODULES),
     ],
 )
 def test_an_everyday_call_loads_only_the_hook(
-    tmp_path: Path, tool_input: dict[str, object]
+    tmp_path: Path, tool_input: dict[str, object], searched: list[str]
 ) -> None:
     """A shell call let through, with a journal in the user state dir: the offprompt modules
-    loaded are exactly the hook's, and every other new module is the standard library's."""
+    loaded are exactly the hook's (and a search's for a search), and every other new module is
+    the standard library's."""
     project = tmp_path / "app"
     project.mkdir()
     (project / "README.md").write_text("# app\n")
@@ -102,7 +111,7 @@ def test_an_everyday_call_loads_only_the_hook(
     code, new = loaded(event, project, home)
 
     assert 0 == code
-    assert HOOK_MODULES == [m for m in new if m.split(".")[0] == "offprompt"]
+    assert sorted(HOOK_MODULES + searched) == [m for m in new if m.split(".")[0] == "offprompt"]
     outside = {m.split(".")[0] for m in new} - {"offprompt"} - set(sys.stdlib_module_names)
     assert set() == outside
 

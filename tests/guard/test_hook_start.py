@@ -37,13 +37,12 @@ sys.__stdout__.write(json.dumps({
 
 # `signal` turns every signal number into an enum member as it loads (a millisecond a call);
 # the alarm needs three names, which `_signal` holds. `offprompt.errors` builds the whole
-# error tree; the hook raises none of it.
-MODULES = ("signal", "offprompt.errors")
-# The crude check's patterns serve only an event the guard cannot read; the mask's, only a
-# masked project's settings.
+# error tree; the hook raises none of it. The mask's reading of a project's dotenv files
+# (`offprompt.guard.masked`) serves only a command in a masked project.
+MODULES = ("signal", "offprompt.errors", "offprompt.guard.masked")
+# The crude check's patterns serve only an event the guard cannot read.
 PATTERNS = {
     "offprompt.guard.hook": ["_crude_dotenv", "_token"],
-    "offprompt.guard.masked": ["_assigns", "_quiet"],
 }
 
 
@@ -69,11 +68,12 @@ def run_guard(event: dict[str, object], cwd: Path, home: Path) -> dict[str, obje
 @pytest.mark.parametrize(
     "tool_input", [{"command": "cat README.md"}, {"command": "git status && npm test"}]
 )
-def test_a_call_let_through_loads_neither_signal_nor_the_error_tree(
+def test_a_call_let_through_loads_neither_signal_nor_the_error_tree_nor_the_mask(
     tmp_path: Path, tool_input: dict[str, object]
 ) -> None:
     """A shell call let through, with a journal in the user state dir: the guard arms its alarm
-    without the `signal` module and never loads offprompt's error classes."""
+    without the `signal` module and never loads offprompt's error classes, nor the mask's reading
+    of a project's dotenv files (it is in no masked project)."""
     project = tmp_path / "app"
     project.mkdir()
     (project / "README.md").write_text("# app\n")
@@ -96,8 +96,8 @@ def test_a_call_let_through_loads_neither_signal_nor_the_error_tree(
 
 
 def test_a_call_let_through_compiles_only_the_patterns_it_uses(tmp_path: Path) -> None:
-    """A call let through compiles neither the crude check's patterns (for an event the guard
-    cannot read) nor the mask's (for a masked project's settings)."""
+    """A call let through compiles none of the crude check's patterns (for an event the guard
+    cannot read)."""
     (tmp_path / "README.md").write_text("# app\n")
     event = {
         "hook_event_name": "PreToolUse",

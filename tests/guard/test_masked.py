@@ -19,7 +19,7 @@ from test_guard_hosts import cursor
 from test_tool_lists import code
 
 from offprompt.guard import disk
-from offprompt.guard import masked as guard_masked
+from offprompt.hosts import claude_code as claude_facts
 from offprompt.write.journal import Journal, JournalEntry
 
 JOURNALED = JournalEntry(
@@ -307,8 +307,8 @@ def test_managed_settings_that_turn_the_sandbox_off_keep_blocking(
     """The machine's managed settings outrank every other layer: sandbox off there, or a
     managed file that cannot be read, and the read is blocked."""
     managed = tmp_path / "managed-settings.json"
-    monkeypatch.setattr(guard_masked, "_MANAGED", str(managed))
-    monkeypatch.setattr(guard_masked, "_MANAGED_DIR", str(tmp_path / "none.d"))
+    monkeypatch.setattr(claude_facts, "_MANAGED", str(managed))
+    monkeypatch.setattr(claude_facts, "_MANAGED_DIR", str(tmp_path / "none.d"))
     event = claude_event(masked)("Bash", {"command": "cat .env"})
     managed.write_text(json.dumps({"permissions": {}}))
     assert 0 == code(event)

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from offprompt import _rx_table, rx
-from offprompt.guard import jsonread
+from offprompt import _rx_table, jsonread, rx
 
 SAMPLES = [
     "",

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient
 
-from offprompt.page.clients import KNOWN_HOSTS, UNKNOWN, display_name
+from offprompt.page.clients import UNKNOWN, display_name, known_hosts
 from offprompt.spec import SecretSpec, SinkSpec
 from offprompt.store import RequestStore
 
@@ -49,7 +49,7 @@ def test_control_characters_in_a_name_are_spelled_out_and_long_names_cut() -> No
 
 def test_table_names_are_plain_words() -> None:
     """Every product name is short plain text (nothing to escape)."""
-    assert all(len(v) < 40 and "<" not in v and "&" not in v for v in KNOWN_HOSTS.values())
+    assert all(len(v) < 40 and "<" not in v and "&" not in v for v in known_hosts().values())
 
 
 @pytest.mark.parametrize(
