@@ -103,8 +103,8 @@ _STAMPS = re.compile(
 
 
 def assert_no_part(value: str, *outputs: str) -> None:
-    """Neither `value`, nor its length as a number standing alone, nor any 4 characters of it that are its own
-    (not all inside the shared `canary-` prefix) appear in any of `outputs`."""
+    """Neither `value`, nor its length as a number standing alone, nor any 4 characters of it
+    that are its own (not all inside the shared `canary-` prefix) appear in any of `outputs`."""
     own = len(CANARY_PREFIX) if value.startswith(CANARY_PREFIX) else 0
     pieces = {value[i : i + 4] for i in range(len(value) - 3) if i + 4 > own}
     # A number standing alone: inside a hex token or a request id (`/r/31b3…`) it is no length.
