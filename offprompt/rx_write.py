@@ -1,4 +1,4 @@
-"""Writes `_rx_table.py`, the code `re` compiles the guard's patterns to, for rx.py
+"""Writes `rx/_table.py`, the code `re` compiles the guard's patterns to, for rx
 (`python -m offprompt.rx_write --write`; `--check` exits 1 unless the table is current).
 
 The patterns are those the guard's modules (rx.MODULES) compile as they load, and every
@@ -21,7 +21,7 @@ from offprompt import rx
 
 __all__ = ["entry", "main", "patterns", "table_text"]
 
-_TABLE = Path(__file__).with_name("_rx_table.py")
+_TABLE = Path(rx.__file__).with_name("_table.py")
 # rx's functions and the place of their pattern among the arguments, and of the flags.
 _PATTERN_AT = {"compile": (0, 1), "search": (0, 2), "match": (0, 2), "fullmatch": (0, 2)}
 _PATTERN_AT |= {"sub": (0, 4), "split": (0, 3)}
@@ -93,7 +93,7 @@ def patterns() -> tuple[set[tuple[str | bytes, int]], set[str]]:
 
 
 def table_text() -> str:
-    """The text of `_rx_table.py` for the running Python."""
+    """The text of `rx/_table.py` for the running Python."""
     found, globs = patterns()
     lines = [
         '"""Made by `python -m offprompt.rx_write --write` (rx.py); do not edit."""',
@@ -127,7 +127,7 @@ def main(argv: list[str]) -> int:
         current = _TABLE.read_text() == text
         if not current:
             sys.stderr.write(
-                "offprompt/_rx_table.py is stale: run `python -m offprompt.rx_write --write`\n"
+                "offprompt/rx/_table.py is stale: run `python -m offprompt.rx_write --write`\n"
             )
         return 0 if current else 1
     sys.stderr.write("usage: python -m offprompt.rx_write --write | --check\n")

@@ -15,7 +15,6 @@ from test_guard import claude_event, written_project
 HOOK_MODULES = [
     "offprompt",
     "offprompt.__main__",
-    "offprompt._rx_table",
     "offprompt.bashlex",
     "offprompt.guard",
     "offprompt.guard.bash",
@@ -39,6 +38,7 @@ HOOK_MODULES = [
     "offprompt.hosts.zed",
     "offprompt.jsonread",
     "offprompt.rx",
+    "offprompt.rx._table",
 ]
 
 # Run as the `offprompt` console script runs it; prints what was loaded after start-up.

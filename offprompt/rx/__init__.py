@@ -2,7 +2,7 @@
 loads cost the hook milliseconds on every tool call, most of a call let through).
 
 `compile` returns the very pattern object `re.compile` makes, built straight from `_sre` with
-code `re`'s own compiler made ahead of time: `_rx_table.py`, written by
+code `re`'s own compiler made ahead of time: `_table.py` beside it, written by
 `python -m offprompt.rx_write --write` from every pattern the guard's modules hand to this
 module, for one Python minor version and `_sre.MAGIC`. A pattern not in the table, or another
 Python, is compiled by `re` (correct, only slower); tests/guard/test_rx.py fails when the table
@@ -17,7 +17,7 @@ import _sre  # type: ignore[import-not-found]
 import os
 import sys
 
-from offprompt import _rx_table
+from offprompt.rx import _table as _rx_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
