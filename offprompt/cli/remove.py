@@ -25,6 +25,7 @@ from offprompt.cli.agents import (
     project_option,
 )
 from offprompt.cli.base import fatal
+from offprompt.disk import paths, undo
 
 __all__ = ["remove"]
 
@@ -138,6 +139,12 @@ def _remove_everywhere(machine: Machine, no_guard: bool) -> None:
         cli_setups.forget(machine, where, list(team))
         failed = _remove(machine, scope, where, (), no_guard, False, keep=set(team))[1] or failed
     failed = _remove(machine, "user", None, (), no_guard, False)[1] or failed
+    if not kept and not failed:
+        # No mask of ours is left that could deny the undo records' folder (a team's file
+        # kept above may hold one): it goes too, when empty.
+        state = cli_mask.record_path(machine).parent
+        undo.remove_records_if_empty(state)
+        paths.remove_folder_if_empty(state)  # made by init for them, and now empty
     if kept:
         click.echo(
             "committed team files, not touched: run `offprompt remove --shared` in that project"

@@ -99,8 +99,9 @@ def open_records(state: Path) -> Folder:
 
 
 def remove_records_if_empty(state: Path) -> None:
-    """The records' folder in `state` removed when it holds nothing (the last mask taken out;
-    a record an interrupted write left keeps it). Best effort, never through a link."""
+    """The records' folder in `state` removed when it holds nothing: only once no mask of any
+    host may deny it (`remove --everywhere` with nothing left; a record an interrupted write
+    left keeps it). Best effort, never through a link."""
     try:
         with reach(Path(os.path.realpath(state)), ()) as folder:
             os.rmdir(RECORDS, dir_fd=folder.fd)

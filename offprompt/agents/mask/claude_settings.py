@@ -34,7 +34,6 @@ from offprompt.agents import files
 from offprompt.agents.mask.claude_entry import deny_entry, entry, held_back, hosts_for
 from offprompt.agents.mask.claude_folders import keep_folder, legacy_keep, undo_folder
 from offprompt.configedit import jsonc, jsonc_edit
-from offprompt.disk import undo
 from offprompt.errors import ConfigError
 
 __all__ = [
@@ -471,7 +470,8 @@ class Mask:
         del record["projects"][key]
         if not others:
             record["settings"].pop(settings, None)
-            undo.remove_records_if_empty(self.record.parent)
+            # The records' folder stays (empty, 0700): a Codex profile may still deny it, and
+            # Codex denies a folder only if it exists as Codex starts.
         _write_record(self.record, record)
         return True
 

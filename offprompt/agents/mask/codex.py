@@ -38,7 +38,6 @@ from offprompt.agents.mask import codex_override
 from offprompt.agents.mask.claude_folders import undo_folder
 from offprompt.agents.mask.interface import HostMask, MaskKind, MaskPlace, MaskState, Said, Written
 from offprompt.configedit import tomltable
-from offprompt.disk import undo
 from offprompt.errors import ConfigError
 from offprompt.guard.protected import DOTENV_NAMES, LOCAL_PATTERN
 
@@ -142,10 +141,8 @@ class CodexMask(HostMask):
                 gitignore.release(place.project, path, shown)
         except (ConfigError, OSError) as e:
             return Said(False, (f"codex: failed: the mask: {e}",))
-        if done:
-            # The folder init made, when no record is left in it (as Claude Code's last mask
-            # does; the next masked write makes it again, 0700, where the denial still holds).
-            undo.remove_records_if_empty(place.record.parent)
+        # The records' folder stays: another project's profile (or another host's mask) may
+        # deny it, and Codex denies a folder only if it exists as Codex starts.
         return Said(True, (f"codex: took the denial out of {shown}",) if done else ())
 
     def might_cover(self, place: MaskPlace) -> bool:

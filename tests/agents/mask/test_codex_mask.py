@@ -266,3 +266,35 @@ def test_a_write_beside_a_broken_codex_config_that_is_not_ours_says_nothing(
     outcome = asyncio.run(go())
 
     assert outcome.mask_problem is None  # type: ignore[attr-defined]
+
+
+def init_claude_mask(run: Run, project: Path) -> Result:
+    return run(
+        "init", "--agent", "claude-code", "--mask", "--project", str(project),
+        "--command", COMMAND,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("first", ["codex", "claude-code"])
+def test_the_records_folder_stays_while_another_mask_denies_it(
+    run: Run, project: Path, tmp_path: Path, first: str, fake_program: Callable[[str], Path]
+) -> None:
+    """The undo records' folder is one for every masked project of every host, and a Codex
+    profile denies it only when it exists as Codex starts (tests/real_hosts/
+    test_codex_mask_undo.py): taking one project's mask out, Codex's or Claude Code's last,
+    leaves it for the other project's Codex, whose next command must still be denied it."""
+    fake_program("bwrap")  # what init --mask looks for on Linux for Claude Code's sandbox
+    fake_program("socat")
+    other = tmp_path / "other"
+    other.mkdir()
+    assert 0 == init_mask(run, other).exit_code
+    init = init_mask if first == "codex" else init_claude_mask
+    assert 0 == init(run, project).exit_code, "the mask of the project taken out below"
+    folder = records_folder()
+    assert f'"{folder}" = "deny"' in (other / ".codex" / "config.toml").read_text()
+
+    taken = run("remove", "--agent", first, "--mask", "--project", str(project))
+
+    assert 0 == taken.exit_code, taken.output
+    assert os.path.isdir(folder)
+    assert 0o700 == os.stat(folder).st_mode & 0o777
