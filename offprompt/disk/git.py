@@ -80,7 +80,7 @@ class TooLong(GitError):
         self.most = most
 
 
-class Answer:
+class Answer(process.Frozen):
     """git's exit status and what it printed (raw bytes). Frozen; the repr shows only sizes, as
     the output can be a file's content."""
 
@@ -93,12 +93,6 @@ class Answer:
         object.__setattr__(self, "returncode", returncode)
         object.__setattr__(self, "stdout", stdout)
         object.__setattr__(self, "stderr", stderr)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen")
 
     def __repr__(self) -> str:
         return (

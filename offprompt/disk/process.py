@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
 
-__all__ = ["GRACE", "MOST", "Ended", "find", "run"]
+__all__ = ["GRACE", "MOST", "Ended", "Frozen", "find", "run"]
 
 MOST = 4 * 1024 * 1024
 """Bytes a program may print on stdout, and apart on stderr, unless the caller says otherwise:
@@ -36,7 +36,20 @@ _CHUNK = 32768
 _PIPE_BUF = 4096  # a write of at most this much to a pipe poll calls writable does not block
 
 
-class Ended:
+class Frozen:
+    """A record set once in `__init__` (with `object.__setattr__`), without dataclasses (the
+    guard's start-up loads none): any later change raises."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+
+class Ended(Frozen):
     """How a run ended. Frozen; the repr shows sizes only, as the output can hold a value.
 
     `code` is the exit status (negative: the signal that ended it), None when offprompt
@@ -67,12 +80,6 @@ class Ended:
             ("too_long", too_long),
         ):
             object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen")
 
     def __repr__(self) -> str:
         return (
