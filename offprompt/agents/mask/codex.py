@@ -162,14 +162,20 @@ class CodexMask(HostMask):
             return None  # a config without our profile, valid or not, is not ours to judge
         rel = Path(os.path.realpath(file)).relative_to(place.project).as_posix()
         before = self.denied(place.project) or ()
-        self.add(place.project, rel, place.machine, undo_folder(place.record))
-        if covered(rel, before):
-            return None
+        records = undo_folder(place.record)
+        had_records = records in self.outside(place.project)
+        self.add(place.project, rel, place.machine, records)
         # Codex reads its profile when it starts (measured: an entry added later is not in
-        # force), while a glob's matches are found again for each command.
+        # force), while a glob's matches are found again for each command: an entry this write
+        # added (a file no glob covers, or the records' folder an older profile lacked) is said.
+        new = [p for p, old in ((rel, covered(rel, before)), (records, had_records)) if not old]
         return (
-            f"Codex denies {rel} to its commands only once it restarts: it reads the profile"
-            " that denies the files when it starts, so a Codex running now can still read it."
+            " ".join(
+                f"Codex denies {p} to its commands only once it restarts: it reads the profile"
+                " that denies the files when it starts, so a Codex running now can still read it."
+                for p in new
+            )
+            or None
         )
 
     def check(self, place: MaskPlace) -> MaskState | None:

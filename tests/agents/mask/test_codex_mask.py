@@ -120,7 +120,9 @@ def test_a_profile_from_before_the_records_folder_is_not_denied_until_the_next_w
     run: Run, project: Path, canary: str
 ) -> None:
     """init denies the state dir's undo records folder by its absolute path (made 0700); a
-    profile without that entry is reported as not denying, and the next write puts it back."""
+    profile without that entry is reported as not denying, and the next write puts it back and
+    says a running Codex reads the entry only once it restarts (Codex reads its profile at
+    start); the write after says nothing."""
     assert 0 == init_mask(run, project).exit_code
     folder = records_folder()
     path = project / ".codex" / "config.toml"
@@ -134,9 +136,14 @@ def test_a_profile_from_before_the_records_folder_is_not_denied_until_the_next_w
     assert codex["protection_why"].startswith("not denied:")
     assert folder in codex["protection_why"]
 
-    write(project, {"API_TOKEN": canary})
+    gained = write(project, {"API_TOKEN": canary})
+    again = write(project, {"API_TOKEN": canary + "-2"})
 
     assert entry in path.read_text()
+    assert gained.mask_problem is not None
+    assert gained.mask_problem.startswith(RESTART.format(folder))
+    assert None is again.mask_problem
+    assert canary not in gained.mask_problem
 
 
 def test_a_later_write_is_denied_too(run: Run, project: Path, canary: str) -> None:
