@@ -84,5 +84,7 @@ HOST: Host = {
     "name": "cursor",
     "title": "Cursor",
     "clients": {"cursor-vscode": "Cursor"},
+    # Its hooks file, the project's and the user's (~/.cursor): the guard's hook is there.
+    "guard_files": ("/.cursor/hooks.json",),
     "dialect": {"claims": _claims, "normalise": _normalise, "deny": _deny, "allow": ALLOW},
 }

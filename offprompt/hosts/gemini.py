@@ -22,4 +22,6 @@ HOST: Host = {
         "grep_search": "search",
     },
     "before_tool": ("BeforeTool",),
+    # Its settings (the project's and ~/.gemini's) hold the guard's hook.
+    "guard_files": ("/.gemini/settings.json",),
 }

@@ -64,5 +64,7 @@ HOST: Host = {
         "grep_search": "search",  # Gemini CLI's too
     },
     "before_tool": ("PreToolUse",),
+    # The hooks file init writes, the project's and the Copilot runtime's user one.
+    "guard_files": ("/.github/hooks/offprompt.json", "/.copilot/hooks/offprompt.json"),
     "dialect": {"claims": _claims, "normalise": _normalise, "deny": _deny, "allow": None},
 }

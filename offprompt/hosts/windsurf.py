@@ -63,5 +63,7 @@ HOST: Host = {
     "name": "windsurf",
     "title": "Windsurf",
     "clients": {"windsurf-client": "Windsurf", "windsurf": "Windsurf"},
+    # Its user hooks file holds the guard's hook (it has no project one init writes).
+    "guard_files": ("/.codeium/windsurf/hooks.json",),
     "dialect": {"claims": _claims, "normalise": _normalise, "deny": _deny, "allow": None},
 }
