@@ -164,7 +164,18 @@ class World:
     # -- Codex ----------------------------------------------------------------------------------
 
     def codex(self) -> dict[str, str]:
-        """Codex's environment; CODEX_HOME/config.toml names the fake provider and offprompt."""
+        """Codex's environment; CODEX_HOME/config.toml names the fake provider and offprompt.
+
+        The project's own mount points, made here and kept: Codex's sandbox guards a writable
+        root's `.git`, `.codex`, `.agents` and `.aws` by mounting over them, and where one is
+        missing bubblewrap makes it for as long as a command runs and takes it away after,
+        while Codex's next sandbox may be listing the project for a profile's deny globs (seen
+        in CI: "failed to enumerate unreadable glob paths … .git: No such file or directory").
+        Empty, as the sandbox's are, so git and offprompt see no repository in them."""
+        for name in (".git", ".codex", ".agents", ".aws"):
+            folder = self.project / name
+            if not os.path.lexists(folder):
+                folder.mkdir(parents=True)
         names = ", ".join(json.dumps(n) for n in SERVER_VARS)
         config = f"""
 model = "gpt-5"

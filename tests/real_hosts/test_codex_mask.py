@@ -118,7 +118,7 @@ def configure(world: World, where: str, tables: str, trust: str = "trusted") -> 
     if where == "user" and tables:
         text = selected + text + "\n" + tables
     elif where == "project" and tables:
-        (world.project / ".codex").mkdir()
+        (world.project / ".codex").mkdir(exist_ok=True)  # World.codex made the mount point
         (world.project / ".codex" / "config.toml").write_text(selected + tables)
     user.write_text(text)
     return env
