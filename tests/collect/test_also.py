@@ -4,6 +4,7 @@ the programs' stdin only, failures reported while the local write stands (DESIGN
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import os
 import re
@@ -14,6 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 from fake_programs import FakePrograms, link_all
+from helpers import as_shown
 
 from .harness import (
     FakeOpener,
@@ -161,11 +163,10 @@ async def test_a_failing_program_is_reported_on_the_page_and_in_the_result_env_s
     assert result["status"] == "written"
     gh, vercel = result["destinations"]
     assert (gh["status"], vercel["status"]) == ("failed", "sent")
-    assert gh["detail"] == (
-        "STRIPE_KEY: HTTP 404: Not Found (repository acme/web) [value removed] (exit status 1)"
-    )
+    line = as_shown("HTTP 404: Not Found (repository acme/web) [value removed]", canary)
+    assert gh["detail"] == f"STRIPE_KEY: {line} (exit status 1)"
     assert 'data-status="failed"' in written
-    assert "HTTP 404: Not Found (repository acme/web)" in written
+    assert html.escape(line, quote=False) in written
     assert "Tell the person which did not get the values" in result["note"]
     assert canary not in json.dumps(result) + written
 

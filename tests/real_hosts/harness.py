@@ -362,16 +362,29 @@ def _alive(pid: int) -> bool:
         return False
 
 
+# Codex 0.171 can fail to start its session when two of its own sandbox helpers race over a
+# mount point bubblewrap makes for a path that is missing and removes after (a denied dotenv
+# name, `.git`): "Failed to create session: … fs sandbox helper failed … bwrap: Can't bind
+# mount … No such file or directory", once in each of two full CI runs here. No session was
+# made, so no model turn and no command ran: such a run is started again, once.
+_CODEX_SESSION_RACE = ("Failed to create session", "fs sandbox helper failed")
+
+
 def run(
     argv: list[str], env: dict[str, str], cwd: Path, timeout: float
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        argv,
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    for _ in range(2):
+        done = subprocess.run(
+            argv,
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        said = done.stdout + done.stderr
+        if done.returncode == 0 or not all(s in said for s in _CODEX_SESSION_RACE):
+            break
+    return done

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fake_programs import FakePrograms
+from helpers import as_shown
 
 from offprompt.sinks import destinations
 from offprompt.sinks.destinations import runner
@@ -128,9 +129,8 @@ def test_a_failing_program_is_reported_without_the_value_and_the_others_still_ru
     fakes.fail("gh", 1, "HTTP 403: cannot set {stdin} on acme/web")
     results = send(linked, fakes, [GITHUB, VERCEL, FLY], {"K": canary})
     assert [r.status for r in results] == ["failed", "sent", "sent"]
-    assert (
-        results[0].detail == "K: HTTP 403: cannot set [value removed] on acme/web (exit status 1)"
-    )
+    line = as_shown("HTTP 403: cannot set [value removed] on acme/web", canary)
+    assert results[0].detail == f"K: {line} (exit status 1)"
     assert [c.name for c in fakes.calls()] == ["gh", "vercel", "vercel", "fly"]
     assert all(canary not in r.detail for r in results)
 
@@ -279,7 +279,8 @@ def test_last_line_strips_colour_and_every_line_of_a_multiline_value(canary: str
     """ANSI colour goes; the value and each of its lines are removed."""
     value = f"-----BEGIN KEY-----\n{canary}\n-----END KEY-----"
     out = f"ok\n\x1b[31merror:\x1b[0m got {canary} and -----END KEY-----\r\n\n".encode()
-    assert runner.last_line(out, [value]) == "error: got [value removed] and [value removed]"
+    shown = as_shown("error: got [value removed] and [value removed]", value)
+    assert runner.last_line(out, [value]) == shown
 
 
 def test_last_line_spells_out_controls_and_is_short() -> None:
